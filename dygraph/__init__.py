@@ -1,0 +1,83 @@
+"""DyGraph: an imperative deep-learning framework with PaddlePaddle's DyGraph API.
+
+`import dygraph as paddle` gives the 2.x API; `import dygraph.fluid as fluid` the 1.x API.
+Subpackages (nn, optimizer, io, vision, fluid, ...) load on first use, so importing the
+package stays fast.
+
+Example:
+    >>> import dygraph as paddle
+    >>> x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    >>> (x * x).sum().backward(); x.grad.numpy()
+    array([2., 4.], dtype=float32)
+"""
+
+import importlib as _importlib
+
+from dygraph import ops as _ops
+from dygraph.autograd.engine import grad
+from dygraph.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from dygraph.framework.dtype import (
+    bfloat16,
+    bool,
+    complex64,
+    complex128,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    set_default_dtype,
+    uint8,
+)
+from dygraph.framework.place import (
+    CPUPlace,
+    CUDAPinnedPlace,
+    CUDAPlace,
+    get_device,
+    is_compiled_with_cuda,
+    set_device,
+)
+from dygraph.framework.random import get_rng_state, seed, set_rng_state
+from dygraph.ops import *  # noqa: F401,F403 - the op library is the public API
+from dygraph.tensor import Tensor, to_tensor
+from dygraph.tensor_repr import set_printoptions
+
+__version__ = "0.1.0"
+dtype = type(float32)
+_SUBMODULES = {"nn", "optimizer", "io", "vision", "fluid", "metric", "linalg", "autograd",
+               "static", "jit", "distributed", "amp", "utils", "dataset", "reader", "device",
+               "framework", "regularizer", "examples", "callbacks", "hapi", "incubate",
+               "sparse", "fft", "signal", "text", "onnx", "inference", "profiler"}
+# Names that live in a lazily loaded submodule but are also top-level in Paddle.
+_LAZY_NAMES = {
+    "ParamAttr": ("dygraph.nn.param_attr", "ParamAttr"),
+    "save": ("dygraph.io.checkpoint", "save"),
+    "load": ("dygraph.io.checkpoint", "load"),
+    "batch": ("dygraph.reader", "batch"),
+    "DataParallel": ("dygraph.distributed.parallel", "DataParallel"),
+    "Model": ("dygraph.hapi.model", "Model"),
+    "summary": ("dygraph.hapi.summary", "summary"),
+    "disable_static": ("dygraph.static.mode", "disable_static"),
+    "enable_static": ("dygraph.static.mode", "enable_static"),
+    "in_dynamic_mode": ("dygraph.static.mode", "in_dynamic_mode"),
+}
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        module = _importlib.import_module(f"dygraph.{name}")
+        globals()[name] = module
+        return module
+    if name in _LAZY_NAMES:
+        module_name, attr = _LAZY_NAMES[name]
+        value = getattr(_importlib.import_module(module_name), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'dygraph' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _SUBMODULES | set(_LAZY_NAMES))

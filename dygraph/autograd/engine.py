@@ -1,0 +1,354 @@
+"""The backward engine: walks the recorded graph without recursion (dependency counts, as
+Paddle's engine does), so a 10,000-op chain back-propagates; also `grad()` and hooks.
+
+Gradients flow as raw arrays in plain backward, and as Tensors (recording a new graph) when
+`create_graph=True`. Broadcasting is undone here, once, not in every op.
+"""
+
+import weakref
+
+import numpy as np
+
+from dygraph.autograd import grad_mode
+from dygraph.autograd.backward_math import math_for
+from dygraph.backend import get_array_module
+from dygraph.framework.errors import op_error
+from dygraph.tensor import Tensor, _new_tensor
+
+__all__ = ["grad"]
+
+_FREED = "freed"
+
+
+def _sum_to(m, g, shape):
+    """Sum a broadcast gradient back down to `shape`."""
+    gshape = g.shape if not m.tensor_mode else tuple(g._data.shape)
+    if tuple(gshape) == tuple(shape):
+        return g
+    lead = len(gshape) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, n in enumerate(shape) if n == 1 and gshape[i + lead] != 1)
+    if axes:
+        g = m.sum(g, axis=axes, keepdims=True)
+    if lead:
+        g = m.reshape(g, tuple(shape))
+    elif tuple(g.shape if not m.tensor_mode else g._data.shape) != tuple(shape):
+        g = m.reshape(g, tuple(shape))
+    return g
+
+
+def _fit(m, g, target):
+    """Make gradient `g` match `target`'s shape and dtype."""
+    data = target._data
+    gdata = g._data if m.tensor_mode else g
+    if gdata.shape != data.shape:
+        g = _sum_to(m, g, data.shape)
+        gdata = g._data if m.tensor_mode else g
+    if gdata.dtype != data.dtype:
+        g = m.astype(g, data.dtype)
+    return g
+
+
+def _add(m, a, b):
+    if a is None:
+        return b
+    return a + b
+
+
+def _run_tensor_hooks(hooks, g, m):
+    for hook in list(hooks.values()):
+        gt = g if m.tensor_mode else _new_tensor(g, None, 0, True)
+        result = hook(gt)
+        if result is not None:
+            g = result if m.tensor_mode else result._data
+    return g
+
+
+def _accumulate_leaf(t, g, m):
+    if t._hooks:
+        g = _run_tensor_hooks(t._hooks, g, m)
+    if m.tensor_mode:
+        t._grad = g if t._grad is None else t._grad + g
+        return
+    old = t._grad
+    if old is None:
+        if not g.flags.writeable or g.base is not None:
+            g = g.copy()  # own the buffer so later accumulation can add in place
+        t._grad = _new_tensor(g, None, 0, True)
+    elif old._data.shape == g.shape:
+        old._data += g
+        old._version[0] += 1
+    else:
+        old._data = old._data + g
+
+
+def _collect(roots):
+    """Dependency count of every node reachable from `roots` (iterative DFS)."""
+    deps = {}
+    stack = [n for n in roots if n is not None]
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        edges = node.edges
+        if edges is _FREED:
+            raise RuntimeError(
+                f"backward through {node.name} a second time: its saved values were freed by "
+                "the first backward; call backward(retain_graph=True) the first time")
+        for edge in edges:
+            if edge is None:
+                continue
+            child = edge[0]
+            if child is None:
+                continue
+            deps[child] = deps.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return deps
+
+
+def _free(node):
+    node.edges = _FREED
+    node.inputs = None
+    node.out_data = None
+    node.__dict__.clear()
+
+
+def _execute(roots, root_grads, retain_graph, create_graph, capture=None,
+             accumulate=True, stop=None):
+    """Propagate `root_grads` from `roots` (tensors) down the graph.
+
+    capture: {(node or leaf tensor id, idx): slot} -- gradients to hand back for grad().
+    accumulate: write leaf gradients into `.grad` (backward) or not (grad()).
+    """
+    m = None
+    buffers = {}
+    root_nodes = []
+    for t, g in zip(roots, root_grads):
+        if m is None:
+            m = math_for(g, create_graph)
+        if t._node is None:
+            if capture is not None and ("leaf", id(t)) in capture:
+                capture[("leaf", id(t))][0] = _add(m, capture[("leaf", id(t))][0], g)
+            elif accumulate and not t._sg:
+                _accumulate_leaf(t, g, m)
+            continue
+        buf = buffers.get(t._node)
+        if buf is None:
+            buf = buffers[t._node] = [None] * _n_outputs(t._node)
+            root_nodes.append(t._node)
+        buf[t._idx] = _add(m, buf[t._idx], g)
+    if not root_nodes:
+        return
+    deps = _collect(root_nodes)
+    ready = [n for n in root_nodes if deps.get(n, 0) == 0]
+    with grad_mode.set_grad_enabled(create_graph):
+        while ready:
+            node = ready.pop()
+            grads = buffers.pop(node, None)
+            _run_node(node, grads, m, retain_graph, capture, accumulate, stop, buffers,
+                      deps, ready)
+
+
+def _n_outputs(node):
+    return node.n_outputs
+
+
+def _run_node(node, grads, m, retain_graph, capture, accumulate, stop, buffers, deps, ready):
+    edges = node.edges
+    gins = None
+    if grads is not None and any(g is not None for g in grads):
+        if node.hooks:
+            for i, hooks in node.hooks.items():
+                if grads[i] is not None:
+                    grads[i] = _run_tensor_hooks(hooks, grads[i], m)
+        if node.retained:
+            for i, ref in node.retained.items():
+                t = ref()
+                if t is not None and grads[i] is not None:
+                    _store_retained(t, grads[i], m)
+        if capture is not None:
+            for i, g in enumerate(grads):
+                slot = capture.get((node, i))
+                if slot is not None and g is not None:
+                    slot[0] = _add(m, slot[0], g)
+        if stop is None or node not in stop:
+            gins = node.backward(m, *grads)
+            if type(gins) is not tuple:
+                gins = (gins,)
+    inputs = node.inputs
+    for i, edge in enumerate(edges):
+        if edge is None:
+            continue
+        child = edge[0]
+        g = gins[i] if gins is not None and i < len(gins) else None
+        if g is not None:
+            g = _fit(m, g, inputs[i])
+        if child is None:
+            if g is None:
+                continue
+            leaf = edge[1]
+            key = ("leaf", id(leaf))
+            if capture is not None and key in capture:
+                capture[key][0] = _add(m, capture[key][0], g)
+            elif accumulate:
+                _accumulate_leaf(leaf, g, m)
+            continue
+        if g is not None:
+            buf = buffers.get(child)
+            if buf is None:
+                buf = buffers[child] = [None] * _n_outputs(child)
+            idx = edge[1]
+            buf[idx] = g if buf[idx] is None else buf[idx] + g
+        left = deps[child] - 1
+        deps[child] = left
+        if left == 0:
+            ready.append(child)
+    if not retain_graph:
+        _free(node)
+
+
+def _store_retained(t, g, m):
+    value = g if m.tensor_mode else _new_tensor(np.array(g, copy=True), None, 0, True)
+    if t._grad is None:
+        t._grad = value.detach() if m.tensor_mode else value
+    else:
+        t._grad = _new_tensor(t._grad._data + (value._data if m.tensor_mode else value._data),
+                              None, 0, True)
+
+
+def _seed_grad(t, g, create_graph):
+    if g is None:
+        data = t._data
+        seed = get_array_module(data).ones(data.shape, dtype=data.dtype)
+        return _new_tensor(seed, None, 0, True) if create_graph else seed
+    if not isinstance(g, Tensor):
+        from dygraph.tensor import to_tensor
+
+        g = to_tensor(g, dtype=t.dtype)
+    if g._data.shape != t._data.shape:
+        raise op_error("backward", f"grad_tensor has shape {g.shape} but the tensor has shape "
+                       f"{t.shape}")
+    return g if create_graph else g._data
+
+
+def run_backward(tensors, grad_tensors, retain_graph=False, create_graph=False):
+    """Tensor.backward and autograd.backward: accumulate into the leaves' `.grad`."""
+    roots, seeds = [], []
+    for t, g in zip(tensors, grad_tensors):
+        if t._sg:
+            raise op_error("backward", "this tensor does not require gradients "
+                           "(stop_gradient=True): nothing it depends on needs a gradient",
+                           RuntimeError)
+        roots.append(t)
+        seeds.append(_seed_grad(t, g, create_graph))
+    _execute(roots, seeds, retain_graph or create_graph, create_graph)
+
+
+def _as_list(x):
+    if x is None:
+        return []
+    if isinstance(x, Tensor):
+        return [x]
+    return list(x)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=False, no_grad_vars=None):
+    """Gradients of `outputs` with respect to `inputs`, returned (not accumulated).
+
+    With create_graph=True the results are differentiable again (higher-order gradients).
+
+    Example:
+        >>> import dygraph
+        >>> x = dygraph.to_tensor([2.0], stop_gradient=False)
+        >>> (g,) = dygraph.grad(x * x * x, x, create_graph=True)
+        >>> (gg,) = dygraph.grad(g, x); gg.numpy()
+        array([12.], dtype=float32)
+    """
+    outs = _as_list(outputs)
+    ins = _as_list(inputs)
+    gouts = _as_list(grad_outputs) if grad_outputs is not None else [None] * len(outs)
+    if len(gouts) != len(outs):
+        raise op_error("grad", f"got {len(outs)} outputs but {len(gouts)} grad_outputs")
+    if retain_graph is None:
+        retain_graph = create_graph
+    capture = {}
+    slots = []
+    for t in ins:
+        if not isinstance(t, Tensor):
+            raise op_error("grad", f"inputs must be Tensors, got {type(t).__name__}", TypeError)
+        key = ("leaf", id(t)) if t._node is None else (t._node, t._idx)
+        slot = capture.setdefault(key, [None])
+        slots.append(slot)
+    stop = None
+    if no_grad_vars is not None:
+        stop = {t._node for t in _as_list(no_grad_vars) if t._node is not None}
+        for t in _as_list(no_grad_vars):
+            if t._node is None:
+                capture.setdefault(("leaf", id(t)), [None])
+    roots, seeds = [], []
+    for t, g in zip(outs, gouts):
+        if t._sg:
+            continue
+        roots.append(t)
+        seeds.append(_seed_grad(t, g, create_graph))
+    if roots:
+        _execute(roots, seeds, retain_graph, create_graph, capture=capture,
+                 accumulate=False, stop=stop)
+    results = []
+    for t, slot in zip(ins, slots):
+        g = slot[0]
+        if g is None:
+            if not allow_unused:
+                raise op_error("grad", f"an input (shape {t.shape}) is not used to compute "
+                               "the outputs; pass allow_unused=True to get None for it",
+                               RuntimeError)
+            results.append(None)
+        elif create_graph:
+            results.append(g if isinstance(g, Tensor) else _new_tensor(g, None, 0, True))
+        else:
+            data = g._data if isinstance(g, Tensor) else g
+            results.append(_new_tensor(data, None, 0, True))
+    return results
+
+
+class _HookHandle:
+    """Returned by register_hook; `remove()` unregisters the hook."""
+
+    def __init__(self, table, key):
+        self._table = table
+        self._key = key
+
+    def remove(self):
+        self._table.pop(self._key, None)
+
+
+_hook_ids = [0]
+
+
+def register_tensor_hook(t, hook):
+    if t._sg:
+        raise op_error("register_hook", "cannot register a hook on a tensor that stops "
+                       "gradients (stop_gradient=True)", RuntimeError)
+    _hook_ids[0] += 1
+    if t._node is None:
+        if t._hooks is None:
+            t._hooks = {}
+        table = t._hooks
+    else:
+        node = t._node
+        if node.hooks is None:
+            node.hooks = {}
+        table = node.hooks.setdefault(t._idx, {})
+    table[_hook_ids[0]] = hook
+    return _HookHandle(table, _hook_ids[0])
+
+
+def retain_tensor_grad(t):
+    if t._node is None or t._sg:
+        return
+    node = t._node
+    if node.retained is None:
+        node.retained = {}
+    node.retained[t._idx] = weakref.ref(t)

@@ -1,0 +1,154 @@
+"""The one entry point every operation goes through (`apply`) and the Op base class.
+
+An Op is both the forward computation and, once it has run with gradients on, the node of
+the graph that backward walks. Its `forward(xp, *arrays)` computes on raw arrays (NumPy or
+CuPy, whichever `xp` is); its `backward(m, *grads)` returns one gradient per input using the
+namespace `m`. In plain backward `m` works on arrays, so the gradient costs only NumPy
+calls; with `create_graph=True` `m` works on Tensors, so the same formula records a graph
+and backward of backward comes for free.
+
+Example (a user-level op; library ops look the same):
+
+    >>> import numpy as np, dygraph
+    >>> from dygraph.autograd.function import Op, apply
+    >>> class Cube(Op):
+    ...     save_inputs = True
+    ...     def forward(self, xp, x):
+    ...         return x ** 3
+    ...     def backward(self, m, gy):
+    ...         x = self.x(0, m)
+    ...         return (gy * 3 * x * x,)
+    >>> t = dygraph.to_tensor([2.0], stop_gradient=False)
+    >>> apply(Cube(), t).backward(); t.grad.numpy()
+    array([12.], dtype=float32)
+"""
+
+import weakref
+
+import numpy as np
+
+from dygraph.autograd import grad_mode
+from dygraph.framework.errors import op_error
+from dygraph.tensor import _new_tensor
+
+_grad_on = grad_mode.state
+# Set by the 1.x API (fluid.dygraph.guard): every intermediate result keeps its gradient,
+# because the 1.x examples read `.gradient()` of intermediate variables after backward.
+retain_all_grads = [False]
+
+_FLOAT_KINDS = frozenset("fc")
+
+
+class Op:
+    """Base of every differentiable operation; see the module docstring.
+
+    Class attributes a subclass may set:
+      save_inputs  -- backward reads inputs through `self.x(i, m)`; in-place changes to them
+                      after the forward are detected and reported.
+      save_output  -- backward reads outputs through `self.y(m)` / `self.y(m, i)`.
+      differentiable -- False for ops whose outputs never carry gradients (argmax, compare).
+    """
+
+    __slots__ = ("inputs", "edges", "versions", "out_data", "out_dirty", "hooks", "retained",
+                 "__dict__", "__weakref__")
+    save_inputs = False
+    save_output = False
+    differentiable = True
+    n_outputs = 1  # multi-output ops get the real count when recorded
+
+    @property
+    def name(self):
+        return type(self).__name__.lower()
+
+    def forward(self, xp, *arrays):
+        raise NotImplementedError
+
+    def backward(self, m, *grads):
+        raise NotImplementedError
+
+    # -- saved values --------------------------------------------------------------------
+    def x(self, i, m):
+        """Input `i` as an array (plain backward) or as the Tensor (create_graph)."""
+        t = self.inputs[i]
+        if t._version[0] != self.versions[i]:
+            raise RuntimeError(
+                f"{self.name}: one of the tensors it saved for backward (input {i}, "
+                f"shape {list(t._data.shape)}) was modified by an in-place operation after "
+                "it was used; compute the in-place result out of place (e.g. `x = x + y` "
+                "instead of `x.add_(y)`) or clone the tensor before modifying it")
+        return t if m.tensor_mode else t._data
+
+    def y(self, m, i=0):
+        """Output `i` as an array (plain backward) or as a Tensor on this node (create_graph)."""
+        if self.out_dirty:
+            raise RuntimeError(
+                f"{self.name}: its output was modified by an in-place operation but backward "
+                "needs its value; use the out-of-place form of that operation")
+        data = self.out_data[i]
+        if not m.tensor_mode:
+            return data
+        return _new_tensor(data, self, i, False)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} node>"
+
+
+def _record(op, inputs, outs, multi):
+    """Attach graph bookkeeping to `op` and wrap `outs` as Tensors requiring gradients."""
+    op.inputs = inputs
+    op.edges = tuple(
+        None if t._sg else (t._node, t._idx if t._node is not None else t)
+        for t in inputs)
+    if op.save_inputs:
+        op.versions = tuple(t._version[0] for t in inputs)
+    op.out_dirty = False
+    op.hooks = None
+    if op.save_output:
+        op.out_data = outs if multi else (outs,)
+    if multi:
+        op.n_outputs = len(outs)
+        result = tuple(
+            _new_tensor(o, op, i, False) if o.dtype.kind in _FLOAT_KINDS else
+            _new_tensor(o, None, 0, True) for i, o in enumerate(outs))
+    else:
+        result = _new_tensor(outs, op, 0, False)
+    if retain_all_grads[0]:
+        op.retained = {i: weakref.ref(r) for i, r in
+                       enumerate(result if multi else (result,)) if r._node is op}
+    else:
+        op.retained = None
+    return result
+
+
+def apply(op, *inputs):
+    """Run `op` on Tensors `inputs`; record it for backward when any input needs a gradient.
+
+    Returns a Tensor, or a tuple of Tensors when the forward returns a tuple.
+    """
+    arrays = [t._data for t in inputs]
+    xp = np if type(arrays[0]) is np.ndarray else _xp_of(arrays[0]) if arrays else np
+    outs = op.forward(xp, *arrays)
+    multi = type(outs) is tuple
+    if _grad_on[0] and op.differentiable:
+        for t in inputs:
+            if not t._sg:
+                if multi or outs.dtype.kind in _FLOAT_KINDS:
+                    return _record(op, inputs, outs, multi)
+                break
+    if multi:
+        return tuple(_new_tensor(o, None, 0, True) for o in outs)
+    return _new_tensor(outs, None, 0, True)
+
+
+def _xp_of(array):
+    from dygraph.backend import get_array_module
+
+    return get_array_module(array)
+
+
+def check_same_place(op_name, inputs):
+    """Raise when inputs live on different devices (a CPU tensor mixed with a GPU one)."""
+    kinds = {type(t._data) for t in inputs}
+    if len(kinds) > 1:
+        raise op_error(op_name, "inputs are on different devices "
+                       f"({', '.join(str(t.place) for t in inputs)}); move them with .to()")

@@ -1,0 +1,134 @@
+"""PyLayer: a user-defined op with a Python forward and backward (NumPy allowed inside).
+
+Example:
+    >>> import dygraph
+    >>> from dygraph.autograd import PyLayer
+    >>> class Cube(PyLayer):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x ** 3
+    ...     @staticmethod
+    ...     def backward(ctx, dy):
+    ...         (x,) = ctx.saved_tensor()
+    ...         return dy * 3 * x * x
+    >>> x = dygraph.to_tensor([2.0], stop_gradient=False)
+    >>> Cube.apply(x).backward(); x.grad.numpy()
+    array([12.], dtype=float32)
+"""
+
+import numpy as np
+
+from dygraph.autograd import grad_mode
+from dygraph.autograd.function import Op
+from dygraph.framework.errors import op_error
+from dygraph.tensor import Tensor, _new_tensor
+
+__all__ = ["PyLayer", "PyLayerContext"]
+
+
+class PyLayerContext:
+    """The `ctx` handed to forward and backward: a place to keep what backward needs."""
+
+    def __init__(self):
+        self.container = ()
+        self.needs_input_grad = ()
+        self.materialize_grads = True
+
+    def save_for_backward(self, *tensors):
+        self.container = tensors
+
+    def saved_tensor(self):
+        return self.container
+
+    saved_tensors = property(saved_tensor)
+
+    def mark_not_inplace(self, *args):
+        pass
+
+    def mark_non_differentiable(self, *args):
+        self.non_differentiable = args
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = bool(value)
+
+
+class _PyLayerNode(Op):
+    def __init__(self, layer_cls, ctx):
+        self.layer_cls = layer_cls
+        self.ctx = ctx
+
+    @property
+    def name(self):
+        return self.layer_cls.__name__
+
+    def backward(self, m, *grads):
+        xp_grads = []
+        for i, g in enumerate(grads):
+            if g is None and self.ctx.materialize_grads:
+                shape, dtype = self.out_meta[i]
+                g = np.zeros(shape, dtype)
+                if m.tensor_mode:
+                    g = _new_tensor(g, None, 0, True)
+            if g is not None and not m.tensor_mode:
+                g = _new_tensor(g, None, 0, True)
+            xp_grads.append(g)
+        result = self.layer_cls.backward(self.ctx, *xp_grads)
+        if not isinstance(result, (tuple, list)):
+            result = (result,)
+        if len(result) != len(self.inputs):
+            raise op_error(self.name, f"backward returned {len(result)} gradient(s) but "
+                           f"forward took {len(self.inputs)} tensor input(s)")
+        out = []
+        for r in result:
+            if r is None:
+                out.append(None)
+            elif m.tensor_mode:
+                out.append(r if isinstance(r, Tensor) else _new_tensor(r, None, 0, True))
+            else:
+                out.append(r._data if isinstance(r, Tensor) else r)
+        return tuple(out)
+
+
+class PyLayer:
+    """Subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)`; call `.apply`."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        ctx = PyLayerContext()
+        inputs = tuple(a for a in args if isinstance(a, Tensor))
+        ctx.needs_input_grad = tuple(not t._sg for t in inputs)
+        with grad_mode.no_grad():
+            outs = cls.forward(ctx, *args, **kwargs)
+        single = isinstance(outs, Tensor)
+        out_list = (outs,) if single else tuple(outs)
+        if not (grad_mode.state[0] and any(ctx.needs_input_grad)):
+            return outs
+        node = _PyLayerNode(cls, ctx)
+        node.inputs = inputs
+        node.edges = tuple(None if t._sg else (t._node, t._idx if t._node is not None else t)
+                           for t in inputs)
+        node.out_dirty = False
+        node.hooks = None
+        node.retained = None
+        node.n_outputs = len(out_list)
+        node.out_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None
+                         for o in out_list]
+        skip = {id(t) for t in getattr(ctx, "non_differentiable", ())}
+        result = []
+        for i, o in enumerate(out_list):
+            if isinstance(o, Tensor) and o._data.dtype.kind in "fc" and id(o) not in skip:
+                if any(o is t for t in inputs):  # an input passed through: new identity
+                    o = _new_tensor(o._data, None, 0, True)
+                o._node, o._idx, o._sg = node, i, False
+            result.append(o)
+        return result[0] if single else type(outs)(result) if isinstance(outs, tuple) \
+            else result

@@ -1,0 +1,75 @@
+"""Array modules per place. This is the only code that imports CuPy.
+
+Ops receive `xp` (numpy or cupy) and never import either themselves, so one op body runs on
+both devices (Chainer's get_array_module habit).
+"""
+
+import numpy as np
+
+from dygraph.framework.place import CPUPlace, CUDAPlace
+
+_cupy = None
+
+
+def _import_cupy():
+    global _cupy
+    if _cupy is None:
+        try:
+            import cupy
+        except ImportError as exc:
+            raise RuntimeError(
+                "GPU tensors need CuPy: install it with `pip install cupy-cuda12x` "
+                "(or the wheel matching your CUDA version)") from exc
+        _cupy = cupy
+    return _cupy
+
+
+def cuda_device_count():
+    try:
+        cp = _import_cupy()
+        return cp.cuda.runtime.getDeviceCount()
+    except Exception:  # no CuPy, no driver or no device: all mean zero GPUs here
+        return 0
+
+
+def require_cupy(place):
+    cp = _import_cupy()
+    if place.device_id >= cp.cuda.runtime.getDeviceCount():
+        raise ValueError(f"{place} does not exist: {cp.cuda.runtime.getDeviceCount()} GPU(s) seen")
+    return cp
+
+
+def get_array_module(array):
+    """numpy for host arrays, cupy for device arrays."""
+    if type(array) is np.ndarray or _cupy is None:
+        return np
+    return _cupy.get_array_module(array)
+
+
+def place_of(array):
+    if type(array) is np.ndarray or _cupy is None or not isinstance(array, _cupy.ndarray):
+        return _CPU
+    return CUDAPlace(array.device.id)
+
+
+def to_place(array, place):
+    """Copy an array to `place` (no copy when it is already there)."""
+    if isinstance(place, CUDAPlace):
+        cp = require_cupy(place)
+        with cp.cuda.Device(place.device_id):
+            return cp.asarray(array)
+    if _cupy is not None and isinstance(array, _cupy.ndarray):
+        return array.get()
+    return np.asarray(array)
+
+
+def as_numpy(array):
+    """A host NumPy view or copy of any array."""
+    if type(array) is np.ndarray:
+        return array
+    if _cupy is not None and isinstance(array, _cupy.ndarray):
+        return array.get()
+    return np.asarray(array)
+
+
+_CPU = CPUPlace()

@@ -1,0 +1,1 @@
+"""Framework-wide pieces: dtypes, places, randomness and error formatting."""

@@ -1,0 +1,40 @@
+"""Error messages that name the op, what it got, what it expected and the user's line.
+
+Paddle rewrote thousands of messages because users could not read them; every check in
+DyGraph goes through `op_error` so the message shape is the same everywhere.
+"""
+
+import os
+import sys
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def user_frame():
+    """`file:line` of the innermost frame outside the dygraph package (the user's call)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not os.path.abspath(filename).startswith(_PKG_DIR + os.sep):
+            return f"{filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return "<unknown>"
+
+
+def describe(value):
+    """'Tensor(shape=[2, 3], dtype=float32)' for tensors, the type name otherwise."""
+    shape = getattr(value, "shape", None)
+    dtype = getattr(value, "dtype", None)
+    if shape is not None and dtype is not None:
+        return f"Tensor(shape={list(shape)}, dtype={getattr(dtype, 'name', dtype)})"
+    return type(value).__name__
+
+
+def op_error(op, message, exc_type=ValueError):
+    """Build the exception for a bad call of `op`; the caller raises it.
+
+    Example:
+        >>> str(op_error('matmul', 'bad'))[:12]
+        'matmul: bad '
+    """
+    return exc_type(f"{op}: {message} (called at {user_frame()})")

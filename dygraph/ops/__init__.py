@@ -1,0 +1,69 @@
+"""Every operation, by family. Each family module lists its public ops in `__all__`, the
+ones without a gradient in `NONDIFF` and those that are not Tensor methods in `NOT_METHODS`.
+Importing this package attaches the ops to Tensor and fills the Tensor namespace that
+gradient formulas use under create_graph.
+"""
+
+from dygraph.autograd.backward_math import register
+from dygraph.ops import (
+    activation,
+    compare,
+    creation,
+    indexing,
+    linalg,
+    manipulation,
+    math,
+    reduction,
+    search,
+    shape,
+    unary,
+)
+from dygraph.ops import common as _common
+from dygraph.ops.tensor_methods import attach
+
+FAMILIES = (math, unary, activation, reduction, search, shape, manipulation, indexing, linalg,
+            compare, creation)
+for _family in FAMILIES:
+    if not hasattr(_family, "NOT_METHODS"):
+        _family.NOT_METHODS = set()
+creation.NOT_METHODS = set(creation.__all__)
+
+OPS = attach(FAMILIES)
+OPS["cast"] = _common.cast
+__all__ = sorted(OPS)
+globals().update(OPS)
+
+
+def _sum(x, axis=None, keepdims=False):
+    return reduction.sum(x, axis=axis, keepdim=keepdims)
+
+
+def _transpose(x, axes):
+    return shape.transpose(x, axes)
+
+
+def _swapaxes(x, a, b):
+    perm = list(range(x._data.ndim))
+    perm[a], perm[b] = perm[b], perm[a]
+    return shape.transpose(x, perm)
+
+
+def _like(fill):
+    def make(x):
+        return creation.full_like(x, fill)
+
+    return make
+
+
+# The Tensor versions of the NumPy names that gradient formulas use (see backward_math).
+for _name, _fn in {
+    "sum": _sum, "reshape": shape.reshape, "transpose": _transpose,
+    "broadcast_to": shape.broadcast_to, "expand_dims": shape.unsqueeze,
+    "swapaxes": _swapaxes, "astype": _common.cast, "matmul": linalg.matmul,
+    "exp": unary.exp, "log": unary.log, "sqrt": unary.sqrt, "sin": unary.sin,
+    "cos": unary.cos, "tanh": unary.tanh, "abs": unary.abs, "sign": unary.sign,
+    "floor": unary.floor, "power": math.pow, "maximum": math.maximum,
+    "minimum": math.minimum, "isnan": compare.isnan, "zeros_like": _like(0),
+    "ones_like": _like(1), "where": unary.where,
+}.items():
+    register(_name, tensor_fn=_fn)

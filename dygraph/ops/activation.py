@@ -1,0 +1,4 @@
+"""Placeholder filled by the activation family work."""
+
+__all__ = []
+NONDIFF = set()

@@ -1,0 +1,156 @@
+"""Helpers shared by the op families: argument coercion, dtype promotion, axis checks."""
+
+import numpy as np
+
+from dygraph.autograd.function import Op, apply
+from dygraph.framework import dtype as _dt
+from dygraph.framework.errors import op_error
+from dygraph.tensor import Tensor, _new_tensor, to_tensor
+
+_FLOAT_KINDS = frozenset("fc")
+
+
+def as_tensor(x, op="op"):
+    """Accept a Tensor, NumPy array or number (the 1.x API passes arrays straight in)."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, (np.ndarray, np.generic, int, float, bool, complex, list, tuple)):
+        return to_tensor(x)
+    raise op_error(op, f"expected a Tensor, got {type(x).__name__}", TypeError)
+
+
+def scalar_operand(value, like):
+    """A Python number as a 0-d constant, with Paddle's scalar rules: it takes the tensor's
+    dtype, except that a float with an integer tensor gives the default float."""
+    kind = like._data.dtype.kind
+    if isinstance(value, bool) or kind in _FLOAT_KINDS:
+        dtype = like._data.dtype if not (isinstance(value, bool) and kind == "b") else np.bool_
+    elif isinstance(value, int):
+        dtype = like._data.dtype if kind != "b" else np.int64
+    elif isinstance(value, float):
+        dtype = _dt.default_float().np_dtype
+    else:
+        dtype = None
+    xp = np if type(like._data) is np.ndarray else _xp(like._data)
+    return _new_tensor(xp.asarray(value, dtype=dtype), None, 0, True)
+
+
+def _xp(array):
+    from dygraph.backend import get_array_module
+
+    return get_array_module(array)
+
+
+def promote_dtype(a, b):
+    """Paddle's promotion of two tensor dtypes: floats win over ints, wider wins."""
+    if a == b:
+        return a
+    ka, kb = a.kind, b.kind
+    if ka in _FLOAT_KINDS and kb not in _FLOAT_KINDS:
+        return a
+    if kb in _FLOAT_KINDS and ka not in _FLOAT_KINDS:
+        return b
+    return np.promote_types(a, b)
+
+
+def binary_operands(x, y, op):
+    """Two Tensors of one dtype from (Tensor|number|array, Tensor|number|array)."""
+    if isinstance(x, Tensor):
+        if not isinstance(y, Tensor):
+            if isinstance(y, (int, float, bool, complex)):
+                return x, scalar_operand(y, x)
+            y = as_tensor(y, op)
+    elif isinstance(y, Tensor):
+        if isinstance(x, (int, float, bool, complex)):
+            return scalar_operand(x, y), y
+        x = as_tensor(x, op)
+    else:
+        x, y = as_tensor(x, op), as_tensor(y, op)
+    dx, dy = x._data.dtype, y._data.dtype
+    if dx != dy:
+        target = promote_dtype(dx, dy)
+        if dx != target:
+            x = cast(x, target)
+        if dy != target:
+            y = cast(y, target)
+    return x, y
+
+
+def float_operand(x, op):
+    """Tensor input of a float-only op: integers are cast to the default float first."""
+    x = as_tensor(x, op)
+    if x._data.dtype.kind not in _FLOAT_KINDS:
+        return cast(x, _dt.default_float().np_dtype)
+    return x
+
+
+def check_axis(axis, ndim, op):
+    """Normalise an int axis into range, with a clear error otherwise."""
+    if axis is None:
+        return None
+    if isinstance(axis, Tensor):
+        axis = int(axis.item())
+    if not -max(ndim, 1) <= axis < max(ndim, 1):
+        raise op_error(op, f"axis {axis} is out of range for a tensor of {ndim} dimension(s); "
+                       f"expected -{max(ndim, 1)} <= axis < {max(ndim, 1)}")
+    return axis % ndim if ndim else 0
+
+
+def norm_axes(axis, ndim, op):
+    """None, int or sequence -> tuple of non-negative axes (None means all)."""
+    if axis is None:
+        return None
+    if isinstance(axis, Tensor):
+        axis = axis.tolist()
+    if isinstance(axis, (list, tuple)):
+        if len(axis) == 0:
+            return None
+        return tuple(sorted({check_axis(int(a), ndim, op) for a in axis}))
+    return (check_axis(int(axis), ndim, op),)
+
+
+def shape_list(shape, op):
+    """A shape given as list/tuple/int/Tensor -> tuple of ints."""
+    if isinstance(shape, Tensor):
+        return tuple(int(v) for v in shape.numpy().reshape(-1))
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    try:
+        return tuple(int(s.item()) if isinstance(s, Tensor) else int(s) for s in shape)
+    except TypeError as exc:
+        raise op_error(op, f"shape must be a list of ints, got {shape!r}", TypeError) from exc
+
+
+class Cast(Op):
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def forward(self, xp, x):
+        self.in_dtype = x.dtype
+        return x.astype(self.dtype)
+
+    def backward(self, m, g):
+        return (m.astype(g, self.in_dtype),) if self.in_dtype.kind in _FLOAT_KINDS else (None,)
+
+
+def cast(x, dtype):
+    """Convert to another dtype; gradients flow back between float types.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.cast(dygraph.to_tensor([1.7]), 'int32').numpy()
+        array([1], dtype=int32)
+    """
+    x = as_tensor(x, "cast")
+    np_dtype = _dt.convert_dtype(dtype).np_dtype
+    if x._data.dtype == np_dtype:
+        return apply(_Identity(), x)
+    return apply(Cast(np_dtype), x)
+
+
+class _Identity(Op):
+    def forward(self, xp, x):
+        return x.copy()
+
+    def backward(self, m, g):
+        return (g,)

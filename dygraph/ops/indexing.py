@@ -1,0 +1,148 @@
+"""`x[index]` and `x[index] = value` with gradients: basic slices, integer arrays, masks."""
+
+import numpy as np
+
+from dygraph.autograd import grad_mode
+from dygraph.autograd.backward_math import register
+from dygraph.autograd.function import Op, apply
+from dygraph.framework.errors import op_error
+from dygraph.tensor import Tensor, _new_tensor
+
+__all__ = []  # reached through Tensor.__getitem__ / __setitem__
+
+
+def _convert_index(index, xp):
+    """Tensors inside an index become arrays on the same device as the data."""
+    if isinstance(index, tuple):
+        return tuple(_convert_index(i, xp) for i in index)
+    if isinstance(index, Tensor):
+        data = index._data
+        return data if data.ndim else data.item()
+    if isinstance(index, list):
+        if any(isinstance(i, Tensor) for i in index):
+            return xp.asarray([i.item() if isinstance(i, Tensor) else i for i in index])
+        return xp.asarray(index)
+    return index
+
+
+def _is_basic(index):
+    items = index if isinstance(index, tuple) else (index,)
+    return all(isinstance(i, (int, np.integer, slice)) or i is None or i is Ellipsis
+               for i in items)
+
+
+class GetItem(Op):
+    def __init__(self, index):
+        self.index = index
+
+    def forward(self, xp, x):
+        self.in_shape, self.in_dtype = x.shape, x.dtype
+        out = x[self.index]
+        return out.copy() if isinstance(out, type(x)) else xp.asarray(out)
+
+    def backward(self, m, g):
+        return (m.index_put_zeros(self.in_shape, self.in_dtype, self.index, g),)
+
+
+class IndexPutZeros(Op):
+    """zeros(shape) with `g` scattered (added) at `index`: the adjoint of GetItem."""
+
+    def __init__(self, shape, dtype, index):
+        self.shape, self.dtype, self.index = shape, dtype, index
+
+    def forward(self, xp, g):
+        return _scatter_zeros(xp, self.shape, self.dtype, self.index, g)
+
+    def backward(self, m, gg):
+        return (m.getitem(gg, self.index),)
+
+
+def _scatter_zeros(xp, shape, dtype, index, g):
+    out = xp.zeros(shape, dtype)
+    if _is_basic(index):
+        out[index] = g
+    else:
+        xp.add.at(out, index, g)
+    return out
+
+
+def _getitem_tensor(g, index):
+    return apply(GetItem(index), g)
+
+
+register("index_put_zeros",
+         lambda xp: (lambda shape, dtype, index, g: _scatter_zeros(xp, shape, dtype, index, g)),
+         lambda shape, dtype, index, g: apply(IndexPutZeros(shape, dtype, index), g))
+register("getitem", lambda xp: (lambda a, index: a[index]), _getitem_tensor)
+
+
+def getitem(x, index):
+    """x[index]: basic slicing, integer arrays, bool masks, None and Ellipsis.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.arange(6).reshape([2, 3])[:, 1].tolist()
+        [1, 4]
+    """
+    xp = np if type(x._data) is np.ndarray else _xp(x._data)
+    idx = _convert_index(index, xp)
+    try:
+        return apply(GetItem(idx), x)
+    except IndexError as exc:
+        raise op_error("getitem", f"index {index!r} is out of range for a tensor of shape "
+                       f"{x.shape}: {exc}", IndexError) from None
+
+
+def _xp(array):
+    from dygraph.backend import get_array_module
+
+    return get_array_module(array)
+
+
+class SetItem(Op):
+    def __init__(self, index):
+        self.index = index
+
+    def forward(self, xp, x, v):
+        self.v_shape = v.shape
+        out = x.copy()
+        out[self.index] = v
+        return out
+
+    def backward(self, m, g):
+        gx = _mask_out(m, g, self.index) if self.edges[0] is not None else None
+        gv = None
+        if self.edges[1] is not None:
+            gv = m.getitem(g, self.index)
+        return gx, gv
+
+
+def _mask_out(m, g, index):
+    """g with the assigned positions zeroed (they no longer depend on the old x)."""
+    data = m.data(g)
+    xp = np if type(data) is np.ndarray else _xp(data)
+    keep = xp.ones(data.shape, dtype=data.dtype)
+    keep[index] = 0
+    return g * keep
+
+
+def setitem(x, index, value):
+    """x[index] = value, in place; recorded for backward when x or value needs gradients."""
+    xp = np if type(x._data) is np.ndarray else _xp(x._data)
+    idx = _convert_index(index, xp)
+    tracked = grad_mode.state[0] and (
+        not x._sg or (isinstance(value, Tensor) and not value._sg))
+    if not isinstance(value, Tensor):
+        value = _new_tensor(xp.asarray(value, dtype=x._data.dtype), None, 0, True)
+    elif value._data.dtype != x._data.dtype:
+        from dygraph.ops.common import cast
+
+        value = cast(value, x._data.dtype)
+    if not tracked:
+        x._data[idx] = value._data
+        x._version[0] += 1
+        return
+    x._bump_version("__setitem__")
+    snapshot = _new_tensor(x._data, x._node, x._idx, x._sg)
+    out = apply(SetItem(idx), snapshot, value)
+    x._data, x._node, x._idx, x._sg = out._data, out._node, out._idx, out._sg

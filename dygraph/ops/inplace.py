@@ -1,0 +1,46 @@
+"""In-place forms of ops (`x.add_(y)`, `x.scale_(2)`, `x.zero_()`), returning x.
+
+Outside a recorded graph the new values are written into x's own buffer. When the change
+must be recorded (x or an argument needs gradients), x is rebound to the result's node, and
+its version is bumped so that any op which saved the old x for backward raises a clear error
+at backward instead of using the changed values.
+"""
+
+from dygraph.autograd import grad_mode
+from dygraph.tensor import Tensor
+
+
+def _needs_record(x, args):
+    if not grad_mode.state[0]:
+        return False
+    if not x._sg:
+        return True
+    return any(isinstance(a, Tensor) and not a._sg for a in args)
+
+
+def run_inplace(name, fn, x, *args, **kwargs):
+    """Compute fn(x, *args) and make it x's new value in place."""
+    if _needs_record(x, args):
+        x._bump_version(name)
+        out = fn(x, *args, **kwargs)
+        x._data, x._node, x._idx, x._sg = out._data, out._node, out._idx, out._sg
+        return x
+    with grad_mode.no_grad():
+        out = fn(x, *args, **kwargs)
+    x._bump_version(name)
+    if out._data.shape == x._data.shape:
+        x._data[...] = out._data
+    else:
+        x._data = out._data.astype(x._data.dtype)
+    return x
+
+
+def make_inplace(name, fn):
+    """The Tensor method `name` (ending in '_') for the out-of-place op `fn`."""
+
+    def method(self, *args, **kwargs):
+        return run_inplace(name, fn, self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"In-place `{fn.__name__}`: x's values are replaced; returns x."
+    return method

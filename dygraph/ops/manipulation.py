@@ -1,0 +1,4 @@
+"""Placeholder filled by the manipulation family work."""
+
+__all__ = []
+NONDIFF = set()

@@ -1,0 +1,4 @@
+"""Placeholder filled by the search family work."""
+
+__all__ = []
+NONDIFF = set()

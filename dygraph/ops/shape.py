@@ -1,0 +1,196 @@
+"""Shape ops: reshape, transpose, broadcast, squeeze/unsqueeze (the family extends this file).
+
+Results are copies when NumPy would return a view, so an in-place change to one tensor never
+silently changes another (Paddle's copy semantics).
+"""
+
+from dygraph.autograd.function import Op, apply
+from dygraph.framework.errors import op_error
+from dygraph.ops.common import as_tensor, check_axis, shape_list
+
+__all__ = ["reshape", "transpose", "broadcast_to", "expand", "squeeze", "unsqueeze", "flatten"]
+NONDIFF = set()
+
+
+class Reshape(Op):
+    def __init__(self, shape):
+        self.shape = shape
+
+    def forward(self, xp, x):
+        self.in_shape = x.shape
+        return xp.reshape(x, self.shape).copy()
+
+    def backward(self, m, g):
+        return (m.reshape(g, self.in_shape),)
+
+
+class Transpose(Op):
+    def __init__(self, perm):
+        self.perm = perm
+
+    def forward(self, xp, x):
+        return xp.ascontiguousarray(xp.transpose(x, self.perm))
+
+    def backward(self, m, g):
+        inverse = [0] * len(self.perm)
+        for i, p in enumerate(self.perm):
+            inverse[p] = i
+        return (m.transpose(g, tuple(inverse)),)
+
+
+class BroadcastTo(Op):
+    def __init__(self, shape):
+        self.shape = shape
+
+    def forward(self, xp, x):
+        return xp.broadcast_to(x, self.shape).copy()
+
+    def backward(self, m, g):
+        return (g,)  # the engine sums the gradient back to the input's shape
+
+
+def reshape(x, shape, name=None):
+    """Give the data a new shape; one entry may be -1 (inferred), 0 keeps that input dim.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.reshape(dygraph.arange(6), [2, -1]).shape
+        [2, 3]
+    """
+    x = as_tensor(x, "reshape")
+    target = list(shape_list(shape, "reshape"))
+    in_shape = x._data.shape
+    for i, s in enumerate(target):
+        if s == 0:
+            if i >= len(in_shape):
+                raise op_error("reshape", f"shape {target} uses 0 at position {i} but the "
+                               f"input has only {len(in_shape)} dims")
+            target[i] = in_shape[i]
+    known = 1
+    for s in target:
+        if s != -1:
+            known *= s
+    if target.count(-1) > 1:
+        raise op_error("reshape", f"only one dimension can be -1, got shape {target}")
+    if -1 in target:
+        if known == 0 or x._data.size % known:
+            raise op_error("reshape", f"cannot reshape a tensor of shape {list(in_shape)} "
+                           f"({x._data.size} elements) into {list(shape_list(shape, 'r'))}")
+        target[target.index(-1)] = x._data.size // known
+    elif known != x._data.size:
+        raise op_error("reshape", f"cannot reshape a tensor of shape {list(in_shape)} "
+                       f"({x._data.size} elements) into {target} ({known} elements)")
+    return apply(Reshape(tuple(target)), x)
+
+
+def transpose(x, perm, name=None):
+    """Permute the dimensions: output dim i is input dim perm[i].
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.transpose(dygraph.ones([2, 3]), [1, 0]).shape
+        [3, 2]
+    """
+    x = as_tensor(x, "transpose")
+    perm = tuple(int(p) for p in perm)
+    if sorted(p % max(x._data.ndim, 1) for p in perm) != list(range(x._data.ndim)):
+        raise op_error("transpose", f"perm {list(perm)} is not a permutation of the "
+                       f"{x._data.ndim} dims of a tensor of shape {x.shape}")
+    return apply(Transpose(tuple(p % x._data.ndim for p in perm)), x)
+
+
+def broadcast_to(x, shape, name=None):
+    """Broadcast to `shape` (NumPy rules; -1 keeps the input's size).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.broadcast_to(dygraph.ones([3]), [2, 3]).shape
+        [2, 3]
+    """
+    x = as_tensor(x, "broadcast_to")
+    target = list(shape_list(shape, "broadcast_to"))
+    lead = len(target) - x._data.ndim
+    if lead < 0:
+        raise op_error("broadcast_to", f"cannot broadcast shape {x.shape} to fewer dims "
+                       f"{target}")
+    for i, s in enumerate(target):
+        if s == -1:
+            target[i] = x._data.shape[i - lead]
+    for i, n in enumerate(x._data.shape):
+        if n != 1 and n != target[i + lead]:
+            raise op_error("broadcast_to", f"cannot broadcast shape {x.shape} to {target}: "
+                           f"dim {i} is {n}, expected 1 or {target[i + lead]}")
+    return apply(BroadcastTo(tuple(target)), x)
+
+
+def expand(x, shape, name=None):
+    """Paddle's name for broadcast_to.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.expand(dygraph.ones([1, 3]), [2, 3]).shape
+        [2, 3]
+    """
+    return broadcast_to(x, shape)
+
+
+def squeeze(x, axis=None, name=None):
+    """Remove size-1 dims (all of them, or those in `axis` that have size 1).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.squeeze(dygraph.ones([1, 3, 1])).shape
+        [3]
+    """
+    x = as_tensor(x, "squeeze")
+    shape = x._data.shape
+    if axis is None:
+        target = [s for s in shape if s != 1]
+    else:
+        axes = axis if isinstance(axis, (list, tuple)) else [axis]
+        axes = {check_axis(int(a), len(shape), "squeeze") for a in axes}
+        target = [s for i, s in enumerate(shape) if not (i in axes and s == 1)]
+    return apply(Reshape(tuple(target)), x)
+
+
+def unsqueeze(x, axis, name=None):
+    """Insert size-1 dims at the positions in `axis` (int or list).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.unsqueeze(dygraph.ones([3]), 0).shape
+        [1, 3]
+    """
+    x = as_tensor(x, "unsqueeze")
+    axes = axis if isinstance(axis, (list, tuple)) else [axis]
+    target = list(x._data.shape)
+    for a in axes:
+        a = int(a)
+        n = len(target) + 1
+        if not -n <= a < n:
+            raise op_error("unsqueeze", f"axis {a} is out of range for a result of {n} dims")
+        target.insert(a % n, 1)
+    return apply(Reshape(tuple(target)), x)
+
+
+def flatten(x, start_axis=0, stop_axis=-1, name=None):
+    """Merge dims start_axis..stop_axis into one.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.flatten(dygraph.ones([2, 3, 4]), 1).shape
+        [2, 12]
+    """
+    x = as_tensor(x, "flatten")
+    nd = x._data.ndim
+    if nd == 0:
+        return apply(Reshape((1,)), x)
+    start = check_axis(start_axis, nd, "flatten")
+    stop = check_axis(stop_axis, nd, "flatten")
+    if start > stop:
+        raise op_error("flatten", f"start_axis {start_axis} is after stop_axis {stop_axis}")
+    shape = x._data.shape
+    merged = 1
+    for s in shape[start:stop + 1]:
+        merged *= s
+    return apply(Reshape(tuple(shape[:start]) + (merged,) + tuple(shape[stop + 1:])), x)

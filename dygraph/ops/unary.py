@@ -1,0 +1,293 @@
+"""Elementwise unary math: exp, log, trigonometry, rounding, clip, where, erf...
+
+Float-only ops cast integer inputs to the default float first, as Paddle does.
+"""
+
+from dygraph.autograd.function import Op, apply
+from dygraph.ops.common import as_tensor, float_operand
+
+__all__ = ["exp", "log", "sqrt", "tanh", "sin", "cos", "abs", "sign", "square", "floor",
+           "ceil", "round", "trunc", "where"]
+NONDIFF = {"sign", "floor", "ceil", "round", "trunc"}
+
+
+class Exp(Op):
+    save_output = True
+
+    def forward(self, xp, x):
+        return xp.exp(x)
+
+    def backward(self, m, g):
+        return (g * self.y(m),)
+
+
+class Log(Op):
+    save_inputs = True
+
+    def forward(self, xp, x):
+        return xp.log(x)
+
+    def backward(self, m, g):
+        return (g / self.x(0, m),)
+
+
+class Sqrt(Op):
+    save_output = True
+
+    def forward(self, xp, x):
+        return xp.sqrt(x)
+
+    def backward(self, m, g):
+        return (g * 0.5 / self.y(m),)
+
+
+class Tanh(Op):
+    save_output = True
+
+    def forward(self, xp, x):
+        return xp.tanh(x)
+
+    def backward(self, m, g):
+        y = self.y(m)
+        return (g * (1.0 - y * y),)
+
+
+class Sin(Op):
+    save_inputs = True
+
+    def forward(self, xp, x):
+        return xp.sin(x)
+
+    def backward(self, m, g):
+        return (g * m.cos(self.x(0, m)),)
+
+
+class Cos(Op):
+    save_inputs = True
+
+    def forward(self, xp, x):
+        return xp.cos(x)
+
+    def backward(self, m, g):
+        return (-g * m.sin(self.x(0, m)),)
+
+
+class Abs(Op):
+    save_inputs = True
+
+    def forward(self, xp, x):
+        return xp.abs(x)
+
+    def backward(self, m, g):
+        return (g * m.sign(self.x(0, m)),)
+
+
+class Square(Op):
+    save_inputs = True
+
+    def forward(self, xp, x):
+        return x * x
+
+    def backward(self, m, g):
+        return (g * 2.0 * self.x(0, m),)
+
+
+class _Elementwise(Op):
+    """A non-differentiable elementwise op given by the name of an `xp` function."""
+
+    differentiable = False
+
+    def __init__(self, fn_name):
+        self.fn_name = fn_name
+
+    def forward(self, xp, x):
+        return getattr(xp, self.fn_name)(x)
+
+
+def exp(x, name=None):
+    """Elementwise e ** x.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.exp(dygraph.to_tensor([0.0])).numpy()
+        array([1.], dtype=float32)
+    """
+    return apply(Exp(), float_operand(x, "exp"))
+
+
+def log(x, name=None):
+    """Elementwise natural logarithm.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.log(dygraph.to_tensor([1.0])).numpy()
+        array([0.], dtype=float32)
+    """
+    return apply(Log(), float_operand(x, "log"))
+
+
+def sqrt(x, name=None):
+    """Elementwise square root.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.sqrt(dygraph.to_tensor([4.0])).numpy()
+        array([2.], dtype=float32)
+    """
+    return apply(Sqrt(), float_operand(x, "sqrt"))
+
+
+def tanh(x, name=None):
+    """Elementwise hyperbolic tangent.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.tanh(dygraph.to_tensor([0.0])).numpy()
+        array([0.], dtype=float32)
+    """
+    return apply(Tanh(), float_operand(x, "tanh"))
+
+
+def sin(x, name=None):
+    """Elementwise sine.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.sin(dygraph.to_tensor([0.0])).numpy()
+        array([0.], dtype=float32)
+    """
+    return apply(Sin(), float_operand(x, "sin"))
+
+
+def cos(x, name=None):
+    """Elementwise cosine.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.cos(dygraph.to_tensor([0.0])).numpy()
+        array([1.], dtype=float32)
+    """
+    return apply(Cos(), float_operand(x, "cos"))
+
+
+def abs(x, name=None):  # noqa: A001 - Paddle's public name
+    """Elementwise absolute value (gradient sign(x), 0 at 0).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.abs(dygraph.to_tensor([-2.0])).numpy()
+        array([2.], dtype=float32)
+    """
+    return apply(Abs(), as_tensor(x, "abs"))
+
+
+def square(x, name=None):
+    """Elementwise x * x.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.square(dygraph.to_tensor([3.0])).numpy()
+        array([9.], dtype=float32)
+    """
+    return apply(Square(), as_tensor(x, "square"))
+
+
+def sign(x, name=None):
+    """Elementwise sign: -1, 0 or 1 (no gradient).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.sign(dygraph.to_tensor([-3.0, 0.0, 2.0])).numpy()
+        array([-1.,  0.,  1.], dtype=float32)
+    """
+    return apply(_Elementwise("sign"), as_tensor(x, "sign"))
+
+
+def floor(x, name=None):
+    """Elementwise floor (no gradient).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.floor(dygraph.to_tensor([1.7])).numpy()
+        array([1.], dtype=float32)
+    """
+    return apply(_Elementwise("floor"), as_tensor(x, "floor"))
+
+
+def ceil(x, name=None):
+    """Elementwise ceiling (no gradient).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.ceil(dygraph.to_tensor([1.2])).numpy()
+        array([2.], dtype=float32)
+    """
+    return apply(_Elementwise("ceil"), as_tensor(x, "ceil"))
+
+
+def round(x, name=None):  # noqa: A001 - Paddle's public name
+    """Elementwise rounding to the nearest integer, halves to even (no gradient).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.round(dygraph.to_tensor([1.4])).numpy()
+        array([1.], dtype=float32)
+    """
+    return apply(_Elementwise("round"), as_tensor(x, "round"))
+
+
+def trunc(x, name=None):
+    """Elementwise rounding toward zero (no gradient).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.trunc(dygraph.to_tensor([-1.7])).numpy()
+        array([-1.], dtype=float32)
+    """
+    return apply(_Elementwise("trunc"), as_tensor(x, "trunc"))
+
+
+class Where(Op):
+    def forward(self, xp, cond, a, b):
+        self.cond = cond
+        return xp.where(cond, a, b)
+
+    def backward(self, m, g):
+        zero = m.zeros_like(g)
+        cond = self.cond
+        return (None,
+                m.where(cond, g, zero) if self.edges[1] is not None else None,
+                m.where(cond, zero, g) if self.edges[2] is not None else None)
+
+
+def where(condition, x=None, y=None, name=None):
+    """Pick x where condition holds, else y (broadcast); with only a condition, the indices
+    of its True values (as nonzero with as_tuple=True).
+
+    Example:
+        >>> import dygraph
+        >>> c = dygraph.to_tensor([True, False])
+        >>> dygraph.where(c, dygraph.ones([2]), dygraph.zeros([2])).numpy()
+        array([1., 0.], dtype=float32)
+    """
+    from dygraph.ops.common import binary_operands
+
+    cond = as_tensor(condition, "where")
+    if x is None and y is None:
+        xp = _xp_of(cond._data)
+        from dygraph.tensor import _new_tensor
+
+        return tuple(_new_tensor(i.reshape(-1, 1), None, 0, True)
+                     for i in xp.nonzero(cond._data))
+    if cond._data.dtype.kind != "b":
+        from dygraph.ops.compare import not_equal
+
+        cond = not_equal(cond, 0)
+    x, y = binary_operands(x, y, "where")
+    return apply(Where(), cond, x, y)
+
+
+def _xp_of(array):
+    from dygraph.backend import get_array_module
+
+    return get_array_module(array)
