@@ -6,7 +6,6 @@ gradient formulas use under create_graph.
 
 from dygraph.autograd.backward_math import register
 from dygraph.ops import (
-    activation,
     compare,
     creation,
     indexing,
@@ -21,8 +20,8 @@ from dygraph.ops import (
 from dygraph.ops import common as _common
 from dygraph.ops.tensor_methods import attach
 
-FAMILIES = (math, unary, activation, reduction, search, shape, manipulation, indexing, linalg,
-            compare, creation)
+FAMILIES = (math, unary, reduction, search, shape, manipulation, indexing, linalg, compare,
+            creation)
 for _family in FAMILIES:
     if not hasattr(_family, "NOT_METHODS"):
         _family.NOT_METHODS = set()

@@ -1,4 +1,4 @@
-"""Placeholder filled by the activation family work."""
+"""Placeholder: the activation ops of dygraph.nn.functional are written here."""
 
 __all__ = []
 NONDIFF = set()

@@ -1,0 +1,14 @@
+"""dygraph.nn: Layer, the layer library, functional ops, initializers and ParamAttr."""
+
+from dygraph.nn import functional, initializer  # noqa: F401
+from dygraph.nn.layer.activation import *  # noqa: F401,F403
+from dygraph.nn.layer.common import *  # noqa: F401,F403
+from dygraph.nn.layer.container import *  # noqa: F401,F403
+from dygraph.nn.layer.conv import *  # noqa: F401,F403
+from dygraph.nn.layer.layers import *  # noqa: F401,F403
+from dygraph.nn.layer.loss import *  # noqa: F401,F403
+from dygraph.nn.layer.norm import *  # noqa: F401,F403
+from dygraph.nn.layer.pooling import *  # noqa: F401,F403
+from dygraph.nn.layer.rnn import *  # noqa: F401,F403
+from dygraph.nn.layer.transformer import *  # noqa: F401,F403
+from dygraph.nn.param_attr import ParamAttr  # noqa: F401

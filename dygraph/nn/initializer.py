@@ -1,0 +1,1 @@
+"""Placeholder: parameter initializers are written here."""

@@ -1,0 +1,1 @@
+"""The Layer classes of dygraph.nn, one module per kind."""

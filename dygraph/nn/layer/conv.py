@@ -1,0 +1,3 @@
+"""Placeholder: the conv layers of dygraph.nn are written here."""
+
+__all__ = []

@@ -1,0 +1,5 @@
+"""Placeholder: ParamAttr is written here."""
+
+
+class ParamAttr:
+    """Placeholder until the Layer work lands."""

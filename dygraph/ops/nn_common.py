@@ -1,0 +1,4 @@
+"""Placeholder: the nn_common ops of dygraph.nn.functional are written here."""
+
+__all__ = []
+NONDIFF = set()
