@@ -118,8 +118,9 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None,
              accumulate=True, stop=None):
     """Propagate `root_grads` from `roots` (tensors) down the graph.
 
-    capture: {(node or leaf tensor id, idx): slot} -- gradients to hand back for grad().
+    capture: {(node, idx) or ("leaf", id(tensor)): [grad]} -- gradients handed back by grad().
     accumulate: write leaf gradients into `.grad` (backward) or not (grad()).
+    stop: nodes whose backward is not run (grad()'s no_grad_vars).
     """
     m = None
     buffers = {}
@@ -128,84 +129,86 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None,
         if m is None:
             m = math_for(g, create_graph)
         if t._node is None:
-            if capture is not None and ("leaf", id(t)) in capture:
-                capture[("leaf", id(t))][0] = _add(m, capture[("leaf", id(t))][0], g)
-            elif accumulate and not t._sg:
-                _accumulate_leaf(t, g, m)
+            _deliver_leaf(t, g, m, capture, accumulate)
             continue
         buf = buffers.get(t._node)
         if buf is None:
-            buf = buffers[t._node] = [None] * _n_outputs(t._node)
+            buf = buffers[t._node] = [None] * t._node.n_outputs
             root_nodes.append(t._node)
         buf[t._idx] = _add(m, buf[t._idx], g)
     if not root_nodes:
         return
     deps = _collect(root_nodes)
     ready = [n for n in root_nodes if deps.get(n, 0) == 0]
+    tensor_mode = m.tensor_mode
+    special = capture is not None or stop is not None
     with grad_mode.set_grad_enabled(create_graph):
         while ready:
             node = ready.pop()
             grads = buffers.pop(node, None)
-            _run_node(node, grads, m, retain_graph, capture, accumulate, stop, buffers,
-                      deps, ready)
+            gins = None
+            if grads is not None:
+                if special or node.hooks or node.retained:
+                    grads = _observe(node, grads, m, capture)
+                if stop is None or node not in stop:
+                    gins = node.backward(m, *grads)
+            inputs = node.inputs
+            i = 0
+            for edge in node.edges:
+                if edge is not None:
+                    g = gins[i] if gins is not None else None
+                    child = edge[0]
+                    if g is not None:
+                        data = inputs[i]._data
+                        gdata = g._data if tensor_mode else g
+                        if gdata.shape != data.shape or gdata.dtype != data.dtype:
+                            g = _fit(m, g, inputs[i])
+                        if child is None:
+                            _deliver_leaf(edge[1], g, m, capture, accumulate)
+                        else:
+                            buf = buffers.get(child)
+                            if buf is None:
+                                buf = buffers[child] = [None] * child.n_outputs
+                            idx = edge[1]
+                            old = buf[idx]
+                            buf[idx] = g if old is None else old + g
+                    if child is not None:
+                        left = deps[child] - 1
+                        deps[child] = left
+                        if left == 0:
+                            ready.append(child)
+                i += 1
+            if not retain_graph:
+                _free(node)
 
 
-def _n_outputs(node):
-    return node.n_outputs
+def _deliver_leaf(t, g, m, capture, accumulate):
+    if capture is not None:
+        slot = capture.get(("leaf", id(t)))
+        if slot is not None:
+            slot[0] = _add(m, slot[0], g)
+            return
+    if accumulate and not t._sg:
+        _accumulate_leaf(t, g, m)
 
 
-def _run_node(node, grads, m, retain_graph, capture, accumulate, stop, buffers, deps, ready):
-    edges = node.edges
-    gins = None
-    if grads is not None and any(g is not None for g in grads):
-        if node.hooks:
-            for i, hooks in node.hooks.items():
-                if grads[i] is not None:
-                    grads[i] = _run_tensor_hooks(hooks, grads[i], m)
-        if node.retained:
-            for i, ref in node.retained.items():
-                t = ref()
-                if t is not None and grads[i] is not None:
-                    _store_retained(t, grads[i], m)
-        if capture is not None:
-            for i, g in enumerate(grads):
-                slot = capture.get((node, i))
-                if slot is not None and g is not None:
-                    slot[0] = _add(m, slot[0], g)
-        if stop is None or node not in stop:
-            gins = node.backward(m, *grads)
-            if type(gins) is not tuple:
-                gins = (gins,)
-    inputs = node.inputs
-    for i, edge in enumerate(edges):
-        if edge is None:
-            continue
-        child = edge[0]
-        g = gins[i] if gins is not None and i < len(gins) else None
-        if g is not None:
-            g = _fit(m, g, inputs[i])
-        if child is None:
-            if g is None:
-                continue
-            leaf = edge[1]
-            key = ("leaf", id(leaf))
-            if capture is not None and key in capture:
-                capture[key][0] = _add(m, capture[key][0], g)
-            elif accumulate:
-                _accumulate_leaf(leaf, g, m)
-            continue
-        if g is not None:
-            buf = buffers.get(child)
-            if buf is None:
-                buf = buffers[child] = [None] * _n_outputs(child)
-            idx = edge[1]
-            buf[idx] = g if buf[idx] is None else buf[idx] + g
-        left = deps[child] - 1
-        deps[child] = left
-        if left == 0:
-            ready.append(child)
-    if not retain_graph:
-        _free(node)
+def _observe(node, grads, m, capture):
+    """Hooks, retained gradients and grad() captures for one node's output gradients."""
+    if node.hooks:
+        for i, hooks in node.hooks.items():
+            if grads[i] is not None:
+                grads[i] = _run_tensor_hooks(hooks, grads[i], m)
+    if node.retained:
+        for i, ref in node.retained.items():
+            t = ref()
+            if t is not None and grads[i] is not None:
+                _store_retained(t, grads[i], m)
+    if capture is not None:
+        for i, g in enumerate(grads):
+            slot = capture.get((node, i))
+            if slot is not None and g is not None:
+                slot[0] = _add(m, slot[0], g)
+    return grads
 
 
 def _store_retained(t, g, m):

@@ -49,8 +49,13 @@ class Op:
       differentiable -- False for ops whose outputs never carry gradients (argmax, compare).
     """
 
-    __slots__ = ("inputs", "edges", "versions", "out_data", "out_dirty", "hooks", "retained",
-                 "__dict__", "__weakref__")
+    __slots__ = ("inputs", "edges", "__dict__", "__weakref__")
+    # Rarely set per node, so class-level defaults save work on every op.
+    versions = ()
+    out_data = None
+    out_dirty = False
+    hooks = None
+    retained = None
     save_inputs = False
     save_output = False
     differentiable = True
@@ -93,51 +98,69 @@ class Op:
         return f"<{type(self).__name__} node>"
 
 
-def _record(op, inputs, outs, multi):
-    """Attach graph bookkeeping to `op` and wrap `outs` as Tensors requiring gradients."""
-    op.inputs = inputs
-    op.edges = tuple(
-        None if t._sg else (t._node, t._idx if t._node is not None else t)
-        for t in inputs)
-    if op.save_inputs:
-        op.versions = tuple(t._version[0] for t in inputs)
-    op.out_dirty = False
-    op.hooks = None
-    if op.save_output:
-        op.out_data = outs if multi else (outs,)
-    if multi:
-        op.n_outputs = len(outs)
-        result = tuple(
-            _new_tensor(o, op, i, False) if o.dtype.kind in _FLOAT_KINDS else
-            _new_tensor(o, None, 0, True) for i, o in enumerate(outs))
-    else:
-        result = _new_tensor(outs, op, 0, False)
-    if retain_all_grads[0]:
-        op.retained = {i: weakref.ref(r) for i, r in
-                       enumerate(result if multi else (result,)) if r._node is op}
-    else:
-        op.retained = None
-    return result
+def _edge(t):
+    """Where input `t`'s gradient goes: (producer node, output index) or (None, leaf)."""
+    if t._sg:
+        return None
+    return (t._node, t._idx) if t._node is not None else (None, t)
+
+
+def _plain(outs):
+    if type(outs) is tuple:
+        return tuple(_new_tensor(o, None, 0, True) for o in outs)
+    return _new_tensor(outs, None, 0, True)
 
 
 def apply(op, *inputs):
     """Run `op` on Tensors `inputs`; record it for backward when any input needs a gradient.
 
-    Returns a Tensor, or a tuple of Tensors when the forward returns a tuple.
+    Returns a Tensor, or a tuple of Tensors when the forward returns a tuple. This is the
+    hottest function of the framework: the one- and two-input cases are spelled out.
     """
-    arrays = [t._data for t in inputs]
-    xp = np if type(arrays[0]) is np.ndarray else _xp_of(arrays[0]) if arrays else np
-    outs = op.forward(xp, *arrays)
+    n = len(inputs)
+    if n == 1:
+        x = inputs[0]
+        d = x._data
+        outs = op.forward(np if type(d) is np.ndarray else _xp_of(d), d)
+        if x._sg or not _grad_on[0] or not op.differentiable:
+            return _plain(outs)
+        edges = ((x._node, x._idx) if x._node is not None else (None, x),)
+    elif n == 2:
+        x, y = inputs
+        d = x._data
+        outs = op.forward(np if type(d) is np.ndarray else _xp_of(d), d, y._data)
+        if (x._sg and y._sg) or not _grad_on[0] or not op.differentiable:
+            return _plain(outs)
+        edges = (_edge(x), _edge(y))
+    else:
+        arrays = [t._data for t in inputs]
+        xp = (np if not arrays or type(arrays[0]) is np.ndarray else _xp_of(arrays[0]))
+        outs = op.forward(xp, *arrays)
+        if not _grad_on[0] or not op.differentiable or all(t._sg for t in inputs):
+            return _plain(outs)
+        edges = tuple(_edge(t) for t in inputs)
     multi = type(outs) is tuple
-    if _grad_on[0] and op.differentiable:
-        for t in inputs:
-            if not t._sg:
-                if multi or outs.dtype.kind in _FLOAT_KINDS:
-                    return _record(op, inputs, outs, multi)
-                break
+    if not multi and outs.dtype.kind not in _FLOAT_KINDS:
+        return _new_tensor(outs, None, 0, True)
+    op.inputs = inputs
+    op.edges = edges
+    if op.save_inputs:
+        op.versions = tuple(t._version[0] for t in inputs)
     if multi:
-        return tuple(_new_tensor(o, None, 0, True) for o in outs)
-    return _new_tensor(outs, None, 0, True)
+        op.n_outputs = len(outs)
+        if op.save_output:
+            op.out_data = outs
+        result = tuple(
+            _new_tensor(o, op, i, False) if o.dtype.kind in _FLOAT_KINDS else
+            _new_tensor(o, None, 0, True) for i, o in enumerate(outs))
+    else:
+        if op.save_output:
+            op.out_data = (outs,)
+        result = _new_tensor(outs, op, 0, False)
+    if retain_all_grads[0]:
+        op.retained = {i: weakref.ref(r) for i, r in
+                       enumerate(result if multi else (result,)) if r._node is op}
+    return result
 
 
 def _xp_of(array):

@@ -1,0 +1,155 @@
+"""Per-op overhead, side by side with PyTorch and PaddlePaddle (when installed), in one run.
+
+Three measurements on 4x4 float32, each as microseconds per iteration, the median of
+repeated timings:
+  (a) one add without gradients;
+  (b) the same add with gradients recorded;
+  (c) a 30-op chain `x = tanh(x * b + a)` repeated 10 times, then `x.sum().backward()`.
+Also the time of `python -c "import <framework>"` (median of fresh processes).
+
+Run: python benchmarks/op_overhead.py [--repeats 7]
+"""
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+
+def _time_per_iter(fn, number, repeats):
+    """Median over `repeats` of the mean time of `number` calls, in microseconds."""
+    fn()
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        samples.append((time.perf_counter() - start) / number * 1e6)
+    return statistics.median(samples)
+
+
+def _cases_dygraph():
+    import dygraph
+
+    a_np = np.random.rand(4, 4).astype(np.float32)
+    x = dygraph.to_tensor(a_np)
+    y = dygraph.to_tensor(a_np)
+    xg = dygraph.to_tensor(a_np, stop_gradient=False)
+    a = dygraph.to_tensor(a_np, stop_gradient=False)
+    b = dygraph.to_tensor(a_np, stop_gradient=False)
+
+    def chain():
+        h = xg
+        for _ in range(10):
+            h = dygraph.tanh(h * b + a)
+        h.sum().backward()
+
+    return {"a": lambda: x + y, "b": lambda: xg + y, "c": chain}
+
+
+def _cases_torch():
+    import torch
+
+    torch.set_num_threads(2)
+    a_np = np.random.rand(4, 4).astype(np.float32)
+    x = torch.tensor(a_np)
+    y = torch.tensor(a_np)
+    xg = torch.tensor(a_np, requires_grad=True)
+    a = torch.tensor(a_np, requires_grad=True)
+    b = torch.tensor(a_np, requires_grad=True)
+
+    def chain():
+        h = xg
+        for _ in range(10):
+            h = torch.tanh(h * b + a)
+        h.sum().backward()
+
+    return {"a": lambda: x + y, "b": lambda: xg + y, "c": chain}
+
+
+def _cases_paddle():
+    import paddle
+
+    a_np = np.random.rand(4, 4).astype(np.float32)
+    x = paddle.to_tensor(a_np)
+    y = paddle.to_tensor(a_np)
+    xg = paddle.to_tensor(a_np, stop_gradient=False)
+    a = paddle.to_tensor(a_np, stop_gradient=False)
+    b = paddle.to_tensor(a_np, stop_gradient=False)
+
+    def chain():
+        h = xg
+        for _ in range(10):
+            h = paddle.tanh(h * b + a)
+        h.sum().backward()
+
+    return {"a": lambda: x + y, "b": lambda: xg + y, "c": chain}
+
+
+def _numpy_forward_chain():
+    a = np.random.rand(4, 4).astype(np.float32)
+    b = a.copy()
+    x = a.copy()
+
+    def chain():
+        h = x
+        for _ in range(10):
+            h = np.tanh(h * b + a)
+        return h.sum()
+
+    return chain
+
+
+def _import_time(module, repeats):
+    samples = []
+    for _ in range(repeats):
+        out = subprocess.run(
+            [sys.executable, "-c",
+             f"import time; t = time.perf_counter(); import {module}; "
+             "print(time.perf_counter() - t)"],
+            capture_output=True, text=True, check=True)
+        samples.append(float(out.stdout.strip().splitlines()[-1]))
+    return statistics.median(samples)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=7)
+    args = parser.parse_args()
+    frameworks = [("dygraph", _cases_dygraph), ("torch", _cases_torch),
+                  ("paddle", _cases_paddle)]
+    numbers = {"a": 20000, "b": 10000, "c": 300}
+    results = {}
+    for name, make in frameworks:
+        try:
+            cases = make()
+        except ImportError:
+            print(f"{name}: not installed, skipped")
+            continue
+        results[name] = {k: _time_per_iter(fn, numbers[k], args.repeats)
+                         for k, fn in cases.items()}
+        results[name]["import"] = _import_time(name, max(3, args.repeats // 2)) * 1e6
+    numpy_chain = _time_per_iter(_numpy_forward_chain(), 2000, args.repeats)
+
+    labels = {"a": "(a) add, no grad [us]", "b": "(b) add, with grad [us]",
+              "c": "(c) 30-op chain + backward [us]", "import": "import time [ms]"}
+    names = list(results)
+    header = f"{'measure':34}" + "".join(f"{n:>12}" for n in names)
+    ratio_cols = [n for n in names if n != "dygraph"]
+    header += "".join(f"{'dy/' + n:>12}" for n in ratio_cols)
+    print(header)
+    for key, label in labels.items():
+        scale = 1e-3 if key == "import" else 1.0
+        row = f"{label:34}" + "".join(f"{results[n][key] * scale:12.2f}" for n in names)
+        if "dygraph" in results:
+            row += "".join(f"{results['dygraph'][key] / results[n][key]:12.2f}"
+                           for n in ratio_cols)
+        print(row)
+    print(f"NumPy alone, forward of the chain: {numpy_chain:.1f} us")
+
+
+if __name__ == "__main__":
+    main()
