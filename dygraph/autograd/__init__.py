@@ -1,8 +1,8 @@
 """Automatic differentiation: backward, grad, PyLayer, grad modes and gradcheck."""
 
 from dygraph.autograd.engine import grad, run_backward
-from dygraph.autograd.gradcheck import gradcheck, gradgradcheck
 from dygraph.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from dygraph.autograd.gradcheck import gradcheck, gradgradcheck
 from dygraph.autograd.pylayer import PyLayer, PyLayerContext
 
 __all__ = ["backward", "grad", "PyLayer", "PyLayerContext", "gradcheck", "gradgradcheck",

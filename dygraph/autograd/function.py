@@ -28,7 +28,7 @@ import weakref
 import numpy as np
 
 from dygraph.autograd import grad_mode
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import forward_error, op_error
 from dygraph.tensor import _new_tensor
 
 _grad_on = grad_mode.state
@@ -37,6 +37,9 @@ _grad_on = grad_mode.state
 retain_all_grads = [False]
 
 _FLOAT_KINDS = frozenset("fc")
+# Errors an array library raises for bad shapes, dtypes or indices; apply re-raises them
+# naming the op, the inputs' shapes and dtypes and the user's line.
+_FORWARD_ERRORS = (ValueError, TypeError, IndexError, np.linalg.LinAlgError)
 
 
 class Op:
@@ -121,21 +124,30 @@ def apply(op, *inputs):
     if n == 1:
         x = inputs[0]
         d = x._data
-        outs = op.forward(np if type(d) is np.ndarray else _xp_of(d), d)
+        try:
+            outs = op.forward(np if type(d) is np.ndarray else _xp_of(d), d)
+        except _FORWARD_ERRORS as exc:
+            raise forward_error(op.name, inputs, exc) from None
         if x._sg or not _grad_on[0] or not op.differentiable:
             return _plain(outs)
         edges = ((x._node, x._idx) if x._node is not None else (None, x),)
     elif n == 2:
         x, y = inputs
         d = x._data
-        outs = op.forward(np if type(d) is np.ndarray else _xp_of(d), d, y._data)
+        try:
+            outs = op.forward(np if type(d) is np.ndarray else _xp_of(d), d, y._data)
+        except _FORWARD_ERRORS as exc:
+            raise forward_error(op.name, inputs, exc) from None
         if (x._sg and y._sg) or not _grad_on[0] or not op.differentiable:
             return _plain(outs)
         edges = (_edge(x), _edge(y))
     else:
         arrays = [t._data for t in inputs]
         xp = (np if not arrays or type(arrays[0]) is np.ndarray else _xp_of(arrays[0]))
-        outs = op.forward(xp, *arrays)
+        try:
+            outs = op.forward(xp, *arrays)
+        except _FORWARD_ERRORS as exc:
+            raise forward_error(op.name, inputs, exc) from None
         if not _grad_on[0] or not op.differentiable or all(t._sg for t in inputs):
             return _plain(outs)
         edges = tuple(_edge(t) for t in inputs)

@@ -19,7 +19,7 @@ __all__ = [
 ]
 
 
-_py_bool = type(True)
+_py_bool = bool
 
 
 class DType:

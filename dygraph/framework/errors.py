@@ -37,4 +37,14 @@ def op_error(op, message, exc_type=ValueError):
         >>> str(op_error('matmul', 'bad'))[:12]
         'matmul: bad '
     """
-    return exc_type(f"{op}: {message} (called at {user_frame()})")
+    err = exc_type(f"{op}: {message} (called at {user_frame()})")
+    err.dygraph_op = op  # marks a message already in this format (see forward_error)
+    return err
+
+
+def forward_error(op_name, inputs, exc):
+    """Re-express an array-library error raised inside an op's forward in our format."""
+    if getattr(exc, "dygraph_op", None):
+        return exc
+    got = ", ".join(describe(t) for t in inputs)
+    return op_error(op_name, f"{exc} (inputs: {got})", type(exc))

@@ -5,6 +5,7 @@ gradient formulas use under create_graph.
 """
 
 from dygraph.autograd.backward_math import register
+from dygraph.ops import common as _common
 from dygraph.ops import (
     compare,
     creation,
@@ -17,7 +18,6 @@ from dygraph.ops import (
     shape,
     unary,
 )
-from dygraph.ops import common as _common
 from dygraph.ops.tensor_methods import attach
 
 FAMILIES = (math, unary, reduction, search, shape, manipulation, indexing, linalg, compare,

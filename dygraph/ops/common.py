@@ -57,13 +57,11 @@ def binary_operands(x, y, op):
     """Two Tensors of one dtype from (Tensor|number|array, Tensor|number|array)."""
     if isinstance(x, Tensor):
         if not isinstance(y, Tensor):
-            if isinstance(y, (int, float, bool, complex)):
-                return x, scalar_operand(y, x)
-            y = as_tensor(y, op)
+            y = (scalar_operand(y, x) if isinstance(y, (int, float, bool, complex))
+                 else as_tensor(y, op))
     elif isinstance(y, Tensor):
-        if isinstance(x, (int, float, bool, complex)):
-            return scalar_operand(x, y), y
-        x = as_tensor(x, op)
+        x = (scalar_operand(x, y) if isinstance(x, (int, float, bool, complex))
+             else as_tensor(x, op))
     else:
         x, y = as_tensor(x, op), as_tensor(y, op)
     dx, dy = x._data.dtype, y._data.dtype
