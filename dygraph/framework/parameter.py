@@ -9,14 +9,23 @@ Example:
 """
 
 import itertools
+import weakref
 
 import numpy as np
 
 from dygraph.tensor import Tensor, _init_from
 
-__all__ = ["Parameter", "unique_name"]
+__all__ = ["Parameter", "unique_name", "live_parameters"]
 
 _counters = {}
+# Every live Parameter: the 1.x `minimize(loss)` without a parameter list updates all
+# trainable parameters that hold a gradient, as Paddle 1.x's tracer did.
+_live_parameters = weakref.WeakSet()
+
+
+def live_parameters():
+    """All Parameters that still exist, in no particular order."""
+    return list(_live_parameters)
 
 
 def unique_name(prefix):
@@ -54,6 +63,7 @@ class Parameter(Tensor):
         self.need_clip = need_clip
         self.is_distributed = False
         self.do_model_average = None
+        _live_parameters.add(self)
 
     @property
     def trainable(self):

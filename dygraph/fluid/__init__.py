@@ -1,0 +1,47 @@
+"""dygraph.fluid: the PaddlePaddle 1.x API (1.4-1.6 DyGraph), written on the 2.x API.
+
+`import dygraph.fluid as fluid` runs code written for `import paddle.fluid as fluid`.
+
+Example:
+    >>> import numpy as np
+    >>> import dygraph.fluid as fluid
+    >>> with fluid.dygraph.guard():
+    ...     ret = fluid.layers.sums([fluid.dygraph.to_variable(np.ones([2, 2], np.float32))
+    ...                              for _ in range(10)])
+    ...     ret.numpy().tolist()
+    [[10.0, 10.0], [10.0, 10.0]]
+"""
+
+import importlib as _importlib
+
+from dygraph.fluid import core, framework, layers
+from dygraph.fluid.framework import (
+    Program,
+    default_main_program,
+    default_startup_program,
+    in_dygraph_mode,
+    program_guard,
+)
+from dygraph.framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace
+from dygraph.tensor import Tensor as Variable
+
+_SUBMODULES = {"dygraph", "optimizer", "initializer", "param_attr", "regularizer", "clip",
+               "io", "contrib", "unique_name"}
+_LAZY_NAMES = {
+    "ParamAttr": ("dygraph.fluid.param_attr", "ParamAttr"),
+    "PyLayer": ("dygraph.fluid.dygraph.pylayer", "PyLayer"),
+    "Layer": ("dygraph.fluid.dygraph.layers", "Layer"),
+}
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        module = _importlib.import_module(f"dygraph.fluid.{name}")
+        globals()[name] = module
+        return module
+    if name in _LAZY_NAMES:
+        module_name, attr = _LAZY_NAMES[name]
+        value = getattr(_importlib.import_module(module_name), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'dygraph.fluid' has no attribute {name!r}")

@@ -1,0 +1,39 @@
+"""fluid.dygraph: the 1.x imperative API (guard, to_variable, Layer and the 1.x layers,
+checkpoints, data parallelism, learning-rate decays)."""
+
+import importlib as _importlib
+
+from dygraph.fluid.dygraph import base
+from dygraph.fluid.dygraph.base import enabled, guard, no_grad, to_variable
+
+# Names that live in modules of this package, loaded on first use.
+_LAZY_NAMES = {
+    "Layer": "layers", "FC": "nn", "Conv2D": "nn", "Pool2D": "nn", "BatchNorm": "nn",
+    "Embedding": "nn", "LayerNorm": "nn", "GRUUnit": "nn", "Linear": "nn",
+    "Conv2DTranspose": "nn", "Dropout": "nn", "Sequential": "container",
+    "LayerList": "container", "ParameterList": "container",
+    "save_persistables": "checkpoint", "load_persistables": "checkpoint",
+    "save_dygraph": "checkpoint", "load_dygraph": "checkpoint",
+    "PyLayer": "pylayer", "DataParallel": "parallel", "prepare_context": "parallel",
+    "ParallelEnv": "parallel",
+    "PiecewiseDecay": "learning_rate_scheduler", "ExponentialDecay": "learning_rate_scheduler",
+    "NoamDecay": "learning_rate_scheduler", "CosineDecay": "learning_rate_scheduler",
+    "NaturalExpDecay": "learning_rate_scheduler",
+    "InverseTimeDecay": "learning_rate_scheduler",
+    "PolynomialDecay": "learning_rate_scheduler",
+}
+_SUBMODULES = {"layers", "nn", "container", "checkpoint", "pylayer", "parallel",
+               "learning_rate_scheduler"}
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        module = _importlib.import_module(f"dygraph.fluid.dygraph.{name}")
+        globals()[name] = module
+        return module
+    if name in _LAZY_NAMES:
+        module = _importlib.import_module(f"dygraph.fluid.dygraph.{_LAZY_NAMES[name]}")
+        value = getattr(module, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'dygraph.fluid.dygraph' has no attribute {name!r}")

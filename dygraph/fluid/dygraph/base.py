@@ -1,0 +1,75 @@
+"""1.x dygraph basics: guard, enabled, to_variable, no_grad.
+
+Inside `guard()` every intermediate result keeps its gradient after backward, because 1.x
+code reads `.gradient()` of intermediate variables (`loss.gradient()` is `[1.]`).
+
+Example:
+    >>> import numpy as np
+    >>> import dygraph.fluid as fluid
+    >>> with fluid.dygraph.guard():
+    ...     x = fluid.dygraph.to_variable(np.ones([2], np.float32))
+    ...     x.stop_gradient
+    False
+"""
+
+import contextlib
+
+import numpy as np
+
+from dygraph.autograd import function as _function
+from dygraph.autograd.grad_mode import no_grad
+from dygraph.framework import place as _place
+from dygraph.tensor import Tensor, to_tensor
+
+__all__ = ["guard", "enabled", "to_variable", "no_grad"]
+
+
+@contextlib.contextmanager
+def guard(place=None):
+    """Run the block in 1.x dygraph mode, optionally on `place` (CPUPlace/CUDAPlace(i)).
+
+    Example:
+        >>> import dygraph.fluid as fluid
+        >>> with fluid.dygraph.guard(fluid.CPUPlace()):
+        ...     fluid.dygraph.enabled()
+        True
+    """
+    previous_place = _place.current_place()
+    previous_retain = _function.retain_all_grads[0]
+    if place is not None:
+        _place.set_device(place)
+    _function.retain_all_grads[0] = True
+    try:
+        yield
+    finally:
+        _function.retain_all_grads[0] = previous_retain
+        _place._current[0] = previous_place
+
+
+def enabled():
+    """True inside `guard()`.
+
+    Example:
+        >>> enabled()
+        False
+    """
+    return _function.retain_all_grads[0]
+
+
+def to_variable(value, name=None, zero_copy=None):
+    """A NumPy array (or Tensor) as a variable that takes part in autograd (1.x:
+    stop_gradient=False for float data; set `.stop_gradient = True` for labels).
+
+    Example:
+        >>> import numpy as np
+        >>> to_variable(np.ones([2], np.float32)).stop_gradient
+        False
+    """
+    if isinstance(value, Tensor):
+        return value
+    if not isinstance(value, np.ndarray):
+        value = np.asarray(value)
+    t = to_tensor(value, stop_gradient=False)
+    if name is not None:
+        t.name = name
+    return t
