@@ -1,1 +1,0 @@
-"""Placeholder: parameter initializers are written here."""
