@@ -1,13 +1,24 @@
 """Elementwise unary math: exp, log, trigonometry, rounding, clip, where, erf...
 
-Float-only ops cast integer inputs to the default float first, as Paddle does.
+Float-only ops cast integer inputs to the default float first, as Paddle does. The
+variants of exp/log/sqrt live in unary_explog.py, the inverse and hyperbolic trigonometry
+in unary_trig.py and erf/erfinv in unary_special.py; this module is the family that
+exports them all.
 """
 
+from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
+from dygraph.framework.errors import op_error
+from dygraph.ops import compare, unary_explog, unary_special, unary_trig
 from dygraph.ops.common import as_tensor, float_operand
+from dygraph.ops.unary_explog import *  # noqa: F401,F403
+from dygraph.ops.unary_special import *  # noqa: F401,F403
+from dygraph.ops.unary_trig import *  # noqa: F401,F403
+from dygraph.tensor import Tensor
 
 __all__ = ["exp", "log", "sqrt", "tanh", "sin", "cos", "abs", "sign", "square", "floor",
-           "ceil", "round", "trunc", "where"]
+           "ceil", "round", "trunc", "where", "clip", "nan_to_num", *unary_explog.__all__,
+           *unary_trig.__all__, *unary_special.__all__]
 NONDIFF = {"sign", "floor", "ceil", "round", "trunc"}
 
 
@@ -90,6 +101,49 @@ class Square(Op):
 
     def backward(self, m, g):
         return (g * 2.0 * self.x(0, m),)
+
+
+class Clip(Op):
+    """Clamp to [low, high] (either may be None); the gradient passes where
+    low <= x <= high, as in Paddle."""
+
+    save_inputs = True
+
+    def __init__(self, low, high):
+        self.low = low
+        self.high = high
+
+    def forward(self, xp, x):
+        if self.low is None and self.high is None:
+            return x.copy()
+        return xp.clip(x, self.low, self.high)
+
+    def backward(self, m, g):
+        x = self.x(0, m)
+        keep = None
+        if self.low is not None:
+            keep = x >= self.low
+        if self.high is not None:
+            below = x <= self.high
+            keep = below if keep is None else keep & below
+        return (g if keep is None else g * keep,)
+
+
+class NanToNum(Op):
+    """nan/+inf/-inf replaced by numbers; the gradient passes only where x was finite."""
+
+    save_inputs = True
+
+    def __init__(self, nan, posinf, neginf):
+        self.nan = nan
+        self.posinf = posinf
+        self.neginf = neginf
+
+    def forward(self, xp, x):
+        return xp.nan_to_num(x, nan=self.nan, posinf=self.posinf, neginf=self.neginf)
+
+    def backward(self, m, g):
+        return (g * m.isfinite(self.x(0, m)),)
 
 
 class _Elementwise(Op):
@@ -192,6 +246,49 @@ def square(x, name=None):
     return apply(Square(), as_tensor(x, "square"))
 
 
+def _clip_bound(value, which, x):
+    """A clip bound as a Python number in x's kind (Paddle casts the bound to x's dtype)."""
+    if value is None:
+        return None
+    if isinstance(value, Tensor):
+        if value._data.size != 1:
+            raise op_error("clip", f"{which} must be a number or a 1-element Tensor, got a "
+                           f"Tensor of shape {list(value._data.shape)}")
+        value = value._data.reshape(-1)[0].item()
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise op_error("clip", f"{which} must be a number or a 1-element Tensor, got "
+                       f"{type(value).__name__}", TypeError)
+    return value if x._data.dtype.kind in "fc" else int(value)
+
+
+def clip(x, min=None, max=None, name=None):  # noqa: A002 - Paddle's argument names
+    """Clamp every value into [min, max]; min/max are numbers, 1-element Tensors or None
+    (no bound). The gradient is passed where min <= x <= max and is zero elsewhere.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.clip(dygraph.to_tensor([-2.0, 0.5, 3.0]), min=-1.0, max=1.0).numpy()
+        array([-1. ,  0.5,  1. ], dtype=float32)
+    """
+    x = as_tensor(x, "clip")
+    low = _clip_bound(min, "min", x)
+    high = _clip_bound(max, "max", x)
+    return apply(Clip(low, high), x)
+
+
+def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
+    """Replace nan by `nan`, +inf by `posinf` and -inf by `neginf`; None means the largest
+    (or lowest) finite value of x's dtype. The gradient passes only at finite values.
+
+    Example:
+        >>> import dygraph
+        >>> t = dygraph.to_tensor([float('nan'), 1.0, float('-inf')])
+        >>> dygraph.nan_to_num(t, neginf=-5.0).numpy()
+        array([ 0.,  1., -5.], dtype=float32)
+    """
+    return apply(NanToNum(nan, posinf, neginf), as_tensor(x, "nan_to_num"))
+
+
 def sign(x, name=None):
     """Elementwise sign: -1, 0 or 1 (no gradient).
 
@@ -291,3 +388,9 @@ def _xp_of(array):
     from dygraph.backend import get_array_module
 
     return get_array_module(array)
+
+
+# Tensor versions of the NumPy names, for gradient formulas under create_graph.
+for _name, _fn in {"clip": clip, "nan_to_num": nan_to_num,
+                   "isfinite": compare.isfinite}.items():
+    register(_name, tensor_fn=_fn)
