@@ -235,7 +235,7 @@ class LayerDict(Layer):
             >>> list(layers)
             ['a']
         """
-        if isinstance(sublayers, Mapping):
+        if isinstance(sublayers, (Mapping, LayerDict)):
             pairs = sublayers.items()
         elif isinstance(sublayers, Iterable):
             pairs = sublayers
