@@ -1,0 +1,14 @@
+"""Vision datasets (`paddle.vision.datasets`): MNIST and FashionMNIST, plus the IDX helpers.
+
+Example:
+    >>> from dygraph.vision.datasets import MNIST
+    >>> len(MNIST(mode='test', sample=True, backend='cv2'))
+    2000
+"""
+
+from dygraph.vision.datasets.download import data_home
+from dygraph.vision.datasets.idx import IDXFormatError, read_idx, write_idx
+from dygraph.vision.datasets.mnist import MNIST, SAMPLE_SIZES, FashionMNIST, mnist_sample_paths
+
+__all__ = ["MNIST", "FashionMNIST", "mnist_sample_paths", "SAMPLE_SIZES", "data_home",
+           "read_idx", "write_idx", "IDXFormatError"]
