@@ -67,7 +67,7 @@ def test_split_sections_forms():
     assert [p.shape for p in parts] == [[2, 2], [2, 2], [2, 1]]
     assert [p.shape for p in D.split(x, D.to_tensor([3, 2]), axis=D.to_tensor(1))] == \
         [[2, 3], [2, 2]]
-    assert [p.shape for p in x.split(2)] == [[1, 5], [1, 5]]
+    assert [p.shape for p in x.split(D.to_tensor(2))] == [[1, 5], [1, 5]]
     assert [p.shape for p in D.chunk(x, 5, axis=1)] == [[2, 1]] * 5
     with pytest.raises(ValueError, match="only one section may be -1"):
         D.split(x, [-1, -1], axis=1)

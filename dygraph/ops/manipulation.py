@@ -6,6 +6,9 @@ Split-type ops are one Op with a tuple forward; their backward joins the gradien
 concatenate, and concat's backward splits in one call, so both stay one NumPy call each way.
 """
 
+import builtins
+from itertools import accumulate
+
 import numpy as np
 
 from dygraph.autograd.backward_math import register
@@ -33,7 +36,7 @@ from dygraph.ops.manipulation_scatter import (
     scatter_nd_add,
 )
 from dygraph.ops.shape import broadcast_to, reshape, transpose
-from dygraph.tensor import _new_tensor
+from dygraph.tensor import Tensor, _new_tensor
 
 __all__ = ["concat", "stack", "split", "chunk", "unbind", "tile", "flip", "roll", "moveaxis",
            "expand_as", "gather", "gather_nd", "index_select", "take_along_axis",
@@ -41,6 +44,8 @@ __all__ = ["concat", "stack", "split", "chunk", "unbind", "tile", "flip", "roll"
            "tril", "triu", "scatter", "scatter_nd_add", "index_add", "put_along_axis",
            "masked_fill", "pad"]
 NONDIFF = set()
+
+_ALL = builtins.slice(None)
 
 
 def _zeros(m, ref, shape):
@@ -60,8 +65,9 @@ class Concat(Op):
         self.axis = axis
 
     def forward(self, xp, *arrays):
-        self.bounds = np.cumsum([a.shape[self.axis] for a in arrays[:-1]]).tolist()
-        return xp.concatenate(arrays, axis=self.axis)
+        ax = self.axis
+        self.bounds = list(accumulate(a.shape[ax] for a in arrays[:-1]))
+        return xp.concatenate(arrays, axis=ax)
 
     def backward(self, m, g):
         return tuple(m.split_at(g, self.bounds, self.axis))
@@ -72,12 +78,12 @@ class Split(Op):
         self.bounds, self.axis = bounds, axis
 
     def forward(self, xp, x):
-        self.shapes = []
-        outs = []
-        for part in xp.split(x, self.bounds, axis=self.axis):
-            self.shapes.append(part.shape)
-            outs.append(part.copy())  # np.split gives views; results must not share memory
-        return tuple(outs)
+        lead = (_ALL,) * self.axis
+        edges = [0, *self.bounds, x.shape[self.axis]]
+        # Copies: a slice is a view, and results must not share memory with x.
+        outs = tuple(x[lead + (builtins.slice(a, b),)].copy() for a, b in zip(edges, edges[1:]))
+        self.shapes = [o.shape for o in outs]
+        return outs
 
     def backward(self, m, *grads):
         return (m.concatenate(_fill_missing(m, grads, self.shapes), axis=self.axis),)
@@ -206,11 +212,12 @@ def split(x, num_or_sections, axis=0, name=None):
     ax = check_axis(axis, nd, "split")
     size = x._data.shape[ax]
     sizes = _section_sizes(num_or_sections, size, ax, x.shape)
-    bounds = np.cumsum(sizes[:-1]).tolist()
-    return list(apply(Split(bounds, ax), x))
+    return list(apply(Split(list(accumulate(sizes[:-1])), ax), x))
 
 
 def _section_sizes(num_or_sections, size, axis, shape):
+    if isinstance(num_or_sections, Tensor) and num_or_sections._data.ndim == 0:
+        num_or_sections = int(num_or_sections)
     if isinstance(num_or_sections, (int, np.integer)):
         num = int(num_or_sections)
         if num <= 0 or size % num:

@@ -89,7 +89,7 @@ def _write_rank(xp, pos):
     first = xp.ones(n, dtype=bool)
     first[1:] = ordered[1:] != ordered[:-1]
     steps = xp.arange(n)
-    group_start = xp.maximum.accumulate(xp.where(first, steps, 0))
+    group_start = steps[first][xp.cumsum(first) - 1]
     rank = xp.empty(n, dtype=steps.dtype)
     rank[order] = steps - group_start
     return rank
