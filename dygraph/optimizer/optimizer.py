@@ -1,0 +1,483 @@
+"""Optimizer: the base class of every update rule in `dygraph.optimizer`.
+
+The base class owns what all algorithms share: the parameter groups, the learning rate (a
+float or an LRScheduler), gradient clipping, weight decay, the per-parameter learning-rate
+multiplier and the accumulator state with its `state_dict`. A subclass declares its
+accumulators and hyper-parameters and writes `_update(param, data, grad, lr, group, acc)`,
+one vectorised NumPy/CuPy update of one parameter, done in place on `data` (the parameter's
+array, or its float32 master copy under multi_precision).
+
+Example:
+    >>> import numpy as np
+    >>> import dygraph
+    >>> from dygraph.framework.parameter import Parameter
+    >>> w = Parameter(np.array([1.0, 2.0], np.float32), name="w")
+    >>> opt = dygraph.optimizer.SGD(learning_rate=0.1, parameters=[w])
+    >>> (w * w).sum().backward()
+    >>> opt.step(); w.numpy()
+    array([0.8, 1.6], dtype=float32)
+"""
+
+import numpy as np
+
+from dygraph.autograd.grad_mode import no_grad
+from dygraph.backend import get_array_module
+from dygraph.framework.errors import op_error
+from dygraph.optimizer.lr import LRScheduler
+from dygraph.regularizer import L2Decay, WeightDecayRegularizer
+from dygraph.tensor import Tensor, _new_tensor
+
+__all__ = ["Optimizer"]
+
+# Host-side accumulators (the powers beta^t) are one-element arrays that stay on the CPU
+# even for GPU parameters, as in Paddle, so reading them never syncs the device.
+_HOST = "host"
+# With multi_precision, float16 parameters are updated through a float32 copy kept here.
+_MASTER = "master_weight"
+
+
+def _number(value, what, owner):
+    if isinstance(value, bool):
+        raise op_error(owner, f"{what} must be a number, got bool", TypeError)
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise op_error(owner, f"{what} must be a float, got {type(value).__name__}",
+                       TypeError) from None
+
+
+class Optimizer:
+    """Base class of the optimizers; use a subclass such as SGD or Adam.
+
+    Args:
+        learning_rate: a float or an `LRScheduler` from `dygraph.optimizer.lr`.
+        parameters: the Tensors to update (stop_gradient=False), or a list of dicts, each a
+            parameter group {'params': [...], 'learning_rate': scale of the base rate,
+            'weight_decay': ..., 'grad_clip': ..., plus algorithm options such as 'beta1'}.
+            `parameter_list` is the 1.x spelling.
+        weight_decay: a float (L2 coefficient), L1Decay or L2Decay; a parameter's own
+            regularizer (from ParamAttr) takes precedence.
+        grad_clip: ClipGradByValue, ClipGradByNorm or ClipGradByGlobalNorm.
+
+    Example:
+        >>> import numpy as np
+        >>> from dygraph.framework.parameter import Parameter
+        >>> from dygraph.optimizer import Adam
+        >>> w = Parameter(np.ones(3, np.float32), name="w")
+        >>> Adam(learning_rate=0.01, parameters=[w]).get_lr()
+        0.01
+    """
+
+    # Subclasses: accumulator names in state_dict order, and algorithm options that a
+    # parameter group may override ({'beta1': attribute name holding the default}).
+    _accumulator_names = ()
+    _group_options = ()
+
+    def __init__(self, learning_rate, parameters=None, weight_decay=None, grad_clip=None,
+                 name=None, *, parameter_list=None):
+        owner = type(self).__name__
+        if parameters is None:
+            parameters = parameter_list
+        if parameters is None:
+            raise op_error(owner, "parameters must be given in dynamic graph mode: pass "
+                           "parameters=model.parameters()", AttributeError)
+        if isinstance(parameters, Tensor) or isinstance(parameters, (set, frozenset)):
+            raise op_error(owner, f"parameters must be a list (or tuple) of Tensors or of "
+                           f"parameter-group dicts, got {type(parameters).__name__}",
+                           TypeError)
+        if isinstance(learning_rate, bool) or not isinstance(
+                learning_rate, (int, float, np.floating, np.integer, LRScheduler, Tensor)):
+            raise op_error(owner, f"learning_rate must be a float or an LRScheduler, got "
+                           f"{type(learning_rate).__name__}", TypeError)
+        if grad_clip is not None and not callable(grad_clip):
+            raise op_error(owner, f"grad_clip must be a ClipGradBy* object, got "
+                           f"{type(grad_clip).__name__}", TypeError)
+        self._learning_rate = learning_rate
+        self._name = name
+        self._multi_precision = False  # subclasses with Paddle's multi_precision set it
+        self._grad_clip = grad_clip
+        self.regularization = self._weight_decay_option(weight_decay, owner)
+        self._param_groups = []
+        self._parameter_list = []
+        self._group_of = {}  # id(param) -> its group
+        self._acc = {}  # id(param) -> {accumulator name: array}
+        self._pending = {}  # loaded state waiting for lazily created accumulators
+        params = list(parameters)
+        if params and all(isinstance(p, dict) for p in params):
+            for group in params:
+                self._add_param_group(dict(group))
+        else:
+            self._add_param_group({"params": params})
+
+    # -- configuration ---------------------------------------------------------------------
+    def _weight_decay_option(self, weight_decay, owner):
+        """Normalise the optimizer-level weight_decay into a regularizer or None."""
+        if weight_decay is None or isinstance(weight_decay, WeightDecayRegularizer):
+            return weight_decay
+        return L2Decay(_number(weight_decay, "weight_decay", owner))
+
+    def _add_param_group(self, group):
+        """Add a parameter group; options it does not set come from the optimizer.
+
+        Example:
+            >>> import numpy as np
+            >>> from dygraph.framework.parameter import Parameter
+            >>> from dygraph.optimizer import SGD
+            >>> a, b = Parameter(np.ones(1), name="a"), Parameter(np.ones(1), name="b")
+            >>> opt = SGD(0.1, parameters=[a])
+            >>> opt._add_param_group({'params': [b], 'learning_rate': 0.5})
+            >>> len(opt._param_groups)
+            2
+        """
+        owner = type(self).__name__
+        if "params" not in group:
+            raise op_error(owner, f"a parameter group needs a 'params' key, got keys "
+                           f"{sorted(group)}", ValueError)
+        params = group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, (set, frozenset)):
+            raise op_error(owner, "a group's 'params' must be a list, not a set (the "
+                           "update order must be deterministic)", TypeError)
+        params = list(params)
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise op_error(owner, f"parameters must be Tensors, got "
+                               f"{type(p).__name__}", TypeError)
+            if id(p) in self._group_of:
+                raise op_error(owner, f"parameter {p.name!r} appears more than once in the "
+                               f"parameter groups", ValueError)
+            self._group_of[id(p)] = group
+        group["params"] = params
+        group["learning_rate"] = _number(group.get("learning_rate", 1.0),
+                                         "a group's learning_rate", owner)
+        if "weight_decay" in group:
+            group["weight_decay"] = self._weight_decay_option(group["weight_decay"], owner)
+        else:
+            group["weight_decay"] = self.regularization
+        group.setdefault("grad_clip", self._grad_clip)
+        for option in self._group_options:
+            group.setdefault(option, getattr(self, "_" + option))
+        self._param_groups.append(group)
+        self._parameter_list.extend(params)
+
+    # -- learning rate ---------------------------------------------------------------------
+    def get_lr(self):
+        """The learning rate of the next step as a float.
+
+        Example:
+            >>> import numpy as np
+            >>> from dygraph.framework.parameter import Parameter
+            >>> from dygraph.optimizer import SGD
+            >>> SGD(0.5, parameters=[Parameter(np.ones(1))]).get_lr()
+            0.5
+        """
+        lr = self._learning_rate
+        if isinstance(lr, LRScheduler):
+            return float(lr())
+        return float(lr)
+
+    def set_lr(self, value):
+        """Set a float learning rate; refused when the rate comes from an LRScheduler.
+
+        Example:
+            >>> import numpy as np
+            >>> from dygraph.framework.parameter import Parameter
+            >>> from dygraph.optimizer import SGD
+            >>> opt = SGD(0.5, parameters=[Parameter(np.ones(1))])
+            >>> opt.set_lr(0.25); opt.get_lr()
+            0.25
+        """
+        if isinstance(self._learning_rate, LRScheduler):
+            raise op_error("set_lr", "the learning rate comes from an LRScheduler; calling "
+                           "set_lr would conflict with it (step the scheduler instead, or "
+                           "use set_lr_scheduler)", RuntimeError)
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)):
+            raise op_error("set_lr", f"value must be a float, got {type(value).__name__}",
+                           TypeError)
+        self._learning_rate = float(value)
+
+    def set_lr_scheduler(self, scheduler):
+        """Replace the learning rate by an LRScheduler.
+
+        Example:
+            >>> import numpy as np
+            >>> from dygraph.framework.parameter import Parameter
+            >>> from dygraph.optimizer import SGD, lr
+            >>> opt = SGD(0.5, parameters=[Parameter(np.ones(1))])
+            >>> opt.set_lr_scheduler(lr.StepDecay(0.1, step_size=2)); opt.get_lr()
+            0.1
+        """
+        if not isinstance(scheduler, LRScheduler):
+            raise op_error("set_lr_scheduler", f"scheduler must be an LRScheduler, got "
+                           f"{type(scheduler).__name__}", TypeError)
+        self._learning_rate = scheduler
+
+    # -- the update ------------------------------------------------------------------------
+    @no_grad()
+    def step(self):
+        """Update every trainable parameter that has a gradient (one optimizer step).
+
+        Example:
+            >>> import numpy as np
+            >>> import dygraph
+            >>> from dygraph.framework.parameter import Parameter
+            >>> w = Parameter(np.array([1.0], np.float32))
+            >>> opt = dygraph.optimizer.SGD(0.5, parameters=[w])
+            >>> (3 * w).sum().backward(); opt.step(); w.numpy()
+            array([-0.5], dtype=float32)
+        """
+        lr = self.get_lr()
+        for group in self._param_groups:
+            pairs = [(p, p._grad) for p in group["params"]
+                     if not p._sg and p._grad is not None]
+            if pairs:
+                self._apply_group(group, pairs, lr)
+
+    def _apply_group(self, group, params_grads, lr):
+        clip = group["grad_clip"]
+        if clip is not None:
+            params_grads = clip(params_grads)
+        group_lr = lr * group["learning_rate"]
+        decay = group["weight_decay"]
+        if not isinstance(decay, WeightDecayRegularizer):
+            decay = None  # AdamW's decoupled coefficient is applied by AdamW itself
+        for param, grad in params_grads:
+            if grad is None:
+                continue
+            acc = self._acc.get(id(param))
+            if acc is None:
+                acc = self._create_accumulators(param)
+            master = acc.get(_MASTER)
+            data = param._data if master is None else master
+            g = self._prepare_grad(grad._data, group)
+            if g.dtype != data.dtype:
+                g = g.astype(data.dtype)
+            regularizer = getattr(param, "regularizer", None) or decay
+            if regularizer is not None:
+                g = regularizer.apply_to_array(data, g, get_array_module(data))
+            attr = getattr(param, "optimize_attr", None)
+            plr = group_lr * attr["learning_rate"] if attr is not None else group_lr
+            self._update(param, data, g, plr, group, acc)
+            if master is not None:
+                param._data[...] = master
+            param._version[0] += 1
+
+    def _prepare_grad(self, grad, group):
+        """Hook on the raw gradient before weight decay (Momentum's rescale_grad)."""
+        return grad
+
+    def _update(self, param, data, grad, lr, group, acc):
+        """Update the array `data` (param._data, or its float32 master copy) in place.
+
+        `grad` is read-only: it may be the user's gradient array.
+        """
+        raise NotImplementedError
+
+    def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
+        """Update the parameters from the gradients `loss.backward()` already computed.
+
+        Returns (optimize_ops, params_grads): no ops in dynamic mode, and the
+        (param, grad) pairs used. `parameters` limits the update to those; `no_grad_set`
+        (Tensors or names) excludes some.
+
+        Example:
+            >>> import numpy as np
+            >>> import dygraph
+            >>> from dygraph.framework.parameter import Parameter
+            >>> w = Parameter(np.array([1.0], np.float32))
+            >>> opt = dygraph.optimizer.SGD(0.5, parameters=[w])
+            >>> loss = (3 * w).sum(); loss.backward()
+            >>> _, pairs = opt.minimize(loss); w.numpy()
+            array([-0.5], dtype=float32)
+        """
+        chosen = self._parameter_list if parameters is None else list(parameters)
+        skip = set()
+        for item in no_grad_set or ():
+            skip.add(item if isinstance(item, str) else id(item))
+        pairs = [(p, p._grad) for p in chosen
+                 if not p._sg and p._grad is not None and id(p) not in skip
+                 and p.name not in skip]
+        self.apply_gradients(pairs)
+        return [], pairs
+
+    def apply_gradients(self, params_grads):
+        """Run clipping, weight decay and the update on given (param, grad) pairs.
+
+        Example:
+            >>> import numpy as np
+            >>> import dygraph
+            >>> from dygraph.framework.parameter import Parameter
+            >>> w = Parameter(np.array([1.0], np.float32))
+            >>> opt = dygraph.optimizer.SGD(0.5, parameters=[w])
+            >>> opt.apply_gradients([(w, dygraph.to_tensor([2.0]))]); w.numpy()
+            array([0.], dtype=float32)
+        """
+        by_group = {}
+        for param, grad in params_grads:
+            group = self._group_of.get(id(param))
+            if group is None:
+                raise op_error(type(self).__name__, f"parameter {param.name!r} is not "
+                               f"one this optimizer updates", ValueError)
+            by_group.setdefault(id(group), (group, []))[1].append((param, grad))
+        lr = self.get_lr()
+        with no_grad():
+            for group, pairs in by_group.values():
+                self._apply_group(group, pairs, lr)
+
+    def clear_grad(self, set_to_zero=True):
+        """Zero (default) or drop the gradients of the optimizer's parameters.
+
+        Example:
+            >>> import numpy as np
+            >>> import dygraph
+            >>> from dygraph.framework.parameter import Parameter
+            >>> w = Parameter(np.array([1.0], np.float32))
+            >>> opt = dygraph.optimizer.SGD(0.5, parameters=[w])
+            >>> (3 * w).sum().backward(); opt.clear_grad(); w.grad.numpy()
+            array([0.], dtype=float32)
+        """
+        for p in self._parameter_list:
+            if not p._sg:
+                p.clear_grad(set_to_zero)
+
+    clear_gradients = clear_grad  # the 1.x name
+
+    # -- accumulators and state ------------------------------------------------------------
+    def _accumulator_specs(self, param, group):
+        """{name: (fill value, 'like' for the parameter's shape or _HOST for [1] on host)}."""
+        return {}
+
+    def _create_accumulators(self, param):
+        data = param._data
+        xp = get_array_module(data)
+        dtype = data.dtype
+        acc = {}
+        if self._multi_precision and dtype.kind == "f" and dtype.itemsize < 4:
+            dtype = np.dtype(np.float32)
+            acc[_MASTER] = self._loaded_or(param, _MASTER, data.astype(dtype))
+        for acc_name, (fill, kind) in self._accumulator_specs(
+                param, self._group_of[id(param)]).items():
+            if kind == _HOST:
+                value = np.full((1,), fill, dtype=dtype)
+            else:
+                value = xp.full(data.shape, fill, dtype=dtype)
+            acc[acc_name] = self._loaded_or(param, acc_name, value)
+        self._acc[id(param)] = acc
+        return acc
+
+    def _loaded_or(self, param, acc_name, value):
+        """`value`, overwritten by the loaded state for this accumulator if there is one."""
+        key = self._state_key(param, acc_name)
+        loaded = self._pending.pop(key, None)
+        if loaded is not None:
+            self._assign(value, loaded, key)
+        return value
+
+    @staticmethod
+    def _state_key(param, acc_name):
+        return f"{param.name}_{acc_name}_0"
+
+    @staticmethod
+    def _assign(target, value, key):
+        src = value._data if isinstance(value, Tensor) else value
+        src_shape = tuple(getattr(src, "shape", np.shape(src)))
+        if src_shape != tuple(target.shape):
+            raise op_error("set_state_dict", f"state {key!r} has shape {list(src_shape)}, "
+                           f"the optimizer expects {list(target.shape)}")
+        xp = get_array_module(target)
+        if xp is np:
+            from dygraph.backend import as_numpy
+
+            target[...] = as_numpy(src)
+        else:
+            target[...] = xp.asarray(src)
+
+    def _check_loaded_names(self, state):
+        """Refuse accumulator state saved for parameters none of which are ours."""
+        suffixes = tuple(f"_{name}_0" for name in self._accumulator_names)
+        found = [key for key in state if isinstance(key, str) and key.endswith(suffixes)]
+        if not found:
+            return
+        ours = {self._state_key(p, name) for p in self._parameter_list
+                for name in self._accumulator_names}
+        if not ours.intersection(found):
+            raise op_error("set_state_dict", f"the state holds {type(self).__name__} "
+                           f"accumulators for other parameters (e.g. {found[0]!r}); this "
+                           f"optimizer's parameters are named "
+                           f"{[p.name for p in self._parameter_list[:4]]}...", ValueError)
+
+    def state_dict(self):
+        """Accumulators as Tensors keyed '<param name>_<accumulator>_0', plus
+        'LR_Scheduler' (the scheduler's state) when the learning rate is a scheduler.
+
+        Example:
+            >>> import numpy as np
+            >>> import dygraph
+            >>> from dygraph.framework.parameter import Parameter
+            >>> w = Parameter(np.array([1.0], np.float32), name="w")
+            >>> opt = dygraph.optimizer.Momentum(0.1, parameters=[w])
+            >>> (3 * w).sum().backward(); opt.step()
+            >>> sorted(opt.state_dict())
+            ['w_velocity_0']
+        """
+        state = {}
+        for param in self._parameter_list:
+            acc = self._acc.get(id(param))
+            if acc is None:
+                continue
+            for acc_name, value in acc.items():
+                key = self._state_key(param, acc_name)
+                if key in state:
+                    raise op_error("state_dict", f"two parameters share the name "
+                                   f"{param.name!r}, so their optimizer state would "
+                                   f"collide; give them distinct names")
+                tensor = _new_tensor(value, None, 0, True)
+                tensor.name = key
+                if acc_name == _MASTER:  # Paddle keeps master weights in a sub-dict
+                    state.setdefault("master_weights", {})[param.name] = tensor
+                else:
+                    state[key] = tensor
+        if isinstance(self._learning_rate, LRScheduler):
+            state["LR_Scheduler"] = self._learning_rate.state_dict()
+        return state
+
+    def set_state_dict(self, state_dict):
+        """Load what `state_dict()` returned (also after dygraph.save/dygraph.load).
+
+        Loading replaces the whole accumulator state: a parameter without an entry starts
+        from fresh accumulators at its next step.
+
+        Example:
+            >>> import numpy as np
+            >>> import dygraph
+            >>> from dygraph.framework.parameter import Parameter
+            >>> w = Parameter(np.array([1.0], np.float32), name="w")
+            >>> opt = dygraph.optimizer.Momentum(0.1, parameters=[w])
+            >>> opt.set_state_dict({'w_velocity_0': np.array([2.0], np.float32)})
+            >>> (3 * w).sum().backward(); opt.step(); w.numpy()
+            array([0.52], dtype=float32)
+        """
+        if not isinstance(state_dict, dict):
+            raise op_error("set_state_dict", f"expected a dict, got "
+                           f"{type(state_dict).__name__}", TypeError)
+        state = dict(state_dict)
+        scheduler_state = state.pop("LR_Scheduler", None)
+        if isinstance(self._learning_rate, LRScheduler) and scheduler_state is not None:
+            self._learning_rate.set_state_dict(scheduler_state)
+        for name, value in (state.pop("master_weights", None) or {}).items():
+            state[f"{name}_{_MASTER}_0"] = value
+        self._check_loaded_names(state)
+        # A parameter with no saved entry had no state when it was saved, so it starts
+        # fresh, as it would have in the uninterrupted run: drop what it has now. The rest
+        # of the state fills accumulators when the first step creates them.
+        self._acc.clear()
+        self._pending = state
+        for param in self._parameter_list:
+            if any(self._state_key(param, name) in state
+                   for name in (*self._accumulator_names, _MASTER)):
+                self._create_accumulators(param)
+
+    set_dict = set_state_dict  # the 1.x name
+
+    load_state_dict = set_state_dict
