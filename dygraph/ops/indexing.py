@@ -38,7 +38,10 @@ class GetItem(Op):
     def forward(self, xp, x):
         self.in_shape, self.in_dtype = x.shape, x.dtype
         out = x[self.index]
-        return out.copy() if isinstance(out, type(x)) else xp.asarray(out)
+        if not isinstance(out, type(x)):
+            return xp.asarray(out)
+        # Basic slicing gives a view: copy so later in-place changes stay apart.
+        return out.copy() if xp.may_share_memory(out, x) else out
 
     def backward(self, m, g):
         return (m.index_put_zeros(self.in_shape, self.in_dtype, self.index, g),)

@@ -151,9 +151,10 @@ def attach(families):
     T.is_floating_point = lambda self: _dt.is_floating(self._data.dtype)
     for name in ("add", "subtract", "multiply", "divide", "scale", "pow", "exp", "sqrt",
                  "tanh", "clip", "abs", "square", "floor", "ceil", "round", "reshape",
-                 "squeeze", "unsqueeze", "flatten", "sigmoid", "relu", "remainder",
-                 "reciprocal", "rsqrt", "log", "sin", "cos", "neg", "lerp", "uniform",
-                 "masked_fill", "transpose", "cast"):
+                 "squeeze", "unsqueeze", "flatten", "remainder", "reciprocal", "rsqrt",
+                 "log", "sin", "cos", "neg", "lerp", "masked_fill", "transpose", "cast",
+                 "index_add", "put_along_axis", "scatter", "exponential", "erf", "expm1",
+                 "log1p", "trunc", "tril", "triu", "flip", "nan_to_num"):
         if name in ops and not hasattr(T, name + "_"):
             setattr(T, name + "_", make_inplace(name + "_", ops[name]))
     return ops
