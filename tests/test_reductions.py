@@ -1,0 +1,159 @@
+"""Behaviour of the reductions beyond the spec table: ties, zeros, dtypes, NaN, the
+non-differentiable reductions against NumPy, and errors."""
+
+import numpy as np
+import pytest
+
+import dygraph as D
+from dygraph.ops.statistic import norm
+
+RNG = np.random.default_rng(3)
+X = RNG.standard_normal((3, 4, 5))
+
+
+def t(a, **kw):
+    return D.to_tensor(a, **kw)
+
+
+def grad_of(fn, data):
+    x = t(data, dtype="float64", stop_gradient=False)
+    fn(x).sum().backward()
+    return x.grad.numpy()
+
+
+# -- ties: max/min give every tie the full gradient, amax/amin split it -------------------
+
+TIES = [[0.1, 0.9, 0.9, 0.9], [0.9, 0.9, 0.6, 0.7]]
+
+
+def test_max_gives_each_tie_the_full_gradient_and_amax_splits_it():
+    np.testing.assert_allclose(grad_of(D.max, TIES), [[0, 1, 1, 1], [1, 1, 0, 0]])
+    np.testing.assert_allclose(grad_of(D.amax, TIES), [[0, .2, .2, .2], [.2, .2, 0, 0]])
+    np.testing.assert_allclose(grad_of(lambda x: D.amax(x, axis=0), TIES),
+                               [[0, .5, 1, 1], [1, .5, 0, 0]])
+    low = -np.asarray(TIES)
+    np.testing.assert_allclose(grad_of(lambda x: D.min(x, axis=1), low),
+                               [[0, 1, 1, 1], [1, 1, 0, 0]])
+    np.testing.assert_allclose(grad_of(lambda x: D.amin(x, axis=1), low),
+                               [[0, 1 / 3, 1 / 3, 1 / 3], [.5, .5, 0, 0]])
+
+
+def test_full_reductions_are_0d_and_keepdim_keeps_ones():
+    for fn in (D.max, D.amin, D.prod, D.var, D.std, D.logsumexp, norm, D.median):
+        assert fn(t(X)).shape == []
+        assert fn(t(X), keepdim=True).shape == [1, 1, 1]
+    out = D.sum(t(X))
+    out.zero_()  # a full reduction holds a real 0-D array, writable in place
+    assert float(out) == 0.0
+
+
+# -- zeros: prod and cumprod gradients stay exact -------------------------------------------
+
+def test_prod_gradient_with_zeros():
+    np.testing.assert_allclose(grad_of(D.prod, [2.0, 0.0, 3.0]), [0.0, 6.0, 0.0])
+    np.testing.assert_allclose(grad_of(D.prod, [2.0, 0.0, 0.0]), [0.0, 0.0, 0.0])
+    np.testing.assert_allclose(grad_of(lambda x: D.prod(x, axis=1), [[2.0, 0.0], [3.0, 4.0]]),
+                               [[0.0, 2.0], [4.0, 3.0]])
+
+
+def test_cumprod_gradient_with_zeros():
+    # y = [2, 0, 0, 0]: dy/dx summed over outputs.
+    x = [2.0, 0.0, 3.0, 4.0]
+    # d(sum y)/dx0 = 1; dx1 = 2 + 2*3 + 2*3*4 = 32; dx2 = dx3 = 0 (a zero before them).
+    np.testing.assert_allclose(grad_of(lambda v: D.cumprod(v, dim=0), x), [1, 32, 0, 0])
+
+
+# -- dtypes ---------------------------------------------------------------------------
+
+def test_integer_and_bool_dtype_rules():
+    i32 = t(np.array([[1, 2], [3, 4]], np.int32))
+    assert D.max(i32).dtype == D.int32
+    assert D.prod(i32, axis=0).dtype == D.int32
+    assert D.cumsum(i32, axis=1).dtype == D.int32
+    assert D.cumsum(t([True, True, False])).tolist() == [1, 2, 2]
+    assert D.cumsum(t([True, True, False])).dtype == D.int64
+    assert D.cumsum(i32, dtype="float64").dtype == D.float64
+    assert D.median(i32).dtype == D.float32 and float(D.median(i32)) == 2.5
+    assert D.var(i32).dtype == D.float32
+    assert D.quantile(t(X), 0.5).dtype == D.float64
+    assert D.all(t([1, 0])).dtype == D.bool
+    assert D.count_nonzero(t([1.0, 0.0])).dtype == D.int64
+
+
+# -- NaN -------------------------------------------------------------------------------
+
+def test_median_and_quantile_give_nan_for_lines_with_nan():
+    data = np.array([[1.0, np.nan, 2.0], [3.0, 1.0, 2.0]])
+    np.testing.assert_array_equal(D.median(t(data), axis=1).numpy(), [np.nan, 2.0])
+    np.testing.assert_array_equal(D.quantile(t(data), [0.0, 1.0], axis=1).numpy(),
+                                  [[np.nan, 1.0], [np.nan, 3.0]])
+
+
+def test_logsumexp_does_not_overflow():
+    out = D.logsumexp(t([[1000.0, 1000.0], [-1000.0, -1000.0]]), axis=1)
+    np.testing.assert_allclose(out.numpy(), [1000 + np.log(2), -1000 + np.log(2)], rtol=1e-6)
+
+
+# -- the reductions without gradients, against NumPy ----------------------------------------
+
+@pytest.mark.parametrize("axis", [None, 0, 2, -1])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_argmax_argmin_match_numpy(axis, keepdim):
+    got = D.argmax(t(X), axis=axis, keepdim=keepdim)
+    np.testing.assert_array_equal(got.numpy(), np.argmax(X, axis=axis, keepdims=keepdim))
+    assert got.dtype == D.int64 and got.stop_gradient
+    got = D.argmin(t(X), axis=axis, keepdim=keepdim, dtype="int32")
+    np.testing.assert_array_equal(got.numpy(), np.argmin(X, axis=axis, keepdims=keepdim))
+    assert got.dtype == D.int32
+
+
+def test_argmax_takes_the_first_of_equal_maxima():
+    assert int(D.argmax(t([1, 5, 5, 2]))) == 1
+    assert t([[3.0, 1.0], [0.0, 4.0]]).argmax(axis=1).tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("axis", [None, 1, [0, 2]])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_all_any_count_nonzero_match_numpy(axis, keepdim):
+    data = RNG.integers(0, 2, (3, 4, 5))
+    np_axis = tuple(axis) if isinstance(axis, list) else axis
+    for fn, ref in ((D.all, np.all), (D.any, np.any)):
+        got = fn(t(data.astype(bool)), axis=axis, keepdim=keepdim)
+        np.testing.assert_array_equal(got.numpy(), ref(data, axis=np_axis, keepdims=keepdim))
+    got = D.count_nonzero(t(data), axis=axis, keepdim=keepdim)
+    np.testing.assert_array_equal(got.numpy(),
+                                  np.count_nonzero(data, axis=np_axis, keepdims=keepdim))
+
+
+def test_tensor_methods():
+    x = t(X)
+    np.testing.assert_allclose(x.max(axis=1).numpy(), X.max(1))
+    np.testing.assert_allclose(x.cumsum(axis=0).numpy(), X.cumsum(0))
+    assert bool(t([True, True]).all())
+
+
+# -- errors ----------------------------------------------------------------------------
+
+def test_errors_name_what_was_wrong():
+    with pytest.raises(ValueError, match=r"axis 3 is out of range.*3 dimension"):
+        D.max(t(X), axis=3)
+    with pytest.raises(ValueError, match=r"length 0.*\[2, 0\]"):
+        D.max(t(np.zeros((2, 0))), axis=1)
+    with pytest.raises(TypeError, match="int32 or int64"):
+        D.argmax(t(X), dtype="float32")
+    with pytest.raises(ValueError, match="axis 5"):
+        D.argmin(t(X), axis=5)
+    with pytest.raises(ValueError, match="'nuc' is not supported"):
+        norm(t(X), p="nuc")
+    with pytest.raises(ValueError, match="-1"):
+        norm(t(X), p=-1)
+    with pytest.raises(ValueError, match="one or two ints"):
+        norm(t(X), axis=[0, 1, 2])
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        D.quantile(t(X), 1.5)
+    with pytest.raises(ValueError, match="interpolation"):
+        D.quantile(t(X), 0.5, interpolation="cubic")
+    with pytest.raises(TypeError, match="int or None"):
+        D.median(t(X), axis=[0, 1])
+    with pytest.raises(ValueError, match="axis 2 is out of range"):
+        D.cumsum(t([[1.0]]), axis=2)
