@@ -1,4 +1,4 @@
-"""Products and contractions: matmul, bmm, mm, dot, outer, einsum, t, cross, kron, trace.
+"""Products and contractions: matmul, bmm, mm, mv, dot, outer, einsum, t, cross, kron, trace.
 
 Decompositions, inverses and norms live in `dygraph.linalg`, which loads on first use.
 """
