@@ -63,6 +63,16 @@ def test_cumprod_gradient_with_zeros():
     np.testing.assert_allclose(grad_of(lambda v: D.cumprod(v, dim=0), x), [1, 32, 0, 0])
 
 
+@pytest.mark.parametrize("fn", [lambda x: D.prod(x, axis=1), lambda x: D.cumprod(x, dim=1)])
+def test_zero_aware_gradients_agree_under_create_graph(fn):
+    data = np.array([[0.5, 0.0, -1.5, 2.0], [0.0, 0.3, 0.0, -0.4], [1.2, -0.7, 0.9, 1.1]])
+    x = t(data, stop_gradient=False)
+    plain, = D.grad([fn(x).sum()], [x])
+    graphed, = D.grad([fn(x).sum()], [x], create_graph=True)
+    np.testing.assert_allclose(graphed.numpy(), plain.numpy())
+    assert not graphed.stop_gradient
+
+
 # -- dtypes ---------------------------------------------------------------------------
 
 def test_integer_and_bool_dtype_rules():
