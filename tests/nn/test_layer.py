@@ -1,6 +1,7 @@
 """Layer: registration, naming, state dicts, modes, hooks, repr, conversion and training."""
 
 import copy
+import pickle
 import warnings
 
 import numpy as np
@@ -46,7 +47,8 @@ def test_assignment_registers_parameters_sublayers_and_buffers():
     assert list(net._parameters) == []
     assert list(net._sub_layers) == ["fc1", "fc2"]
     assert list(net._buffers) == ["steps"]
-    assert "fc1" not in net.__dict__ and "weight" not in net.fc1.__dict__
+    # Members are mirrored into __dict__ so reading them is a plain attribute lookup.
+    assert net.__dict__["fc1"] is net._sub_layers["fc1"]
     assert isinstance(net.fc1.weight, Parameter) and net.fc1.weight.stop_gradient is False
     names = [name for name, _ in net.named_parameters()]
     assert names == ["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"]
@@ -80,7 +82,44 @@ def test_deleting_and_reassigning_attributes():
     # A Layer replacing a plain attribute of the same name moves it into _sub_layers.
     net.helper = 1
     net.helper = Affine(1, 1)
-    assert "helper" in net._sub_layers and "helper" not in net.__dict__
+    assert net.helper is net._sub_layers["helper"]
+    del net.helper
+    assert not hasattr(net, "helper")
+
+
+def test_stores_written_directly_keep_attributes_in_step():
+    class WithDefault(nn.Layer):
+        bias = None  # a class-level default must not hide a registered parameter
+
+        def __init__(self):
+            super().__init__()
+            self.bias = self.create_parameter([1], is_bias=True)
+
+    layer = WithDefault()
+    assert layer.bias is layer._parameters["bias"]
+    other = layer.create_parameter([1])
+    layer._parameters["bias"] = other
+    assert layer.bias is other
+    del layer._parameters["bias"]
+    assert layer.bias is None  # the class default shows again
+    layer._parameters.update(extra=other)
+    assert layer.extra is other
+    assert layer._parameters.pop("extra") is other and not hasattr(layer, "extra")
+    layer._sub_layers = {"child": nn.Layer()}
+    assert layer.child is layer._sub_layers["child"]
+    layer._sub_layers.clear()
+    assert not hasattr(layer, "child")
+
+
+def test_copies_and_pickles_have_their_own_members():
+    net = TwoLayer()
+    for clone in (copy.copy(net), copy.deepcopy(net), pickle.loads(pickle.dumps(net))):
+        clone.fc3 = Affine(1, 1)
+        assert "fc3" not in net._sub_layers and not hasattr(net, "fc3")
+        clone.fc1.extra = clone.fc1.create_parameter([1])
+        assert clone.fc1.extra is clone.fc1._parameters["extra"]
+        del clone.fc3
+        assert not hasattr(clone, "fc3")
 
 
 def test_registration_before_init_and_bad_names():

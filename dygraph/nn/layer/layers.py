@@ -2,8 +2,9 @@
 
 Assigning a Parameter, a Layer or a Tensor to an attribute registers it (a plain Tensor
 becomes a non-persistable buffer, as in Paddle); `register_buffer` adds persistable
-buffers. They live in `_parameters`, `_sub_layers` and `_buffers`, and `__getattr__` (which
-Python calls only for names missing from the instance) finds them there.
+buffers. They live in `_parameters`, `_sub_layers` and `_buffers` (MemberDicts that also
+mirror them into the instance __dict__, so reading `self.weight` costs a plain attribute
+read).
 
 Example:
     >>> import dygraph
@@ -23,6 +24,7 @@ import re
 
 from dygraph.framework import dtype as _dt
 from dygraph.framework.parameter import Parameter, unique_name
+from dygraph.nn.layer.layer_members import LayerTreeMixin, MemberDict
 from dygraph.nn.layer.layer_state import LayerStateMixin
 from dygraph.nn.param_attr import make_parameter
 from dygraph.tensor import Tensor
@@ -33,6 +35,7 @@ _CASE_BREAK = re.compile(r"(?<=.)(?=[A-Z][a-z])|(?<=[a-z])(?=[A-Z])")
 # Full names of every Layer made so far: a name_scope equal to one of them is a parent's
 # full_name(), so the child's name nests under it ('mnist_0/simple_img_conv_pool_0').
 _FULL_NAMES = set()
+_STORES = ("_parameters", "_sub_layers", "_buffers")
 
 
 def _snake_case(name):
@@ -66,7 +69,7 @@ class HookRemoveHelper:
         self._hooks.pop(self._hook_id, None)
 
 
-class Layer(LayerStateMixin):
+class Layer(LayerTreeMixin, LayerStateMixin):
     """Base class of layers and models: subclass it, create parameters and sublayers in
     `__init__`, and compute in `forward`; calling the layer runs hooks and `forward`.
 
@@ -88,15 +91,16 @@ class Layer(LayerStateMixin):
             scope = f"{name_scope}/{scope}" if name_scope in _FULL_NAMES else name_scope
         full_name = unique_name(scope)
         _FULL_NAMES.add(full_name)
+        if dtype is None:
+            dtype = _dt.get_default_dtype()
         # Written to __dict__ directly: __setattr__ needs these stores to exist already.
-        self.__dict__.update(
-            training=True, _full_name=full_name, _dtype=_dt.convert_dtype(dtype).name,
-            _built=False, _parameters=collections.OrderedDict(),
-            _buffers=collections.OrderedDict(), _non_persistable_buffer_names_set=set(),
-            _sub_layers=collections.OrderedDict(), _loaddict_holder={},
-            _forward_pre_hooks=collections.OrderedDict(),
-            _forward_post_hooks=collections.OrderedDict(),
-            _state_dict_hooks=collections.OrderedDict())
+        d = self.__dict__
+        d.update(training=True, _full_name=full_name, _dtype=_dt.convert_dtype(dtype).name,
+                 _built=False, _non_persistable_buffer_names_set=set(), _loaddict_holder={},
+                 _forward_pre_hooks=collections.OrderedDict(),
+                 _forward_post_hooks=collections.OrderedDict())
+        for store in _STORES:
+            d[store] = MemberDict(d)
 
     # -- calling ---------------------------------------------------------------------------
     def __call__(self, *inputs, **kwargs):
@@ -329,11 +333,14 @@ class Layer(LayerStateMixin):
 
     def __setattr__(self, name, value):
         d = self.__dict__
+        if name in _STORES and d.get(name) is not None:
+            self._replace_store(name, value)
+            return
         params = d.get("_parameters")
         if isinstance(value, Parameter):
             if params is None:
                 raise ValueError("call super().__init__() before assigning parameters")
-            self._forget(name, d, self._buffers, self._sub_layers)
+            self._forget(name, self._buffers, self._sub_layers)
             self._adopt_loaded(name, value)
             params[name] = value
             return
@@ -347,7 +354,7 @@ class Layer(LayerStateMixin):
         if isinstance(value, Layer):
             if layers is None:
                 raise ValueError("call super().__init__() before assigning sublayers")
-            self._forget(name, d, params, self._buffers)
+            self._forget(name, params, self._buffers)
             layers[name] = value
             return
         if layers is not None and name in layers:
@@ -360,7 +367,7 @@ class Layer(LayerStateMixin):
         if isinstance(value, Tensor):
             if buffers is None:
                 raise ValueError("call super().__init__() before assigning tensors")
-            self._forget(name, d, params, layers)
+            self._forget(name, params, layers)
             if name not in buffers:
                 # Only register_buffer makes persistable buffers, as in Paddle.
                 self._non_persistable_buffer_names_set.add(name)
@@ -380,17 +387,19 @@ class Layer(LayerStateMixin):
                 del store[name]
         self._non_persistable_buffer_names_set.discard(name)
 
-    def __getattr__(self, name):
-        d = self.__dict__
-        for store in ("_parameters", "_sub_layers", "_buffers"):
-            values = d.get(store)
-            if values is not None and name in values:
-                return values[name]
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+    def _replace_store(self, name, members):
+        # Code that rebuilds a store (`self._sub_layers = OrderedDict(...)`) gets a mirrored
+        # one, and the names the old store mirrored leave __dict__.
+        old = self.__dict__[name]
+        if members is old:
+            return
+        items = list(members.items())
+        old.clear()
+        self.__dict__[name] = MemberDict(self.__dict__, items)
 
     def __delattr__(self, name):
         d = self.__dict__
-        for store in ("_parameters", "_sub_layers", "_buffers"):
+        for store in _STORES:
             values = d.get(store)
             if values is not None and name in values:
                 del values[name]
@@ -398,134 +407,14 @@ class Layer(LayerStateMixin):
                 return
         object.__delattr__(self, name)
 
-    def __dir__(self):
-        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._sub_layers)
-                      | set(self._buffers))
-
-    # -- inspection ------------------------------------------------------------------------
-    def named_sublayers(self, prefix="", include_self=False, layers_set=None):
-        """Yield (structured name, layer) for every sublayer, each layer once.
-
-        Example:
-            >>> from dygraph.nn import Sequential
-            >>> net = Sequential(Sequential(Layer()))
-            >>> [name for name, _ in net.named_sublayers()]
-            ['0', '0.0']
-        """
-        if layers_set is None:
-            layers_set = set()
-        if include_self and id(self) not in layers_set:
-            layers_set.add(id(self))
-            yield prefix, self
-        for key, layer in self._sub_layers.items():
-            if layer is None:
-                continue
-            layer_prefix = f"{prefix}.{key}" if prefix else key
-            yield from layer.named_sublayers(layer_prefix, True, layers_set)
-
-    def sublayers(self, include_self=False):
-        """All sublayers (recursively) as a list.
-
-        Example:
-            >>> from dygraph.nn import Sequential
-            >>> len(Sequential(Layer(), Layer()).sublayers())
-            2
-        """
-        return [layer for _, layer in self.named_sublayers(include_self=include_self)]
-
-    def named_children(self):
-        """Yield (name, layer) for the direct sublayers.
-
-        Example:
-            >>> from dygraph.nn import Sequential
-            >>> [name for name, _ in Sequential(Layer()).named_children()]
-            ['0']
-        """
-        seen = set()
-        for name, layer in self._sub_layers.items():
-            if layer is not None and id(layer) not in seen:
-                seen.add(id(layer))
-                yield name, layer
-
-    def children(self):
-        """Yield the direct sublayers.
-
-        Example:
-            >>> from dygraph.nn import Sequential
-            >>> len(list(Sequential(Layer()).children()))
-            1
-        """
-        for _, layer in self.named_children():
-            yield layer
-
-    def _named_members(self, store, prefix, include_sublayers):
-        layers = (self.named_sublayers(prefix=prefix, include_self=True) if include_sublayers
-                  else [(prefix, self)])
-        seen = set()
-        for layer_prefix, layer in layers:
-            for key, value in getattr(layer, store).items():
-                if value is None or id(value) in seen:
-                    continue
-                seen.add(id(value))
-                yield (f"{layer_prefix}.{key}" if layer_prefix else key), value
-
-    def named_parameters(self, prefix="", include_sublayers=True):
-        """Yield (structured name, parameter), each parameter once.
-
-        Example:
-            >>> layer = Layer()
-            >>> layer.w = layer.create_parameter([1])
-            >>> [name for name, _ in layer.named_parameters(prefix='net')]
-            ['net.w']
-        """
-        return self._named_members("_parameters", prefix, include_sublayers)
-
-    def parameters(self, include_sublayers=True):
-        """All parameters as a list (what an optimizer takes).
-
-        Example:
-            >>> layer = Layer()
-            >>> layer.w = layer.create_parameter([1])
-            >>> len(layer.parameters())
-            1
-        """
-        return [p for _, p in self.named_parameters(include_sublayers=include_sublayers)]
-
-    def named_buffers(self, prefix="", include_sublayers=True):
-        """Yield (structured name, buffer), persistable or not.
-
-        Example:
-            >>> import dygraph
-            >>> layer = Layer()
-            >>> layer.register_buffer('count', dygraph.zeros([1]), persistable=False)
-            >>> [name for name, _ in layer.named_buffers()]
-            ['count']
-        """
-        return self._named_members("_buffers", prefix, include_sublayers)
-
-    def buffers(self, include_sublayers=True):
-        """All buffers as a list.
-
-        Example:
-            >>> len(Layer().buffers())
-            0
-        """
-        return [b for _, b in self.named_buffers(include_sublayers=include_sublayers)]
-
-    def apply(self, fn):
-        """Call `fn(layer)` on every sublayer (children first), then on self; returns self.
-
-        Example:
-            >>> from dygraph.nn import Sequential
-            >>> seen = []
-            >>> _ = Sequential(Layer()).apply(lambda l: seen.append(type(l).__name__))
-            >>> seen
-            ['Layer', 'Sequential']
-        """
-        for layer in self.children():
-            layer.apply(fn)
-        fn(self)
-        return self
+    def __setstate__(self, state):
+        # Copies and unpickled layers get their own stores mirroring into their own __dict__
+        # (a shallow copy would otherwise write into the original's).
+        d = self.__dict__
+        d.update(state)
+        for store in _STORES:
+            if d.get(store) is not None:
+                d[store] = MemberDict(d, list(d[store].items()))
 
     def clear_gradients(self, set_to_zero=True):
         """Reset the gradients of all trainable parameters: zero them (default) or drop them.
