@@ -21,12 +21,10 @@ from dygraph.ops.reduce_base import (
     reduced_count,
     unreduce,
 )
-from dygraph.ops.statistic import logsumexp, median, quantile, std, var
+from dygraph.ops.statistic import logsumexp, median, norm, quantile, std, var
 from dygraph.tensor import Tensor, _new_tensor
 
-# `norm` (ops/statistic.py) is not exported yet: the name would shadow the submodule
-# dygraph.ops.norm that dygraph.nn.functional imports (see statistic.norm).
-__all__ = ["sum", "mean", "max", "min", "amax", "amin", "prod", "var", "std", "logsumexp",
+__all__ = ["sum", "mean", "max", "min", "amax", "amin", "prod", "var", "std", "logsumexp", "norm",
            "cumsum", "cumprod", "median", "quantile", "argmax", "argmin", "all", "any",
            "count_nonzero"]
 NONDIFF = {"argmax", "argmin", "all", "any", "count_nonzero"}

@@ -11,7 +11,8 @@ differentiable op has no entry.
 import dataclasses
 import importlib
 import pkgutil
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

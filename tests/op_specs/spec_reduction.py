@@ -1,6 +1,5 @@
 """Spec entries for the reduction family: max/min, amax/amin, prod, statistics, cumulative.
 
-`norm` is taken from its module until the family can export it (see ops/reduction.py).
 Random float inputs have no ties with probability one, so the picked element of max, min,
 median and quantile is unique and central differences are valid.
 """
@@ -8,7 +7,6 @@ median and quantile is unique and central differences are valid.
 import numpy as np
 
 import dygraph as D
-from dygraph.ops.statistic import norm
 from tests.op_specs import OpSpec
 
 A = (3, 4)
@@ -57,15 +55,15 @@ SPECS = [
            lambda x: np.log(np.exp(x).sum(1)), [A]),
     OpSpec("logsumexp", lambda x: D.logsumexp(x, axis=[0, 1], keepdim=True),
            lambda x: np.log(np.exp(x).sum((0, 1), keepdims=True)), [B], id="axes"),
-    OpSpec("norm", norm, lambda x: np.sqrt((x * x).sum()), [A], id="fro"),
-    OpSpec("norm", lambda x: norm(x, p=2, axis=1, keepdim=True), _pnorm(2, 1, True), [A],
+    OpSpec("norm", D.norm, lambda x: np.sqrt((x * x).sum()), [A], id="fro"),
+    OpSpec("norm", lambda x: D.norm(x, p=2, axis=1, keepdim=True), _pnorm(2, 1, True), [A],
            id="p2"),
-    OpSpec("norm", lambda x: norm(x, p=1, axis=0), _pnorm(1, 0), [A], id="p1"),
-    OpSpec("norm", lambda x: norm(x, p=3, axis=[0, 2]), _pnorm(3, (0, 2)), [B], id="p3"),
-    OpSpec("norm", lambda x: norm(x, p=0.5, axis=-1), _pnorm(0.5, -1), [A], id="p0.5"),
-    OpSpec("norm", lambda x: norm(x, p=INF, axis=1), _pnorm(INF, 1), [A], id="inf"),
-    OpSpec("norm", lambda x: norm(x, p=-INF), _pnorm(-INF), [A], id="-inf"),
-    OpSpec("norm", lambda x: norm(x, p=0, axis=1), _pnorm(0, 1), [A], id="p0"),
+    OpSpec("norm", lambda x: D.norm(x, p=1, axis=0), _pnorm(1, 0), [A], id="p1"),
+    OpSpec("norm", lambda x: D.norm(x, p=3, axis=[0, 2]), _pnorm(3, (0, 2)), [B], id="p3"),
+    OpSpec("norm", lambda x: D.norm(x, p=0.5, axis=-1), _pnorm(0.5, -1), [A], id="p0.5"),
+    OpSpec("norm", lambda x: D.norm(x, p=INF, axis=1), _pnorm(INF, 1), [A], id="inf"),
+    OpSpec("norm", lambda x: D.norm(x, p=-INF), _pnorm(-INF), [A], id="-inf"),
+    OpSpec("norm", lambda x: D.norm(x, p=0, axis=1), _pnorm(0, 1), [A], id="p0"),
     OpSpec("cumsum", lambda x: D.cumsum(x, axis=1), lambda x: x.cumsum(1), [A]),
     OpSpec("cumsum", D.cumsum, np.cumsum, [A], id="flat"),
     OpSpec("cumsum", lambda x: D.cumsum(x, axis=0), lambda x: x.cumsum(0), [B], id="axis0"),
