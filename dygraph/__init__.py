@@ -54,6 +54,9 @@ _SUBMODULES = {"nn", "optimizer", "io", "vision", "fluid", "metric", "linalg", "
 # Names that live in a lazily loaded submodule but are also top-level in Paddle.
 _LAZY_NAMES = {
     "ParamAttr": ("dygraph.nn.param_attr", "ParamAttr"),
+    "create_parameter": ("dygraph.nn.param_attr", "create_parameter"),
+    "inverse": ("dygraph.linalg", "inv"),
+    "cholesky": ("dygraph.linalg", "cholesky"),
     "save": ("dygraph.io.checkpoint", "save"),
     "load": ("dygraph.io.checkpoint", "load"),
     "batch": ("dygraph.reader", "batch"),
