@@ -4,7 +4,7 @@ scaled to [-1, 1] and the label an int, as Paddle 1.x gave them.
 The full MNIST is read from the data home (`$DYGRAPH_HOME/mnist/`, default
 `~/.cache/dygraph/dataset/mnist/`, standard file names, gzipped or not) when present;
 otherwise the small MNIST sample that ships with DyGraph is used (8,000 train / 2,000
-test digits), with a warning the first time. Nothing is downloaded.
+test digits), with a warning the first time (per data home). Nothing is downloaded.
 
 Example:
     >>> import warnings
@@ -27,7 +27,7 @@ from dygraph.vision.datasets.mnist import MNIST, mnist_sample_paths
 __all__ = ["train", "test", "files"]
 
 _cache = {}
-_warned = []
+_warned = set()  # data homes already reported as missing
 
 
 def files(mode):
@@ -42,8 +42,8 @@ def files(mode):
     paths = [find_file(folder, name) for name, _ in MNIST.FILES[mode]]
     if all(paths):
         return tuple(paths)
-    if not _warned:
-        _warned.append(True)
+    if folder not in _warned:
+        _warned.add(folder)
         warnings.warn(f"dygraph.dataset.mnist: no full MNIST in {folder}; using the small "
                       f"MNIST sample that ships with DyGraph (8,000 train / 2,000 test "
                       f"digits). Put the standard MNIST files there for the full data set.",

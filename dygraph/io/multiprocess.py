@@ -76,6 +76,9 @@ class MultiProcessIter:
                   "auto_collate": loader._auto_collate, "batch_size": loader.batch_size,
                   "drop_last": loader.drop_last, "iterable": self.iterable,
                   "worker_init_fn": loader.worker_init_fn, "num_workers": self.num_workers}
+        # The sampler draws its order first, so the order is the same with or without workers.
+        self.epoch = 0
+        self.index_iter = None if self.iterable else iter(self.index_sampler)
         # Drawn from the global generator so that dygraph.seed fixes the workers' seeds.
         base_seed = int(rng().integers(0, 2**62))
         ctx = _context(start_method)
@@ -105,8 +108,7 @@ class MultiProcessIter:
             # Only the worker keeps these ends: then a dead worker shows as EOF here.
             task_r.close()
             result_w.close()
-        self.epoch = -1
-        self.reset()
+        self._start()
 
     @property
     def alive(self):
@@ -116,6 +118,9 @@ class MultiProcessIter:
         """Start a new pass over the data (persistent workers keep running)."""
         self.epoch += 1
         self.index_iter = None if self.iterable else iter(self.index_sampler)
+        self._start()
+
+    def _start(self):
         self.active = [True] * self.num_workers
         self.cursor = 0
         self.send_idx = 0
