@@ -1,0 +1,291 @@
+"""Convolution kernels on raw arrays: im2col/col2im built one spatial dim at a time, and the
+three GEMM products every conv op is made of (forward, data gradient, filter gradient).
+
+Layout: the column matrix is (C, k1..kd, N, O1..Od) flattened to (C*K, N*L): rows are the
+filter taps, columns the (sample, output position) pairs. With it
+
+    forward          y  = W  (M, C*K) @ cols (C*K, N*L)    then (M, N, L) -> (N, M, L)
+    filter gradient  dW = gT (M, N*L) @ cols.T
+    data gradient    dx = col2im(W.T @ gT)
+
+are single GEMMs over the whole batch (a batched matmul over samples runs many small GEMMs and
+is slower), and only the small output/gradient needs a transpose.
+
+im2col expands one spatial dim per step, the last dim first: each step is one strided copy,
+and the big final copy (the first dim) moves whole rows of O2*..*Od values at a time instead
+of one row of Od values per tap. col2im folds the taps back the other way round, first dim
+first, with one slice-add per tap of that dim (k1 + .. + kd adds instead of k1 * .. * kd).
+This replaces the Python col2im loop of the naive version.
+
+Example:
+    >>> import numpy as np
+    >>> x = np.arange(9.0).reshape(1, 1, 3, 3)
+    >>> geo = Geometry((1, 1), (1, 1), ((0, 0), (0, 0)), 1)
+    >>> im2col(np, x, (2, 2), geo).shape
+    (4, 4)
+"""
+
+import numpy as np
+
+__all__ = ["Geometry", "im2col", "col2im", "conv_forward", "conv_data", "conv_filter",
+           "workspace"]
+
+# Columns for a batch above this size are built per chunk of samples, so a big input (large
+# images, wide kernels) never allocates a huge column matrix at once.
+CHUNK_BYTES = 64 << 20
+
+
+class Geometry:
+    """Stride, dilation, (low, high) padding per spatial dim and groups of a convolution.
+
+    Example:
+        >>> Geometry((2,), (1,), ((1, 1),), 1).out_sizes((8,), (3,))
+        (4,)
+    """
+
+    __slots__ = ("stride", "dilation", "pads", "groups")
+
+    def __init__(self, stride, dilation, pads, groups):
+        self.stride, self.dilation, self.pads, self.groups = stride, dilation, pads, groups
+
+    def out_sizes(self, in_sizes, ksizes):
+        return tuple((s + lo + hi - d * (k - 1) - 1) // st + 1 for s, k, st, d, (lo, hi) in
+                     zip(in_sizes, ksizes, self.stride, self.dilation, self.pads))
+
+    def padded(self, in_sizes):
+        return tuple(s + lo + hi for s, (lo, hi) in zip(in_sizes, self.pads))
+
+    def __repr__(self):
+        return (f"Geometry(stride={self.stride}, dilation={self.dilation}, pads={self.pads}, "
+                f"groups={self.groups})")
+
+
+class _Workspace:
+    """Scratch arrays reused between calls, keyed by shape and dtype.
+
+    Intermediate buffers of a few MB are allocated on every step of a training loop; taking
+    them fresh from malloc costs page faults (the allocator returns big blocks to the OS),
+    which measured as much as the GEMMs themselves. Only buffers that never escape a kernel
+    come from here. NumPy only: CuPy has its own memory pool.
+    """
+
+    def __init__(self, limit_bytes=256 << 20):
+        self.limit = limit_bytes
+        self.free = {}
+        self.held = 0
+
+    def take(self, xp, shape, dtype):
+        if xp is not np:
+            return xp.empty(shape, dtype)
+        stack = self.free.get((shape, dtype))
+        if stack:
+            a = stack.pop()
+            self.held -= a.nbytes
+            return a
+        return np.empty(shape, dtype)
+
+    def give(self, a):
+        if type(a) is not np.ndarray or self.held + a.nbytes > self.limit:
+            return
+        self.free.setdefault((a.shape, a.dtype), []).append(a)
+        self.held += a.nbytes
+
+
+workspace = _Workspace()
+
+
+def _as_strided(xp, a, shape, strides):
+    return xp.lib.stride_tricks.as_strided(a, shape, strides)
+
+
+def _pad(xp, x, pads, value=0):
+    """x (N, C, *S) with `value` added around the spatial dims (x itself when no padding)."""
+    if not any(lo or hi for lo, hi in pads):
+        return x
+    shape = x.shape[:2] + tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[2:], pads))
+    out = xp.full(shape, value, dtype=x.dtype)
+    out[(slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _) in
+                                           zip(x.shape[2:], pads))] = x
+    return out
+
+
+def im2col(xp, x, ksize, geo, out=None):
+    """x (N, C, *S) -> columns (C*prod(k), N*prod(O)) in the layout of the module docstring.
+
+    `out`, when given, is a contiguous array with that many elements that receives them.
+    """
+    xpad = _pad(xp, x, geo.pads)
+    osz = geo.out_sizes(x.shape[2:], ksize)
+    d = len(ksize)
+    cur = xpad.swapaxes(0, 1)  # (C, N, *Sp), a view
+    scratch = None
+    for a in reversed(range(d)):
+        shape, strides = cur.shape, cur.strides
+        ax = 2 + (d - 1 - a) + a  # where spatial dim a sits in cur
+        view = _as_strided(
+            xp, cur,
+            (shape[0], ksize[a]) + shape[1:ax] + (osz[a],) + shape[ax + 1:],
+            (strides[0], strides[ax] * geo.dilation[a]) + strides[1:ax]
+            + (strides[ax] * geo.stride[a],) + strides[ax + 1:])
+        if a:
+            cur = workspace.take(xp, view.shape, x.dtype)
+        elif out is None:
+            cur = xp.empty(view.shape, x.dtype)
+        else:
+            cur = out.reshape(view.shape)
+        cur[...] = view
+        if scratch is not None:
+            workspace.give(scratch)
+        scratch = cur if a else None
+    return cur.reshape(view.shape[0] * _prod(ksize), -1)
+
+
+def col2im(xp, cols, channels, ksize, osz, in_sizes, geo, out):
+    """Add columns (C*prod(k), N*prod(O)) back onto out (N, C, *S), which must be zeroed.
+
+    Each tap adds into its strided slice of the padded input; positions the windows never
+    cover (the rest of a stride, the padding) get nothing.
+    """
+    n = out.shape[0]
+    d = len(ksize)
+    psz = geo.padded(in_sizes)
+    padded = any(lo or hi for lo, hi in geo.pads)
+    final = xp.zeros((n, channels) + psz, out.dtype) if padded else out
+    cur = cols.reshape((channels,) + tuple(ksize) + (n,) + tuple(osz))
+    scratch = None
+    for a in range(d):
+        if a == d - 1:
+            target = final.swapaxes(0, 1)
+        else:
+            target = workspace.take(xp, (channels,) + tuple(ksize[a + 1:]) + (n,) + psz[:a + 1]
+                                    + tuple(osz[a + 1:]), out.dtype)
+            target.fill(0)
+        ax = 2 + (d - 1 - a) + a
+        st, dil, o = geo.stride[a], geo.dilation[a], osz[a]
+        index = [slice(None)] * target.ndim
+        for i in range(ksize[a]):
+            index[ax] = slice(i * dil, i * dil + st * (o - 1) + 1, st)
+            target[tuple(index)] += cur[:, i]
+        if scratch is not None:
+            workspace.give(scratch)
+        scratch = cur = target
+    if padded:
+        out[...] = final[(slice(None), slice(None)) + tuple(
+            slice(lo, lo + s) for s, (lo, _) in zip(in_sizes, geo.pads))]
+    return out
+
+
+def _prod(values):
+    p = 1
+    for v in values:
+        p *= v
+    return p
+
+
+def _chunk(n, bytes_per_sample):
+    """Samples per chunk so that one chunk's columns stay under CHUNK_BYTES."""
+    return max(1, min(n, CHUNK_BYTES // max(bytes_per_sample, 1)))
+
+
+def transpose_grad(xp, g):
+    """g (N, M, *O) -> gT (M, N*L), contiguous, in a workspace buffer (give it back after)."""
+    n, m = g.shape[:2]
+    gt = workspace.take(xp, (m, n * (g.size // max(n * m, 1))), g.dtype)
+    gt.reshape(m, n, -1)[...] = g.reshape(n, m, -1).swapaxes(0, 1)
+    return gt
+
+
+def conv_forward(xp, x, w, b, geo, keep_cols=False):
+    """y = conv(x, w) + b for x (N, C, *S), w (M, C/groups, *k), b (M,) or None.
+
+    Returns (y, cols): cols are the columns of x when keep_cols and the batch fit in one
+    chunk (the filter gradient reuses them), else None.
+    """
+    n, c = x.shape[:2]
+    m, ksize = w.shape[0], w.shape[2:]
+    osz = geo.out_sizes(x.shape[2:], ksize)
+    out_len, taps, g = _prod(osz), c * _prod(ksize), geo.groups
+    out = xp.empty((n, m) + osz, x.dtype)
+    w3 = w.reshape(g, m // g, taps // g)
+    step = _chunk(n, taps * out_len * x.itemsize)
+    kept = None
+    for n0 in range(0, n, step):
+        part = x[n0:n0 + step]
+        nc = part.shape[0]
+        keep = keep_cols and nc == n
+        cols = im2col(xp, part, ksize, geo,
+                      out=None if keep else workspace.take(xp, (taps, nc * out_len), x.dtype))
+        y = workspace.take(xp, (g, m // g, nc * out_len), x.dtype)
+        xp.matmul(w3, cols.reshape(g, taps // g, -1), out=y)
+        src = y.reshape(m, nc, out_len).swapaxes(0, 1)
+        dst = out[n0:n0 + nc].reshape(nc, m, out_len)
+        if b is None:
+            dst[...] = src
+        else:
+            xp.add(src, b.reshape(1, m, 1), out=dst)
+        workspace.give(y)
+        if keep:
+            kept = cols
+        else:
+            workspace.give(cols)
+    return out, kept
+
+
+def conv_data(xp, g, w, in_sizes, geo, gt=None):
+    """The data gradient of conv (equally: the transposed convolution of g with w).
+
+    g (N, M, *O), w (M, C/groups, *k) -> (N, C, *in_sizes). `gt` is transpose_grad(g) when
+    the caller already has it.
+    """
+    n, m = g.shape[:2]
+    ksize = w.shape[2:]
+    osz = g.shape[2:]
+    grp = geo.groups
+    c = w.shape[1] * grp
+    out_len, taps = _prod(osz), c * _prod(ksize)
+    own = gt is None
+    if own:
+        gt = transpose_grad(xp, g)
+    out = xp.zeros((n, c) + tuple(in_sizes), g.dtype)
+    wt = w.reshape(grp, m // grp, taps // grp).swapaxes(1, 2)
+    step = _chunk(n, taps * out_len * g.itemsize)
+    for n0 in range(0, n, step):
+        nc = min(step, n - n0)
+        dcols = workspace.take(xp, (grp, taps // grp, nc * out_len), g.dtype)
+        xp.matmul(wt, gt[:, n0 * out_len:(n0 + nc) * out_len].reshape(grp, m // grp, -1),
+                  out=dcols)
+        col2im(xp, dcols, c, ksize, osz, in_sizes, geo, out[n0:n0 + nc])
+        workspace.give(dcols)
+    if own:
+        workspace.give(gt)
+    return out
+
+
+def conv_filter(xp, x, g, ksize, geo, cols=None, gt=None):
+    """The filter gradient of conv: x (N, C, *S), g (N, M, *O) -> (M, C/groups, *ksize).
+
+    `cols` are the forward's columns of x when it kept them; `gt` as for conv_data.
+    """
+    n, c = x.shape[:2]
+    m = g.shape[1]
+    grp = geo.groups
+    out_len, taps = _prod(g.shape[2:]), c * _prod(ksize)
+    own = gt is None
+    if own:
+        gt = transpose_grad(xp, g)
+    dw = None
+    step = n if cols is not None else _chunk(n, taps * out_len * x.itemsize)
+    for n0 in range(0, n, step):
+        nc = min(step, n - n0)
+        part = cols
+        if part is None:
+            part = im2col(xp, x[n0:n0 + nc], ksize, geo,
+                          out=workspace.take(xp, (taps, nc * out_len), x.dtype))
+        gpart = gt[:, n0 * out_len:(n0 + nc) * out_len].reshape(grp, m // grp, -1)
+        term = xp.matmul(gpart, part.reshape(grp, taps // grp, -1).swapaxes(1, 2))
+        dw = term if dw is None else dw + term
+        if cols is None:
+            workspace.give(part)
+    if own:
+        workspace.give(gt)
+    return dw.reshape((m, c // grp) + tuple(ksize))
