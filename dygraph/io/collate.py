@@ -104,8 +104,10 @@ def _convert(data, on_gpu):
         if on_gpu:
             return _device_tensor(data)
         # Wrap freshly collated arrays as they are; copy views so that a batch never shares
-        # memory with the dataset.
-        if not (data.flags.owndata and data.flags.writeable):
+        # memory with the dataset. An array unpickled from a worker is a writeable view of
+        # its own private bytes: wrapping it is safe too.
+        private = data.flags.owndata or isinstance(data.base, bytes)
+        if not (private and data.flags.writeable):
             data = np.array(data)
         return _new_tensor(data, None, 0, True)
     if isinstance(data, np.generic):

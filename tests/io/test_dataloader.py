@@ -164,3 +164,10 @@ def test_feed_list_dict_call_syntax_and_from_generator():
     empty = DataLoader.from_generator()
     with pytest.raises(RuntimeError, match="set a source"):
         list(empty())
+
+
+def test_batches_do_not_share_memory_with_the_dataset():
+    data = np.zeros((3, 2), np.float32)
+    (row,) = next(iter(DataLoader(TensorDataset([data]), batch_size=None)))
+    row.numpy()[...] = 5.0
+    assert data.max() == 0.0
