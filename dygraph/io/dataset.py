@@ -7,8 +7,8 @@ Example:
     >>> import numpy as np
     >>> from dygraph.io import TensorDataset, Subset
     >>> ds = TensorDataset([np.arange(6).reshape(3, 2), np.arange(3)])
-    >>> len(ds), Subset(ds, [2])[0][1]
-    (3, np.int64(2))
+    >>> len(ds), int(Subset(ds, [2])[0][1])
+    (3, 2)
 """
 
 import bisect

@@ -11,6 +11,7 @@ Example:
     ([3, 2, 1, 0], (2, 2))
 """
 
+import functools
 import numbers
 
 import numpy as np
@@ -39,6 +40,7 @@ def _tensor_out(array):
 
 def _geometric(fn):
     """Run an HWC-array operation on a CHW Tensor too (and return a Tensor)."""
+    @functools.wraps(fn)
     def wrapper(img, *args, **kwargs):
         if not isinstance(img, Tensor):
             return fn(img, *args, **kwargs)
@@ -47,7 +49,6 @@ def _geometric(fn):
         out = fn(hwc, *args, **kwargs)
         return _tensor_out(out.transpose(2, 0, 1) if out.ndim == 3 else out)
 
-    wrapper.__name__, wrapper.__doc__ = fn.__name__, fn.__doc__
     return wrapper
 
 

@@ -112,8 +112,8 @@ class Normalize(BaseTransform):
 
     Example:
         >>> import numpy as np
-        >>> Normalize(mean=[127.5], std=[127.5])(np.full((1, 2, 2), 255.0))[0, 0, 0]
-        np.float32(1.0)
+        >>> float(Normalize(mean=[127.5], std=[127.5])(np.full((1, 2, 2), 255.0))[0, 0, 0])
+        1.0
     """
 
     def __init__(self, mean=0.0, std=1.0, data_format="CHW", to_rgb=False, keys=None):
