@@ -28,7 +28,10 @@ class WeightDecayRegularizer:
     """
 
     def __init__(self, coeff=0.0):
-        if isinstance(coeff, bool) or not isinstance(coeff, (int, float)):
+        if isinstance(coeff, (bool, str, bytes)):
+            raise op_error(type(self).__name__, f"coeff must be a number, got "
+                           f"{type(coeff).__name__}", TypeError)
+        if not isinstance(coeff, (int, float)):
             try:
                 coeff = float(coeff)  # a NumPy scalar or a one-element Tensor
             except (TypeError, ValueError):
@@ -37,7 +40,13 @@ class WeightDecayRegularizer:
         self.coeff = float(coeff)
 
     def decay_term(self, param_data, xp):
-        """The penalty's gradient for the raw parameter array (a new array)."""
+        """The penalty's gradient for the raw parameter array (a new array).
+
+        Example:
+            >>> import numpy as np
+            >>> L1Decay(0.5).decay_term(np.array([-2.0, 3.0]), np)
+            array([-0.5,  0.5])
+        """
         raise NotImplementedError
 
     def apply_to_array(self, param_data, grad_data, xp):
@@ -49,6 +58,8 @@ class WeightDecayRegularizer:
             array([2.])
         """
         term = self.decay_term(param_data, xp)
+        if term.dtype != grad_data.dtype:  # float16 weights, float32 gradient
+            return grad_data + term
         term += grad_data
         return term
 

@@ -26,8 +26,9 @@ __all__ = ["ClipGradBase", "ClipGradByValue", "ClipGradByNorm", "ClipGradByGloba
 
 
 def _to_float(value, what, owner):
-    if isinstance(value, bool):
-        raise op_error(owner, f"{what} must be a number, got bool", TypeError)
+    if isinstance(value, (bool, str, bytes)):  # float("1") would accept text
+        raise op_error(owner, f"{what} must be a number, got {type(value).__name__}",
+                       TypeError)
     try:
         return float(value)
     except (TypeError, ValueError):
@@ -55,7 +56,12 @@ def _scaled(grad, scale):
 
 
 class ClipGradBase:
-    """Base class: `__call__(params_grads)` returns the clipped list of (param, grad)."""
+    """Base class: `__call__(params_grads)` returns the clipped list of (param, grad).
+
+    Example:
+        >>> issubclass(ClipGradByNorm, ClipGradBase)
+        True
+    """
 
     def __call__(self, params_grads):
         return self._clip(list(params_grads))

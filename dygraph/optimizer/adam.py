@@ -21,7 +21,8 @@ import math
 
 from dygraph.backend import get_array_module
 from dygraph.framework.errors import op_error
-from dygraph.optimizer.optimizer import _HOST, Optimizer, _number
+from dygraph.optimizer.optimizer import Optimizer, _number
+from dygraph.optimizer.state import _HOST
 
 __all__ = ["Adam", "AdamW"]
 

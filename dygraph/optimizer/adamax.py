@@ -16,7 +16,8 @@ Example:
 
 from dygraph.backend import get_array_module
 from dygraph.optimizer.adam import Adam
-from dygraph.optimizer.optimizer import _HOST, Optimizer
+from dygraph.optimizer.optimizer import Optimizer
+from dygraph.optimizer.state import _HOST
 
 __all__ = ["Adamax"]
 

@@ -24,21 +24,17 @@ from dygraph.autograd.grad_mode import no_grad
 from dygraph.backend import get_array_module
 from dygraph.framework.errors import op_error
 from dygraph.optimizer.lr import LRScheduler
+from dygraph.optimizer.state import _MASTER, AccumulatorState, compute_dtype
 from dygraph.regularizer import L2Decay, WeightDecayRegularizer
-from dygraph.tensor import Tensor, _new_tensor
+from dygraph.tensor import Tensor
 
 __all__ = ["Optimizer"]
 
-# Host-side accumulators (the powers beta^t) are one-element arrays that stay on the CPU
-# even for GPU parameters, as in Paddle, so reading them never syncs the device.
-_HOST = "host"
-# With multi_precision, float16 parameters are updated through a float32 copy kept here.
-_MASTER = "master_weight"
-
 
 def _number(value, what, owner):
-    if isinstance(value, bool):
-        raise op_error(owner, f"{what} must be a number, got bool", TypeError)
+    if isinstance(value, (bool, str, bytes)):  # float("1") would accept text
+        raise op_error(owner, f"{what} must be a number, got {type(value).__name__}",
+                       TypeError)
     try:
         return float(value)
     except (TypeError, ValueError):
@@ -46,7 +42,7 @@ def _number(value, what, owner):
                        TypeError) from None
 
 
-class Optimizer:
+class Optimizer(AccumulatorState):
     """Base class of the optimizers; use a subclass such as SGD or Adam.
 
     Args:
@@ -78,6 +74,9 @@ class Optimizer:
         owner = type(self).__name__
         if parameters is None:
             parameters = parameter_list
+        self._adopts_parameters = parameters is None
+        if parameters is None:
+            parameters = self._default_parameters()
         if parameters is None:
             raise op_error(owner, "parameters must be given in dynamic graph mode: pass "
                            "parameters=model.parameters()", AttributeError)
@@ -110,6 +109,23 @@ class Optimizer:
             self._add_param_group({"params": params})
 
     # -- configuration ---------------------------------------------------------------------
+    def _default_parameters(self):
+        """The parameters to use when none are given; None (here) makes them required.
+
+        The 1.x API overrides this to return every live parameter: its optimizers take no
+        parameter list, and models create parameters at their first call, after the
+        optimizer, so each step adopts the ones that appeared since (`_adopt_new`).
+        """
+        return None
+
+    def _adopt_new(self):
+        group = self._param_groups[0]
+        for p in self._default_parameters():
+            if id(p) not in self._group_of:
+                self._group_of[id(p)] = group
+                group["params"].append(p)
+                self._parameter_list.append(p)
+
     def _weight_decay_option(self, weight_decay, owner):
         """Normalise the optimizer-level weight_decay into a regularizer or None."""
         if weight_decay is None or isinstance(weight_decay, WeightDecayRegularizer):
@@ -227,6 +243,8 @@ class Optimizer:
             >>> (3 * w).sum().backward(); opt.step(); w.numpy()
             array([-0.5], dtype=float32)
         """
+        if self._adopts_parameters:
+            self._adopt_new()
         lr = self.get_lr()
         for group in self._param_groups:
             pairs = [(p, p._grad) for p in group["params"]
@@ -251,8 +269,9 @@ class Optimizer:
             master = acc.get(_MASTER)
             data = param._data if master is None else master
             g = self._prepare_grad(grad._data, group)
-            if g.dtype != data.dtype:
-                g = g.astype(data.dtype)
+            work = compute_dtype(data.dtype)
+            if g.dtype != work:
+                g = g.astype(work)
             regularizer = getattr(param, "regularizer", None) or decay
             if regularizer is not None:
                 g = regularizer.apply_to_array(data, g, get_array_module(data))
@@ -291,6 +310,8 @@ class Optimizer:
             >>> _, pairs = opt.minimize(loss); w.numpy()
             array([-0.5], dtype=float32)
         """
+        if self._adopts_parameters:
+            self._adopt_new()
         chosen = self._parameter_list if parameters is None else list(parameters)
         skip = set()
         for item in no_grad_set or ():
@@ -342,142 +363,3 @@ class Optimizer:
                 p.clear_grad(set_to_zero)
 
     clear_gradients = clear_grad  # the 1.x name
-
-    # -- accumulators and state ------------------------------------------------------------
-    def _accumulator_specs(self, param, group):
-        """{name: (fill value, 'like' for the parameter's shape or _HOST for [1] on host)}."""
-        return {}
-
-    def _create_accumulators(self, param):
-        data = param._data
-        xp = get_array_module(data)
-        dtype = data.dtype
-        acc = {}
-        if self._multi_precision and dtype.kind == "f" and dtype.itemsize < 4:
-            dtype = np.dtype(np.float32)
-            acc[_MASTER] = self._loaded_or(param, _MASTER, data.astype(dtype))
-        for acc_name, (fill, kind) in self._accumulator_specs(
-                param, self._group_of[id(param)]).items():
-            if kind == _HOST:
-                value = np.full((1,), fill, dtype=dtype)
-            else:
-                value = xp.full(data.shape, fill, dtype=dtype)
-            acc[acc_name] = self._loaded_or(param, acc_name, value)
-        self._acc[id(param)] = acc
-        return acc
-
-    def _loaded_or(self, param, acc_name, value):
-        """`value`, overwritten by the loaded state for this accumulator if there is one."""
-        key = self._state_key(param, acc_name)
-        loaded = self._pending.pop(key, None)
-        if loaded is not None:
-            self._assign(value, loaded, key)
-        return value
-
-    @staticmethod
-    def _state_key(param, acc_name):
-        return f"{param.name}_{acc_name}_0"
-
-    @staticmethod
-    def _assign(target, value, key):
-        src = value._data if isinstance(value, Tensor) else value
-        src_shape = tuple(getattr(src, "shape", np.shape(src)))
-        if src_shape != tuple(target.shape):
-            raise op_error("set_state_dict", f"state {key!r} has shape {list(src_shape)}, "
-                           f"the optimizer expects {list(target.shape)}")
-        xp = get_array_module(target)
-        if xp is np:
-            from dygraph.backend import as_numpy
-
-            target[...] = as_numpy(src)
-        else:
-            target[...] = xp.asarray(src)
-
-    def _check_loaded_names(self, state):
-        """Refuse accumulator state saved for parameters none of which are ours."""
-        suffixes = tuple(f"_{name}_0" for name in self._accumulator_names)
-        found = [key for key in state if isinstance(key, str) and key.endswith(suffixes)]
-        if not found:
-            return
-        ours = {self._state_key(p, name) for p in self._parameter_list
-                for name in self._accumulator_names}
-        if not ours.intersection(found):
-            raise op_error("set_state_dict", f"the state holds {type(self).__name__} "
-                           f"accumulators for other parameters (e.g. {found[0]!r}); this "
-                           f"optimizer's parameters are named "
-                           f"{[p.name for p in self._parameter_list[:4]]}...", ValueError)
-
-    def state_dict(self):
-        """Accumulators as Tensors keyed '<param name>_<accumulator>_0', plus
-        'LR_Scheduler' (the scheduler's state) when the learning rate is a scheduler.
-
-        Example:
-            >>> import numpy as np
-            >>> import dygraph
-            >>> from dygraph.framework.parameter import Parameter
-            >>> w = Parameter(np.array([1.0], np.float32), name="w")
-            >>> opt = dygraph.optimizer.Momentum(0.1, parameters=[w])
-            >>> (3 * w).sum().backward(); opt.step()
-            >>> sorted(opt.state_dict())
-            ['w_velocity_0']
-        """
-        state = {}
-        for param in self._parameter_list:
-            acc = self._acc.get(id(param))
-            if acc is None:
-                continue
-            for acc_name, value in acc.items():
-                key = self._state_key(param, acc_name)
-                if key in state:
-                    raise op_error("state_dict", f"two parameters share the name "
-                                   f"{param.name!r}, so their optimizer state would "
-                                   f"collide; give them distinct names")
-                tensor = _new_tensor(value, None, 0, True)
-                tensor.name = key
-                if acc_name == _MASTER:  # Paddle keeps master weights in a sub-dict
-                    state.setdefault("master_weights", {})[param.name] = tensor
-                else:
-                    state[key] = tensor
-        if isinstance(self._learning_rate, LRScheduler):
-            state["LR_Scheduler"] = self._learning_rate.state_dict()
-        return state
-
-    def set_state_dict(self, state_dict):
-        """Load what `state_dict()` returned (also after dygraph.save/dygraph.load).
-
-        Loading replaces the whole accumulator state: a parameter without an entry starts
-        from fresh accumulators at its next step.
-
-        Example:
-            >>> import numpy as np
-            >>> import dygraph
-            >>> from dygraph.framework.parameter import Parameter
-            >>> w = Parameter(np.array([1.0], np.float32), name="w")
-            >>> opt = dygraph.optimizer.Momentum(0.1, parameters=[w])
-            >>> opt.set_state_dict({'w_velocity_0': np.array([2.0], np.float32)})
-            >>> (3 * w).sum().backward(); opt.step(); w.numpy()
-            array([0.52], dtype=float32)
-        """
-        if not isinstance(state_dict, dict):
-            raise op_error("set_state_dict", f"expected a dict, got "
-                           f"{type(state_dict).__name__}", TypeError)
-        state = dict(state_dict)
-        scheduler_state = state.pop("LR_Scheduler", None)
-        if isinstance(self._learning_rate, LRScheduler) and scheduler_state is not None:
-            self._learning_rate.set_state_dict(scheduler_state)
-        for name, value in (state.pop("master_weights", None) or {}).items():
-            state[f"{name}_{_MASTER}_0"] = value
-        self._check_loaded_names(state)
-        # A parameter with no saved entry had no state when it was saved, so it starts
-        # fresh, as it would have in the uninterrupted run: drop what it has now. The rest
-        # of the state fills accumulators when the first step creates them.
-        self._acc.clear()
-        self._pending = state
-        for param in self._parameter_list:
-            if any(self._state_key(param, name) in state
-                   for name in (*self._accumulator_names, _MASTER)):
-                self._create_accumulators(param)
-
-    set_dict = set_state_dict  # the 1.x name
-
-    load_state_dict = set_state_dict

@@ -271,3 +271,18 @@ def test_multi_precision_updates_float16_through_a_float32_copy():
     want = run_reference(ref_adam(), p0=P0.astype(np.float16).astype(np.float64),
                          grads=[g.astype(np.float16).astype(np.float64) for g in GRADS])
     np.testing.assert_allclose(master, want[-1], rtol=1e-5, atol=5e-6)  # float32 beta**t
+
+
+def test_float16_parameters_use_float32_accumulators():
+    p = Parameter(P0.astype(np.float16), name="h")
+    opt = Adam(LR, parameters=[p], weight_decay=0.1)
+    for g in GRADS:
+        p.grad = dygraph.to_tensor(g.astype(np.float16))
+        opt.step()
+    state = opt.state_dict()
+    assert p.numpy().dtype == np.float16 and "master_weights" not in state
+    assert state["h_moment1_0"].numpy().dtype == np.float32
+    want = run_reference(ref_adam(), p0=P0.astype(np.float16).astype(np.float64),
+                         grads=[g.astype(np.float16).astype(np.float64) for g in GRADS],
+                         prepare=lambda p, g: g + 0.1 * p)
+    np.testing.assert_allclose(p.numpy(), want[-1], rtol=2e-3, atol=2e-3)  # float16 weights

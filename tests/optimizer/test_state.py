@@ -195,3 +195,22 @@ def test_a_parameter_in_two_groups_is_refused():
 def test_adam_checks_its_hyper_parameters(kwargs):
     with pytest.raises(ValueError):
         Adam(0.1, parameters=[Parameter(np.ones(1))], **kwargs)
+
+
+def test_a_subclass_can_supply_parameters_created_after_it():
+    """The hook the 1.x API uses: no parameter list, parameters adopted at each step."""
+    live = []
+
+    class AllLive(SGD):
+        def _default_parameters(self):
+            return list(live)
+
+    opt = AllLive(0.5)
+    live.append(Parameter(np.ones(2), name="late"))
+    live[0].grad = dygraph.to_tensor(np.ones(2))
+    opt.minimize(None)
+    np.testing.assert_array_equal(live[0].numpy(), [0.5, 0.5])
+    live.append(Parameter(np.ones(1), name="later"))
+    live[1].grad = dygraph.to_tensor(np.ones(1))
+    opt.step()
+    np.testing.assert_array_equal(live[1].numpy(), [0.5])
