@@ -2,6 +2,9 @@
 
 import gc
 import multiprocessing
+import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -111,3 +114,41 @@ def test_spawn_start_method():
     loader = DataLoader(wd.Indexed(5), batch_size=2, num_workers=2,
                         multiprocessing_context="spawn", timeout=60)
     assert [b[1].numpy().tolist() for b in loader] == [[0, 1], [2, 3], [4]]
+
+
+EXIT_SCRIPT = """
+from dygraph.io import DataLoader
+from tests.io.worker_data import Indexed, Slow
+if __name__ == "__main__":
+    keep = DataLoader(Indexed(100), batch_size=2, num_workers=2, persistent_workers=True)
+    for _ in keep:
+        break
+    busy = iter(DataLoader(Slow(100, 0.1), batch_size=1, num_workers=2))
+    next(busy)
+    print(" ".join(str(p.pid) for p in keep._iterator.workers + busy.workers))
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads process states from /proc")
+def test_workers_end_at_interpreter_exit(tmp_path):
+    script = tmp_path / "leave_workers.py"
+    script.write_text(EXIT_SCRIPT)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=60, check=True, cwd=root,
+                         env={**os.environ, "PYTHONPATH": root})
+    pids = [int(p) for p in out.stdout.split()]
+    assert len(pids) == 4
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_running(p) for p in pids):
+        time.sleep(0.05)
+    assert not any(_running(p) for p in pids)
+
+
+def _running(pid):
+    """True while `pid` exists and is not a zombie waiting to be reaped."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return not any(line.startswith("State:") and "Z" in line for line in f)
+    except FileNotFoundError:
+        return False
