@@ -64,8 +64,8 @@ class Optimizer(AccumulatorState):
         0.01
     """
 
-    # Subclasses: accumulator names in state_dict order, and algorithm options that a
-    # parameter group may override ({'beta1': attribute name holding the default}).
+    # Subclasses: every accumulator name they may create, and the algorithm options a
+    # parameter group may override (the default of option 'beta1' is `self._beta1`).
     _accumulator_names = ()
     _group_options = ()
 
@@ -95,7 +95,10 @@ class Optimizer(AccumulatorState):
         self._name = name
         self._multi_precision = False  # subclasses with Paddle's multi_precision set it
         self._grad_clip = grad_clip
-        self.regularization = self._weight_decay_option(weight_decay, owner)
+        # The groups' default: a regularizer (or None), or AdamW's decoupled coefficient.
+        self._weight_decay = self._weight_decay_option(weight_decay, owner)
+        self.regularization = self._weight_decay if isinstance(
+            self._weight_decay, WeightDecayRegularizer) else None
         self._param_groups = []
         self._parameter_list = []
         self._group_of = {}  # id(param) -> its group
@@ -170,7 +173,7 @@ class Optimizer(AccumulatorState):
         if "weight_decay" in group:
             group["weight_decay"] = self._weight_decay_option(group["weight_decay"], owner)
         else:
-            group["weight_decay"] = self.regularization
+            group["weight_decay"] = self._weight_decay
         group.setdefault("grad_clip", self._grad_clip)
         for option in self._group_options:
             group.setdefault(option, getattr(self, "_" + option))
