@@ -1,6 +1,12 @@
 """dygraph.nn: Layer, the layer library, functional ops, initializers and ParamAttr."""
 
 from dygraph.nn import functional, initializer  # noqa: F401
+from dygraph.nn.clip import (  # noqa: F401
+    ClipGradBase,
+    ClipGradByGlobalNorm,
+    ClipGradByNorm,
+    ClipGradByValue,
+)
 from dygraph.nn.layer.activation import *  # noqa: F401,F403
 from dygraph.nn.layer.common import *  # noqa: F401,F403
 from dygraph.nn.layer.container import *  # noqa: F401,F403
