@@ -1,0 +1,6 @@
+"""dygraph.metric: evaluation metrics (Paddle's paddle.metric): the `accuracy` function and
+the stateful `Metric` classes that accumulate over batches."""
+
+from dygraph.metric.metrics import Accuracy, Metric, accuracy
+
+__all__ = ["Metric", "Accuracy", "accuracy"]
