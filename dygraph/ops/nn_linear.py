@@ -1,0 +1,268 @@
+"""Linear maps of dygraph.nn.functional: linear, bilinear, embedding, one_hot, label_smooth.
+
+`linear` is one fused op (every model runs it): a single GEMM over the flattened leading
+dims forward, two GEMMs and a column sum backward. `embedding` gathers rows; its gradient
+adds the output gradient back into the rows, sorting the ids once so equal ids are summed
+with one `add.reduceat` instead of NumPy's slower element-wise `add.at`.
+"""
+
+import numpy as np
+
+from dygraph.autograd.backward_math import register
+from dygraph.autograd.function import Op, apply
+from dygraph.framework.errors import op_error
+from dygraph.ops.common import as_tensor, float_operand
+from dygraph.ops.linalg import matmul
+from dygraph.ops.manipulation_args import xp_of
+from dygraph.ops.reduction import sum as _sum
+from dygraph.ops.shape import reshape, transpose
+from dygraph.tensor import Tensor, _new_tensor
+
+__all__ = ["linear", "bilinear", "embedding", "one_hot", "label_smooth"]
+NONDIFF = {"one_hot"}
+
+
+class Linear(Op):
+    """x @ w (+ b) with w of shape [in, out], over any number of leading dims of x."""
+
+    save_inputs = True
+
+    def forward(self, xp, x, w, b=None):
+        self.x_shape = x.shape
+        if x.ndim == 2:
+            y = x @ w
+        else:
+            # One GEMM over all rows: a batched matmul would run one small GEMM per row block.
+            y = (x.reshape(-1, w.shape[0]) @ w).reshape(x.shape[:-1] + (w.shape[1],))
+        if b is not None:
+            y += b
+        return y
+
+    def backward(self, m, g):
+        edges = self.edges
+        w = self.x(1, m)
+        n_in, n_out = self.x_shape[-1], m.data(w).shape[1]
+        g2 = m.reshape(g, (-1, n_out))
+        gx = gw = gb = None
+        if edges[0] is not None:
+            gx = m.reshape(m.matmul(g2, m.transpose(w, (1, 0))), self.x_shape)
+        if edges[1] is not None:
+            x2 = m.reshape(self.x(0, m), (-1, n_in))
+            gw = m.matmul(m.transpose(x2, (1, 0)), g2)
+        if len(edges) > 2 and edges[2] is not None:
+            gb = m.sum(g2, axis=0)
+        return gx, gw, gb
+
+
+def linear(x, weight, bias=None, name=None):
+    """x @ weight + bias. weight has shape [in_features, out_features] (Paddle's layout),
+    bias [out_features]; x has shape [..., in_features].
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> x = dygraph.to_tensor([[1.0, 2.0]])
+        >>> w = dygraph.to_tensor([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+        >>> F.linear(x, w, dygraph.to_tensor([0.5, 0.5, 0.5])).numpy()
+        array([[1.5, 2.5, 3.5]], dtype=float32)
+    """
+    x = float_operand(x, "linear")
+    weight = as_tensor(weight, "linear")
+    xd, wd = x._data, weight._data
+    if wd.ndim != 2 or xd.ndim < 1 or xd.shape[-1] != wd.shape[0]:
+        raise op_error("linear", f"x of shape {list(xd.shape)} does not fit weight of shape "
+                       f"{list(wd.shape)}; expected weight [in_features, out_features] with "
+                       "in_features equal to the last dim of x")
+    if xd.dtype != wd.dtype:
+        raise op_error("linear", f"x dtype {xd.dtype.name} differs from weight dtype "
+                       f"{wd.dtype.name}", TypeError)
+    if bias is None:
+        return apply(Linear(), x, weight)
+    bias = as_tensor(bias, "linear")
+    bd = bias._data
+    if bd.size != wd.shape[1] or bd.dtype != wd.dtype:
+        raise op_error("linear", f"bias of shape {list(bd.shape)} and dtype {bd.dtype.name} "
+                       f"does not fit weight of shape {list(wd.shape)} and dtype "
+                       f"{wd.dtype.name}; expected [{wd.shape[1]}]")
+    if bd.ndim != 1:
+        bias = reshape(bias, [-1])
+    return apply(Linear(), x, weight, bias)
+
+
+def bilinear(x1, x2, weight, bias=None, name=None):
+    """out[n, o] = x1[n] @ weight[o] @ x2[n] + bias[0, o], with weight of shape
+    [out_features, in1_features, in2_features] and bias [1, out_features].
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> w = dygraph.ones([1, 2, 2])
+        >>> F.bilinear(dygraph.to_tensor([[1.0, 2.0]]), dygraph.to_tensor([[3.0, 4.0]]), w).numpy()
+        array([[21.]], dtype=float32)
+    """
+    x1, x2 = float_operand(x1, "bilinear"), float_operand(x2, "bilinear")
+    weight = as_tensor(weight, "bilinear")
+    s1, s2, sw = x1._data.shape, x2._data.shape, weight._data.shape
+    if (len(sw) != 3 or len(s1) != 2 or len(s2) != 2 or s1[0] != s2[0]
+            or s1[1] != sw[1] or s2[1] != sw[2]):
+        raise op_error("bilinear", f"x1 of shape {list(s1)} and x2 of shape {list(s2)} do not "
+                       f"fit weight of shape {list(sw)}; expected x1 [N, in1], x2 [N, in2] "
+                       "and weight [out, in1, in2]")
+    n_out, n_in1, n_in2 = sw
+    # One GEMM gives every x1[n] @ weight[o] at once; a product with x2 and a sum finish it.
+    w2 = reshape(transpose(weight, [1, 0, 2]), [n_in1, n_out * n_in2])
+    left = reshape(matmul(x1, w2), [s1[0], n_out, n_in2])
+    out = _sum(left * reshape(x2, [s2[0], 1, n_in2]), axis=-1)
+    if bias is not None:
+        out = out + reshape(as_tensor(bias, "bilinear"), [1, n_out])
+    return out
+
+
+def _check_ids(x, n_rows, op):
+    ids = x._data if isinstance(x, Tensor) else np.asarray(x)
+    if ids.dtype.kind not in "iu":
+        raise op_error(op, f"x must be an int32 or int64 tensor of ids, got dtype "
+                       f"{ids.dtype.name} (shape {list(ids.shape)})", TypeError)
+    if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= n_rows):
+        bad = int(ids.min()) if int(ids.min()) < 0 else int(ids.max())
+        raise op_error(op, f"id {bad} is out of range: expected 0 <= id < {n_rows} "
+                       "(the number of rows of weight)")
+    return ids
+
+
+def _pad_row(padding_idx, n_rows, op):
+    if padding_idx is None:
+        return None
+    if not -n_rows <= padding_idx < n_rows:
+        raise op_error(op, f"padding_idx must be within [-{n_rows}, {n_rows}), "
+                       f"got {padding_idx}")
+    return int(padding_idx) % n_rows
+
+
+def _lookup(xp, w, ids, pad):
+    out = w.take(ids, axis=0)
+    if pad is not None:
+        hit = ids == pad
+        if hit.any():
+            out[hit] = 0
+    return out
+
+
+def _row_sums(xp, g, ids, n_rows, pad):
+    """zeros([n_rows, dim]) with each row of g added into row ids[i]: the adjoint of lookup."""
+    dim = g.shape[-1]
+    flat, g2 = ids.reshape(-1), g.reshape(-1, dim)
+    out = xp.zeros((n_rows, dim), g.dtype)
+    if flat.size == 0:
+        return out
+    if xp is np:
+        order = np.argsort(flat, kind="stable")
+        rows = flat[order]
+        starts = np.flatnonzero(np.concatenate(([True], rows[1:] != rows[:-1])))
+        out[rows[starts]] = np.add.reduceat(g2[order], starts, axis=0)
+    else:
+        xp.add.at(out, flat, g2)
+    if pad is not None:
+        out[pad] = 0
+    return out
+
+
+class Lookup(Op):
+    """Rows of the weight at constant ids (zeros for the padding id)."""
+
+    def __init__(self, ids, pad):
+        self.ids, self.pad = ids, pad
+
+    def forward(self, xp, w):
+        self.n_rows = w.shape[0]
+        return _lookup(xp, w, self.ids, self.pad)
+
+    def backward(self, m, g):
+        return (m.nn_row_sums(g, self.ids, self.n_rows, self.pad),)
+
+
+class RowSums(Op):
+    """The adjoint of Lookup; its own gradient is a lookup again (double backward)."""
+
+    def __init__(self, ids, n_rows, pad):
+        self.ids, self.n_rows, self.pad = ids, n_rows, pad
+
+    def forward(self, xp, g):
+        return _row_sums(xp, g, self.ids, self.n_rows, self.pad)
+
+    def backward(self, m, gg):
+        return (m.nn_lookup(gg, self.ids, self.pad),)
+
+
+register("nn_row_sums",
+         lambda xp: (lambda g, ids, n, pad: _row_sums(xp, g, ids, n, pad)),
+         lambda g, ids, n, pad: apply(RowSums(ids, n, pad), g))
+register("nn_lookup",
+         lambda xp: (lambda w, ids, pad: _lookup(xp, w, ids, pad)),
+         lambda w, ids, pad: apply(Lookup(ids, pad), w))
+
+
+def embedding(x, weight, padding_idx=None, sparse=False, name=None):
+    """Rows of `weight` ([num_embeddings, embedding_dim]) at the int ids `x`; the result has
+    shape x.shape + [embedding_dim]. Ids equal to padding_idx (negative counts from the end)
+    give zero rows and add nothing to weight's gradient. `sparse` is accepted for
+    compatibility; gradients are dense.
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> w = dygraph.to_tensor([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]])
+        >>> F.embedding(dygraph.to_tensor([2, 0]), w, padding_idx=0).numpy()
+        array([[2., 2.],
+               [0., 0.]], dtype=float32)
+    """
+    weight = as_tensor(weight, "embedding")
+    wd = weight._data
+    if wd.ndim != 2:
+        raise op_error("embedding", f"weight must be 2-D [num_embeddings, embedding_dim], got "
+                       f"shape {list(wd.shape)}")
+    ids = _check_ids(x, wd.shape[0], "embedding")
+    if type(ids) is not type(wd):
+        ids = xp_of(wd).asarray(ids)
+    return apply(Lookup(ids, _pad_row(padding_idx, wd.shape[0], "embedding")), weight)
+
+
+def one_hot(x, num_classes, name=None):
+    """One-hot float32 rows: shape x.shape + [num_classes], 1 at each id (no gradient).
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> F.one_hot(dygraph.to_tensor([1, 0]), 3).numpy()
+        array([[0., 1., 0.],
+               [1., 0., 0.]], dtype=float32)
+    """
+    num_classes = int(num_classes.item()) if isinstance(num_classes, Tensor) else num_classes
+    if int(num_classes) < 1:
+        raise op_error("one_hot", f"num_classes must be positive, got {num_classes}")
+    ids = _check_ids(as_tensor(x, "one_hot"), int(num_classes), "one_hot")
+    xp = xp_of(ids)
+    flat = ids.reshape(-1)
+    out = xp.zeros((flat.size, int(num_classes)), np.float32)
+    out[xp.arange(flat.size), flat] = 1.0
+    return _new_tensor(out.reshape(ids.shape + (int(num_classes),)), None, 0, True)
+
+
+def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
+    """(1 - epsilon) * label + epsilon * prior_dist, the prior being uniform (1 / classes,
+    classes = the last dim of label) when not given.
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> F.label_smooth(dygraph.to_tensor([[0.0, 1.0]]), epsilon=0.5).numpy()
+        array([[0.25, 0.75]], dtype=float32)
+    """
+    label = float_operand(label, "label_smooth")
+    if not 0.0 <= float(epsilon) <= 1.0:
+        raise op_error("label_smooth", f"epsilon must be in [0, 1], got {epsilon}")
+    epsilon = float(epsilon)
+    if prior_dist is None:
+        return label * (1.0 - epsilon) + epsilon / label._data.shape[-1]
+    prior = float_operand(prior_dist, "label_smooth")
+    return label * (1.0 - epsilon) + prior * epsilon
