@@ -9,8 +9,8 @@ a reverse pass, the padding is crossed first with the initial state held).
 
 import numpy as np
 
-from dygraph.framework import random as _random
 from dygraph.framework.errors import describe, op_error
+from dygraph.nn import functional as F
 from dygraph.nn.layer.container import LayerList
 from dygraph.nn.layer.layers import Layer
 from dygraph.nn.layer.rnn_cells import (
@@ -212,8 +212,8 @@ class RNNBase(LayerList):
         finals = []
         x = inputs
         for i, layer in enumerate(self):
-            if i > 0 and self.dropout > 0 and self.training:
-                x = _dropout(x, self.dropout)
+            if i > 0 and self.dropout > 0:
+                x = F.dropout(x, self.dropout, training=self.training)
             x, states = layer(x, per_layer[i], sequence_length)
             finals.extend(states if self.num_directions == 2 else [states])
         if self.state_components == 1:
@@ -228,13 +228,6 @@ class RNNBase(LayerList):
         if self.num_directions == 2:
             text += ", direction=bidirect"
         return text + (f", dropout={self.dropout}" if self.dropout else "")
-
-
-def _dropout(x, p):
-    """Inverted dropout between stacked layers (upscale_in_train, as Paddle's RNNs)."""
-    data = x._data
-    keep = _random.rng().random(data.shape) >= p
-    return x * _const((keep / (1.0 - p)).astype(data.dtype))
 
 
 class SimpleRNN(RNNBase):
