@@ -23,6 +23,7 @@ from dygraph.ops.im2col import (
     conv_data,
     conv_filter,
     conv_forward,
+    per_sample,
     transpose_grad,
     workspace,
 )
@@ -69,14 +70,19 @@ class Conv(Op):
         # Plain backward shares the transposed gradient between the products and reuses the
         # forward's columns for the filter gradient.
         xp = m.xp
-        gt = transpose_grad(xp, g)
+        taps = x.shape[1] * w[0].size
+        gt = None
+        if not per_sample(taps, self.geo.groups, g[0, 0].size):
+            gt = transpose_grad(xp, g)
         gx = conv_data(xp, g, w, self.in_sizes, self.geo, gt=gt) if e[0] is not None else None
         gw = (conv_filter(xp, x, g, ksize, self.geo, cols=self.cols, gt=gt)
               if e[1] is not None else None)
         grads = (gx, gw)
-        if len(e) > 2:
-            grads += (gt.sum(axis=1) if e[2] is not None else None,)
-        workspace.give(gt)
+        if len(e) > 2 and e[2] is not None:
+            grads += (gt.sum(axis=1) if gt is not None else
+                      g.reshape(g.shape[0], g.shape[1], -1).sum(axis=(0, 2)),)
+        if gt is not None:
+            workspace.give(gt)
         return grads
 
 

@@ -27,8 +27,8 @@ Example:
 
 import numpy as np
 
-__all__ = ["Geometry", "im2col", "col2im", "conv_forward", "conv_data", "conv_filter",
-           "workspace"]
+__all__ = ["Geometry", "Lease", "im2col", "col2im", "conv_forward", "conv_data", "conv_filter",
+           "per_sample", "transpose_grad", "workspace"]
 
 # Columns for a batch above this size are built per chunk of samples, so a big input (large
 # images, wide kernels) never allocates a huge column matrix at once.
@@ -92,6 +92,20 @@ class _Workspace:
 
 
 workspace = _Workspace()
+
+
+class Lease:
+    """Holds a workspace array for as long as something needs it (an op's saved columns) and
+    gives it back when dropped, as when the engine frees the op after backward."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __del__(self):
+        if workspace is not None:  # None only while the interpreter shuts down
+            workspace.give(self.array)
 
 
 def _as_strided(xp, a, shape, strides):
@@ -187,6 +201,16 @@ def _chunk(n, bytes_per_sample):
     return max(1, min(n, CHUNK_BYTES // max(bytes_per_sample, 1)))
 
 
+def per_sample(taps, groups, out_len):
+    """True when the products should run as one GEMM per sample rather than one for the batch.
+
+    Per-sample GEMMs write (N, M, L) directly, with no transposed copy, and win when each
+    sample has more output positions than taps per group (the first layers of a net); with
+    few positions per sample they are too small for BLAS, and one big GEMM wins.
+    """
+    return taps // groups <= out_len
+
+
 def transpose_grad(xp, g):
     """g (N, M, *O) -> gT (M, N*L), contiguous, in a workspace buffer (give it back after)."""
     n, m = g.shape[:2]
@@ -198,15 +222,16 @@ def transpose_grad(xp, g):
 def conv_forward(xp, x, w, b, geo, keep_cols=False):
     """y = conv(x, w) + b for x (N, C, *S), w (M, C/groups, *k), b (M,) or None.
 
-    Returns (y, cols): cols are the columns of x when keep_cols and the batch fit in one
-    chunk (the filter gradient reuses them), else None.
+    Returns (y, cols): cols is a Lease of the columns of x when keep_cols and the batch fit
+    in one chunk (the filter gradient reuses them), else None.
     """
     n, c = x.shape[:2]
     m, ksize = w.shape[0], w.shape[2:]
     osz = geo.out_sizes(x.shape[2:], ksize)
-    out_len, taps, g = _prod(osz), c * _prod(ksize), geo.groups
+    out_len, taps, grp = _prod(osz), c * _prod(ksize), geo.groups
     out = xp.empty((n, m) + osz, x.dtype)
-    w3 = w.reshape(g, m // g, taps // g)
+    w3 = w.reshape(grp, m // grp, taps // grp)
+    batched = per_sample(taps, grp, out_len)
     step = _chunk(n, taps * out_len * x.itemsize)
     kept = None
     for n0 in range(0, n, step):
@@ -214,18 +239,24 @@ def conv_forward(xp, x, w, b, geo, keep_cols=False):
         nc = part.shape[0]
         keep = keep_cols and nc == n
         cols = im2col(xp, part, ksize, geo,
-                      out=None if keep else workspace.take(xp, (taps, nc * out_len), x.dtype))
-        y = workspace.take(xp, (g, m // g, nc * out_len), x.dtype)
-        xp.matmul(w3, cols.reshape(g, taps // g, -1), out=y)
-        src = y.reshape(m, nc, out_len).swapaxes(0, 1)
+                      out=workspace.take(xp, (taps, nc * out_len), x.dtype))
         dst = out[n0:n0 + nc].reshape(nc, m, out_len)
-        if b is None:
-            dst[...] = src
+        if batched:
+            xp.matmul(w3, cols.reshape(grp, taps // grp, nc, out_len).transpose(2, 0, 1, 3),
+                      out=dst.reshape(nc, grp, m // grp, out_len))
+            if b is not None:
+                dst += b.reshape(1, m, 1)
         else:
-            xp.add(src, b.reshape(1, m, 1), out=dst)
-        workspace.give(y)
+            y = workspace.take(xp, (grp, m // grp, nc * out_len), x.dtype)
+            xp.matmul(w3, cols.reshape(grp, taps // grp, -1), out=y)
+            src = y.reshape(m, nc, out_len).swapaxes(0, 1)
+            if b is None:
+                dst[...] = src
+            else:
+                xp.add(src, b.reshape(1, m, 1), out=dst)
+            workspace.give(y)
         if keep:
-            kept = cols
+            kept = Lease(cols)
         else:
             workspace.give(cols)
     return out, kept
@@ -243,7 +274,8 @@ def conv_data(xp, g, w, in_sizes, geo, gt=None):
     grp = geo.groups
     c = w.shape[1] * grp
     out_len, taps = _prod(osz), c * _prod(ksize)
-    own = gt is None
+    batched = per_sample(taps, grp, out_len)
+    own = gt is None and not batched
     if own:
         gt = transpose_grad(xp, g)
     out = xp.zeros((n, c) + tuple(in_sizes), g.dtype)
@@ -251,9 +283,13 @@ def conv_data(xp, g, w, in_sizes, geo, gt=None):
     step = _chunk(n, taps * out_len * g.itemsize)
     for n0 in range(0, n, step):
         nc = min(step, n - n0)
-        dcols = workspace.take(xp, (grp, taps // grp, nc * out_len), g.dtype)
-        xp.matmul(wt, gt[:, n0 * out_len:(n0 + nc) * out_len].reshape(grp, m // grp, -1),
-                  out=dcols)
+        dcols = workspace.take(xp, (grp, taps // grp, nc, out_len), g.dtype)
+        if batched:
+            xp.matmul(wt, g[n0:n0 + nc].reshape(nc, grp, m // grp, out_len),
+                      out=dcols.transpose(2, 0, 1, 3))
+        else:
+            xp.matmul(wt, gt[:, n0 * out_len:(n0 + nc) * out_len].reshape(grp, m // grp, -1),
+                      out=dcols.reshape(grp, taps // grp, -1))
         col2im(xp, dcols, c, ksize, osz, in_sizes, geo, out[n0:n0 + nc])
         workspace.give(dcols)
     if own:
@@ -264,28 +300,38 @@ def conv_data(xp, g, w, in_sizes, geo, gt=None):
 def conv_filter(xp, x, g, ksize, geo, cols=None, gt=None):
     """The filter gradient of conv: x (N, C, *S), g (N, M, *O) -> (M, C/groups, *ksize).
 
-    `cols` are the forward's columns of x when it kept them; `gt` as for conv_data.
+    `cols` are the forward's columns of x (a Lease) when it kept them; `gt` as for conv_data.
     """
     n, c = x.shape[:2]
     m = g.shape[1]
     grp = geo.groups
     out_len, taps = _prod(g.shape[2:]), c * _prod(ksize)
-    own = gt is None
+    batched = per_sample(taps, grp, out_len)
+    own = gt is None and not batched
     if own:
         gt = transpose_grad(xp, g)
     dw = None
     step = n if cols is not None else _chunk(n, taps * out_len * x.itemsize)
     for n0 in range(0, n, step):
         nc = min(step, n - n0)
-        part = cols
+        part = cols.array if cols is not None else None
         if part is None:
             part = im2col(xp, x[n0:n0 + nc], ksize, geo,
                           out=workspace.take(xp, (taps, nc * out_len), x.dtype))
-        gpart = gt[:, n0 * out_len:(n0 + nc) * out_len].reshape(grp, m // grp, -1)
-        term = xp.matmul(gpart, part.reshape(grp, taps // grp, -1).swapaxes(1, 2))
+        if batched:
+            # (nc, grp, Mg, L) @ (nc, grp, L, Kg), summed over the samples.
+            term = xp.matmul(
+                g[n0:n0 + nc].reshape(nc, grp, m // grp, out_len),
+                part.reshape(grp, taps // grp, nc, out_len).transpose(2, 0, 3, 1)).sum(axis=0)
+        else:
+            # cols @ gT.T, then transposed: BLAS runs this orientation faster than gT @ cols.T.
+            term = xp.matmul(
+                part.reshape(grp, taps // grp, -1),
+                gt[:, n0 * out_len:(n0 + nc) * out_len].reshape(grp, m // grp, -1).swapaxes(1, 2)
+            ).swapaxes(1, 2)
         dw = term if dw is None else dw + term
         if cols is None:
             workspace.give(part)
     if own:
         workspace.give(gt)
-    return dw.reshape((m, c // grp) + tuple(ksize))
+    return xp.ascontiguousarray(dw).reshape((m, c // grp) + tuple(ksize))

@@ -1,4 +1,307 @@
-"""Placeholder: the norm ops of dygraph.nn.functional are written here."""
+"""Normalization ops of dygraph.nn.functional: batch_norm, layer_norm, group_norm,
+instance_norm and local_response_norm.
 
-__all__ = []
+The first four are one op, Normalize: y = (x - mean) / sqrt(var + eps) * weight + bias, with
+the statistics taken over some axes of x (or fixed, as batch_norm's running statistics in
+eval mode). Its gradient is the closed form
+
+    dx = rstd * (g' - mean(g') - xhat * mean(g' * xhat)),   g' = g * weight
+
+written with `m.`, so the gradient of the gradient comes for free.
+"""
+
+import math
+
+import numpy as np
+
+from dygraph.autograd.function import Op, apply
+from dygraph.autograd.grad_mode import no_grad
+from dygraph.framework.errors import op_error
+from dygraph.ops.common import as_tensor, cast
+from dygraph.ops.pool_kernels import PoolGeometry
+from dygraph.ops.spatial_args import to_channels_first, to_channels_last
+
+__all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "local_response_norm"]
 NONDIFF = set()
+
+
+class Normalize(Op):
+    """Standardize x over `axes` of x viewed as `nshape`, then scale and shift by w and b
+    (broadcast as `pshape`). `fixed` = (mean, rstd) arrays replace the batch statistics."""
+
+    save_inputs = True
+
+    def __init__(self, axes, eps, nshape, pshape, fixed=None):
+        self.axes, self.eps, self.nshape, self.pshape, self.fixed = (
+            axes, eps, nshape, pshape, fixed)
+
+    def forward(self, xp, x, w=None, b=None):
+        self.shape = x.shape
+        xs = x.reshape(self.nshape)
+        self.nshape = xs.shape  # resolves a -1 (group norm)
+        if self.fixed is None:
+            mean = xs.mean(axis=self.axes, keepdims=True)
+            xhat = xs - mean
+            var = xp.mean(xhat * xhat, axis=self.axes, keepdims=True)
+            rstd = (1.0 / xp.sqrt(var + self.eps)).astype(x.dtype, copy=False)
+            xhat *= rstd
+            self.batch_mean, self.batch_var = mean, var
+        else:
+            mean, rstd = self.fixed
+            xhat = (xs - mean) * rstd
+        self.xhat, self.rstd = xhat, rstd
+        y = xhat.reshape(x.shape)
+        y = y * w.reshape(self.pshape) if w is not None else y.copy()
+        if b is not None:
+            y += b.reshape(self.pshape)
+        return y
+
+    def _recompute(self, m):
+        """xhat and rstd as functions of x, so that create_graph differentiates through them."""
+        xs = m.reshape(self.x(0, m), self.nshape)
+        if self.fixed is not None:
+            mean, rstd = self.fixed
+            return (xs - mean) * rstd, rstd
+        n = float(self.count)
+        xc = xs - m.sum(xs, axis=self.axes, keepdims=True) / n
+        rstd = 1.0 / m.sqrt(m.sum(xc * xc, axis=self.axes, keepdims=True) / n + self.eps)
+        return xc * rstd, rstd
+
+    @property
+    def count(self):
+        return math.prod(self.nshape[a] for a in self.axes)
+
+    def backward(self, m, g):
+        e = self.edges
+        w = self.x(1, m) if len(e) > 1 and self.inputs[1] is not None else None
+        xhat, rstd = self._recompute(m) if m.tensor_mode else (self.xhat, self.rstd)
+        grads = [None] * len(e)
+        if e[0] is not None:
+            gh = m.reshape(g * m.reshape(w, self.pshape) if w is not None else g, self.nshape)
+            if self.fixed is not None:
+                grads[0] = m.reshape(gh * rstd, self.shape)
+            else:
+                n = float(self.count)
+                mg = m.sum(gh, axis=self.axes, keepdims=True) / n
+                mgx = m.sum(gh * xhat, axis=self.axes, keepdims=True) / n
+                grads[0] = m.reshape((gh - mg - xhat * mgx) * rstd, self.shape)
+        param_axes = tuple(i for i, s in enumerate(self.pshape) if s == 1)
+        if w is not None and e[1] is not None:
+            prod = g * m.reshape(xhat, self.shape)
+            grads[1] = m.reshape(m.sum(prod, axis=param_axes), m.data(w).shape)
+        if len(e) > 2 and e[2] is not None:
+            grads[2] = m.reshape(m.sum(g, axis=param_axes), m.data(self.inputs[2]).shape)
+        return tuple(grads)
+
+
+def _params(x, weight, bias, size, op):
+    """weight/bias as tensors of x's dtype with `size` values; a missing weight with a bias
+    becomes an op input slot filled by None."""
+    out = []
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is None:
+            out.append(None)
+            continue
+        p = as_tensor(p, op)
+        if p._data.size != size:
+            raise op_error(op, f"{name} must have {size} values, got shape {p.shape}")
+        if p._data.dtype != x._data.dtype:
+            p = cast(p, x._data.dtype)
+        out.append(p)
+    return out
+
+
+def _normalize(x, w, b, op_obj):
+    if w is None and b is None:
+        return apply(op_obj, x)
+    if w is None:
+        # The op reads inputs by position: a bias alone rides with a weight of ones.
+        from dygraph.ops.creation import ones_like
+
+        w = ones_like(b)
+    return apply(op_obj, x, w) if b is None else apply(op_obj, x, w, b)
+
+
+def _float_input(x, op, min_ndim):
+    x = as_tensor(x, op)
+    if x._data.dtype.kind != "f":
+        raise op_error(op, f"x must be a float tensor, got {x._data.dtype}", TypeError)
+    if x._data.ndim < min_ndim:
+        raise op_error(op, f"x must have at least {min_ndim} dims, got shape {x.shape}")
+    return x
+
+
+_BN_FORMATS = {"NC": 1, "NCL": 1, "NCHW": 1, "NCDHW": 1, "NLC": -1, "NHWC": -1, "NDHWC": -1}
+
+
+def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.9, epsilon=1e-05, data_format="NCHW", use_global_stats=None,
+               name=None):
+    """Normalize each channel over the batch (and spatial dims).
+
+    With batch statistics (training, or use_global_stats=False) the running statistics are
+    updated in place: running = momentum * running + (1 - momentum) * batch (biased batch
+    variance). Otherwise the running statistics normalize.
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> x = dygraph.to_tensor([[1.0, 2.0], [3.0, 6.0]])
+        >>> mean, var = dygraph.zeros([2]), dygraph.ones([2])
+        >>> F.batch_norm(x, mean, var, training=True).numpy().round(3)
+        array([[-1., -1.],
+               [ 1.,  1.]], dtype=float32)
+        >>> mean.numpy()
+        array([0.2, 0.4], dtype=float32)
+    """
+    op = "batch_norm"
+    x = _float_input(x, op, 2)
+    if data_format not in _BN_FORMATS:
+        raise op_error(op, f"data_format must be one of {sorted(_BN_FORMATS)}, got "
+                       f"{data_format!r}")
+    nd = x._data.ndim
+    axis = 1 if _BN_FORMATS[data_format] == 1 or nd == 2 else nd - 1
+    c = x._data.shape[axis]
+    running_mean, running_var = as_tensor(running_mean, op), as_tensor(running_var, op)
+    for name_, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t._data.size != c:
+            raise op_error(op, f"{name_} must have {c} values (the channels of x with shape "
+                           f"{x.shape}), got shape {t.shape}")
+    w, b = _params(x, weight, bias, c, op)
+    pshape = tuple(c if i == axis else 1 for i in range(nd))
+    axes = tuple(i for i in range(nd) if i != axis)
+    use_global = (not training) if use_global_stats is None else use_global_stats
+    if use_global:
+        dtype = x._data.dtype
+        mean = running_mean._data.reshape(pshape).astype(dtype)
+        rstd = (1.0 / (running_var._data.reshape(pshape).astype(dtype) + epsilon) ** 0.5)
+        return _normalize(x, w, b, Normalize(axes, epsilon, x._data.shape, pshape,
+                                             (mean, rstd.astype(dtype))))
+    norm = Normalize(axes, epsilon, x._data.shape, pshape)
+    y = _normalize(x, w, b, norm)
+    with no_grad():
+        for t, batch in ((running_mean, norm.batch_mean), (running_var, norm.batch_var)):
+            data = t._data
+            data *= momentum
+            data += ((1.0 - momentum) * batch.reshape(data.shape)).astype(data.dtype)
+            t._version[0] += 1
+    return y
+
+
+def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):
+    """Normalize over the trailing dims given by normalized_shape.
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> F.layer_norm(dygraph.to_tensor([[1.0, 3.0]]), 2).numpy().round(3)
+        array([[-1.,  1.]], dtype=float32)
+    """
+    op = "layer_norm"
+    x = _float_input(x, op, 1)
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    nd, k = x._data.ndim, len(shape)
+    if k == 0 or k > nd or list(x._data.shape[nd - k:]) != [int(s) for s in shape]:
+        raise op_error(op, f"normalized_shape {shape} must match the trailing dims of x "
+                       f"(shape {x.shape})")
+    w, b = _params(x, weight, bias, math.prod(shape), op)
+    pshape = (1,) * (nd - k) + tuple(int(s) for s in shape)
+    axes = tuple(range(nd - k, nd))
+    return _normalize(x, w, b, Normalize(axes, epsilon, x._data.shape, pshape))
+
+
+def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format="NCHW",
+               name=None):
+    """Normalize over groups of channels (and the spatial dims) of each sample.
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> F.group_norm(dygraph.to_tensor([[1.0, 3.0, 5.0, 7.0]]), 2).numpy().round(3)
+        array([[-1.,  1., -1.,  1.]], dtype=float32)
+    """
+    op = "group_norm"
+    x = _float_input(x, op, 2)
+    last = data_format in ("NLC", "NHWC", "NDHWC")
+    if not last and data_format not in ("NC", "NCL", "NCHW", "NCDHW"):
+        raise op_error(op, f"data_format {data_format!r} is not a channels-first or "
+                       "channels-last layout")
+    d = x._data.ndim - 2
+    if last and d > 0:
+        x = to_channels_first(x, d)
+    n, c = x._data.shape[:2]
+    groups = int(num_groups)
+    if groups < 1 or c % groups:
+        raise op_error(op, f"num_groups={groups} must divide the channels ({c})")
+    w, b = _params(x, weight, bias, c, op)
+    pshape = (1, c) + (1,) * d
+    y = _normalize(x, w, b, Normalize((2,), epsilon, (n, groups, -1), pshape))
+    return to_channels_last(y, d) if last and d > 0 else y
+
+
+def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.9, eps=1e-05, data_format="NCHW",
+                  name=None):
+    """Normalize each channel of each sample over its spatial dims.
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> F.instance_norm(dygraph.to_tensor([[[1.0, 3.0]]])).numpy().round(3)
+        array([[[-1.,  1.]]], dtype=float32)
+    """
+    op = "instance_norm"
+    x = _float_input(x, op, 3)
+    if data_format not in ("NC", "NCL", "NCHW", "NCDHW"):
+        raise op_error(op, f"data_format must be channels-first, got {data_format!r}")
+    nd = x._data.ndim
+    c = x._data.shape[1]
+    w, b = _params(x, weight, bias, c, op)
+    pshape = (1, c) + (1,) * (nd - 2)
+    axes = tuple(range(2, nd))
+    fixed = None
+    if not use_input_stats:
+        if running_mean is None or running_var is None:
+            raise op_error(op, "use_input_stats=False needs running_mean and running_var")
+        dtype = x._data.dtype
+        rv = as_tensor(running_var, op)._data.reshape(pshape).astype(dtype)
+        fixed = (as_tensor(running_mean, op)._data.reshape(pshape).astype(dtype),
+                 (1.0 / (rv + eps) ** 0.5).astype(dtype))
+    return _normalize(x, w, b, Normalize(axes, eps, x._data.shape, pshape, fixed))
+
+
+def local_response_norm(x, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW",
+                        name=None):
+    """x / (k + alpha * sum of x**2 over `size` neighbouring channels / size) ** beta.
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> y = F.local_response_norm(dygraph.ones([1, 3, 1, 1]), 3, alpha=3.0, beta=1.0)
+        >>> y.numpy().ravel()
+        array([0.33333334, 0.25      , 0.33333334], dtype=float32)
+    """
+    from dygraph.ops.pooling import AvgPool
+
+    op = "local_response_norm"
+    x = _float_input(x, op, 3)
+    last = data_format in ("NLC", "NHWC", "NDHWC")
+    if not last and data_format not in ("NCL", "NCHW", "NCDHW"):
+        raise op_error(op, f"data_format {data_format!r} is not a channels-first or "
+                       "channels-last layout")
+    size = int(size)
+    if size < 1:
+        raise op_error(op, f"size must be positive, got {size}")
+    d = x._data.ndim - 2
+    if last:
+        x = to_channels_first(x, d)
+    n, c = x._data.shape[:2]
+    rest = math.prod(x._data.shape[2:])
+    # The window sum over channels is an average pool over the channel axis of (N, 1, C, rest)
+    # with a fixed divisor of `size`; the window sits size // 2 channels before.
+    geo = PoolGeometry.regular((c, rest), (size, 1), (1, 1), ((size // 2, (size - 1) // 2),
+                                                               (0, 0)), False)
+    sq = (x * x).reshape([n, 1, c, rest])
+    mean_sq = apply(AvgPool(geo, np.asarray(float(size))), sq).reshape(list(x._data.shape))
+    y = x / (mean_sq * alpha + k) ** beta
+    return to_channels_last(y, d) if last else y
