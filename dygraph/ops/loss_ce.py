@@ -185,7 +185,7 @@ def _cross_entropy(x, label, weight, ignore_index, reduction, soft_label, axis, 
     classes, dtype = shape[axis], x._data.dtype
     if not 0.0 <= label_smoothing <= 1.0:
         raise op_error(op, f"label_smoothing must lie in [0, 1], got {label_smoothing}")
-    w = class_weight_array(weight, classes, dtype, op) if weight is not None else None
+    w = class_weight_array(weight, classes, x._data, op) if weight is not None else None
     keep = keep_shape(tuple(shape), axis)
     xp = np if type(x._data) is np.ndarray else _xp_of(x._data)
     if soft_label:
@@ -282,6 +282,6 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
         raise op_error(op, f"input must be [N, C] or [N, C, d1, ...], got {describe(x)}")
     label = as_tensor(label, op)
     targets = Targets(shape, label._data, 1, ignore_index, op)
-    w = class_weight_array(weight, shape[1], x._data.dtype, op) if weight is not None else None
+    w = class_weight_array(weight, shape[1], x._data, op) if weight is not None else None
     weights, denom = hard_weights(targets, w)
     return apply(NLLLoss(1, targets.index, weights, denom, reduction, targets.out_shape), x)

@@ -102,19 +102,23 @@ class Targets:
             self.count = int(valid.sum())
 
 
-def class_weight_array(weight, classes, dtype, op):
-    """The `weight` argument (one value per class) as an array of the input's dtype.
+def class_weight_array(weight, classes, like, op):
+    """The `weight` argument (one value per class) as an array like the input `like`.
 
     Example:
         >>> import numpy as np
-        >>> class_weight_array([1, 2], 2, np.float32, 'nll_loss').tolist()
+        >>> class_weight_array([1, 2], 2, np.zeros(1, np.float32), 'nll_loss').tolist()
         [1.0, 2.0]
     """
     w = as_tensor(weight, op)._data
+    if type(w) is not np.ndarray or type(like) is not np.ndarray:
+        from dygraph.backend import get_array_module
+
+        w = get_array_module(like).asarray(w)  # the weights go where the input is
     if w.shape != (classes,):
         raise op_error(op, f"weight must have one value per class, shape [{classes}], got "
                        f"{describe(as_tensor(weight, op))}")
-    return w.astype(dtype, copy=False)
+    return w.astype(like.dtype, copy=False)
 
 
 def hard_weights(targets, weight):

@@ -121,7 +121,7 @@ def _xp_of(array):
 
 def _int_vector(value, name, batch, op):
     t = as_tensor(value, op)
-    a = t._data
+    a = np.asarray(t.numpy())
     if a.dtype.kind not in "iu" or a.shape != (batch,):
         raise op_error(op, f"{name} must be an integer tensor of shape [{batch}] (one length "
                        f"per sequence), got {describe(t)}",
@@ -154,7 +154,7 @@ def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction
                        f"got {describe(x)}")
     T, B, C = x._data.shape
     lab_t = as_tensor(labels, op)
-    lab = lab_t._data
+    lab = np.asarray(lab_t.numpy())
     if lab.dtype.kind not in "iu" or lab.ndim != 2 or lab.shape[0] != B:
         raise op_error(op, f"labels must be an integer tensor [batch_size={B}, "
                        f"max_label_length], got {describe(lab_t)}",
@@ -174,10 +174,12 @@ def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction
         if (values < 0).any() or (values >= C).any() or (values == blank).any():
             raise op_error(op, f"labels must lie in [0, {C}) and differ from blank={blank}, "
                            f"got {values.tolist()}")
-    per = apply(CTC(lab.astype(np.int64), in_len, lab_len, blank, norm_by_times), x)
+    xp = _xp_of(x._data)  # the lengths and labels go where the logits are
+    per = apply(CTC(xp.asarray(lab, dtype=np.int64), xp.asarray(in_len), xp.asarray(lab_len),
+                    blank, norm_by_times), x)
     if reduction == "none":
         return per
     if reduction == "sum":
         return _reduction.sum(per)
-    lengths = np.maximum(lab_len, 1).astype(x._data.dtype)
+    lengths = xp.asarray(np.maximum(lab_len, 1).astype(x._data.dtype))
     return _reduction.mean(per / _new_tensor(lengths, None, 0, True))

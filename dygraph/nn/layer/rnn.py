@@ -7,8 +7,7 @@ give zero outputs, so the final states are those at each sequence's last valid s
 a reverse pass, the padding is crossed first with the initial state held).
 """
 
-import numpy as np
-
+from dygraph.backend import get_array_module
 from dygraph.framework.errors import describe, op_error
 from dygraph.nn import functional as F
 from dygraph.nn.layer.container import LayerList
@@ -34,14 +33,15 @@ def _const(array):
     return _new_tensor(array, None, 0, True)
 
 
-def _step_masks(sequence_length, steps, batch, dtype):
+def _step_masks(sequence_length, steps, batch, like):
     """Per time step, the [B, 1] bool mask of sequences still running and its float form."""
-    lengths = as_tensor(sequence_length, "RNN")._data
-    if lengths.shape != (batch,) or lengths.dtype.kind not in "iu":
+    lengths = as_tensor(sequence_length, "RNN")
+    if lengths.shape != [batch] or lengths._data.dtype.kind not in "iu":
         raise op_error("RNN", f"sequence_length must be integers of shape [{batch}], got "
-                       f"{describe(as_tensor(sequence_length, 'RNN'))}")
-    running = np.arange(steps)[:, None, None] < np.asarray(lengths).reshape(1, -1, 1)
-    return [(_const(m), _const(m.astype(dtype))) for m in running]
+                       f"{describe(lengths)}")
+    xp = get_array_module(like)
+    running = xp.arange(steps)[:, None, None] < lengths._data.reshape(1, -1, 1)
+    return [(_const(m), _const(m.astype(like.dtype))) for m in running]
 
 
 def run_cell(cell, inputs, initial_states=None, sequence_length=None, time_major=False,
@@ -62,7 +62,7 @@ def run_cell(cell, inputs, initial_states=None, sequence_length=None, time_major
         states = cell.get_initial_states(leaf, batch_dim_idx=1, dtype=leaf.dtype)
     masks = None
     if sequence_length is not None:
-        masks = _step_masks(sequence_length, steps, batch, leaf._data.dtype)
+        masks = _step_masks(sequence_length, steps, batch, leaf._data)
     # Library cells project the whole sequence with one matmul; a cell with forward hooks
     # or extra arguments is called step by step so that its hooks and arguments apply.
     fused = (isinstance(cell, RNNCellBase) and hasattr(cell, "step") and not kwargs
