@@ -1,0 +1,115 @@
+"""Spec entries for the convolutions of dygraph.nn.functional.
+
+The references sum one kernel tap at a time with einsum: a different route from the
+im2col/GEMM kernels under test.
+"""
+
+import itertools
+
+import numpy as np
+
+import dygraph.nn.functional as F
+from tests.op_specs import OpSpec
+
+
+def _pairs(padding, d):
+    if isinstance(padding, int):
+        return [(padding, padding)] * d
+    if len(padding) == d:
+        return [(p, p) for p in padding]
+    return [(padding[2 * i], padding[2 * i + 1]) for i in range(d)]
+
+
+def conv_ref(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
+    """Direct N-d convolution, channels first."""
+    d = x.ndim - 2
+    st = [stride] * d if isinstance(stride, int) else list(stride)
+    dil = [dilation] * d if isinstance(dilation, int) else list(dilation)
+    x = np.pad(x, [(0, 0), (0, 0)] + _pairs(padding, d))
+    k = w.shape[2:]
+    out = [(s - dl * (kk - 1) - 1) // t + 1 for s, kk, t, dl in zip(x.shape[2:], k, st, dil)]
+    cg, mg = x.shape[1] // groups, w.shape[0] // groups
+    y = np.zeros((x.shape[0], w.shape[0], *out))
+    for tap in itertools.product(*(range(kk) for kk in k)):
+        view = x[(slice(None), slice(None)) + tuple(
+            slice(i * dl, i * dl + t * (o - 1) + 1, t) for i, dl, t, o in zip(tap, dil, st, out))]
+        for g in range(groups):
+            y[:, g * mg:(g + 1) * mg] += np.einsum(
+                "nc...,mc->nm...", view[:, g * cg:(g + 1) * cg],
+                w[(slice(g * mg, (g + 1) * mg), slice(None)) + tap])
+    if b is not None:
+        y += b.reshape((1, -1) + (1,) * d)
+    return y
+
+
+def conv_transpose_ref(x, w, b=None, stride=1, padding=0, output_padding=0, dilation=1,
+                       groups=1):
+    """Direct N-d transposed convolution: each input pixel scatters a scaled kernel over the
+    full extent, output_padding adds zeros at the end, padding crops both ends."""
+    d = x.ndim - 2
+    st = [stride] * d if isinstance(stride, int) else list(stride)
+    dil = [dilation] * d if isinstance(dilation, int) else list(dilation)
+    extra = [output_padding] * d if isinstance(output_padding, int) else list(output_padding)
+    pads = _pairs(padding, d)
+    k = w.shape[2:]
+    full = [(s - 1) * t + dl * (kk - 1) + 1 + e for s, t, dl, kk, e in
+            zip(x.shape[2:], st, dil, k, extra)]
+    cg, og = x.shape[1] // groups, w.shape[1]
+    y = np.zeros((x.shape[0], og * groups, *full))
+    for tap in itertools.product(*(range(kk) for kk in k)):
+        index = (slice(None), slice(None)) + tuple(
+            slice(i * dl, i * dl + t * (s - 1) + 1, t)
+            for i, dl, t, s in zip(tap, dil, st, x.shape[2:]))
+        for g in range(groups):
+            y[:, g * og:(g + 1) * og][index] += np.einsum(
+                "nc...,co->no...", x[:, g * cg:(g + 1) * cg],
+                w[(slice(g * cg, (g + 1) * cg), slice(None)) + tap])
+    crop = tuple(slice(lo, f - hi) for f, (lo, hi) in zip(full, pads))
+    y = y[(slice(None), slice(None)) + crop]
+    if b is not None:
+        y = y + b.reshape((1, -1) + (1,) * d)
+    return y
+
+
+def _nhwc(fn):
+    return lambda x, *rest: np.moveaxis(fn(np.moveaxis(x, -1, 1), *rest), 1, -1)
+
+
+SPECS = [
+    OpSpec("nn.functional.conv1d", lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=1),
+           lambda x, w, b: conv_ref(x, w, b, 2, 1), [(2, 3, 7), (4, 3, 3), (4,)]),
+    OpSpec("nn.functional.conv1d", lambda x, w: F.conv1d(x, w, dilation=2, groups=2,
+                                                         padding=[2, 1]),
+           lambda x, w: conv_ref(x, w, None, 1, [2, 1], 2, 2), [(2, 4, 6), (4, 2, 2)],
+           id="dilated-groups"),
+    OpSpec("nn.functional.conv2d", lambda x, w, b: F.conv2d(x, w, b, padding=1),
+           lambda x, w, b: conv_ref(x, w, b, 1, 1), [(2, 3, 5, 4), (4, 3, 3, 3), (4,)]),
+    OpSpec("nn.functional.conv2d",
+           lambda x, w: F.conv2d(x, w, stride=[2, 1], padding=[1, 0, 0, 2], dilation=[1, 2],
+                                 groups=2),
+           lambda x, w: conv_ref(x, w, None, [2, 1], [1, 0, 0, 2], [1, 2], 2),
+           [(2, 4, 6, 5), (6, 2, 2, 2)], id="strided-groups"),
+    OpSpec("nn.functional.conv2d",
+           lambda x, w: F.conv2d(x, w, padding="same", data_format="NHWC"),
+           _nhwc(lambda x, w: conv_ref(x, w, None, 1, [1, 1, 0, 1])),
+           [(2, 4, 5, 3), (2, 3, 3, 2)], id="same-nhwc"),
+    # Few output positions and many taps: the one-GEMM-per-batch path.
+    OpSpec("nn.functional.conv2d", lambda x, w: F.conv2d(x, w),
+           lambda x, w: conv_ref(x, w), [(3, 4, 3, 3), (2, 4, 3, 3)], id="batch-gemm"),
+    OpSpec("nn.functional.conv3d", lambda x, w, b: F.conv3d(x, w, b, stride=[1, 2, 1],
+                                                            padding=1),
+           lambda x, w, b: conv_ref(x, w, b, [1, 2, 1], 1),
+           [(1, 2, 3, 4, 3), (2, 2, 2, 2, 2), (2,)]),
+    OpSpec("nn.functional.conv1d_transpose",
+           lambda x, w, b: F.conv1d_transpose(x, w, b, stride=2, padding=1, output_padding=1),
+           lambda x, w, b: conv_transpose_ref(x, w, b, 2, 1, 1), [(2, 3, 4), (3, 2, 3), (2,)]),
+    OpSpec("nn.functional.conv2d_transpose",
+           lambda x, w, b: F.conv2d_transpose(x, w, b, stride=2, padding=[1, 0],
+                                              dilation=[1, 2], groups=2),
+           lambda x, w, b: conv_transpose_ref(x, w, b, 2, [1, 0], 0, [1, 2], 2),
+           [(2, 4, 3, 3), (4, 1, 3, 2), (2,)]),
+    OpSpec("nn.functional.conv3d_transpose",
+           lambda x, w: F.conv3d_transpose(x, w, stride=[2, 1, 1]),
+           lambda x, w: conv_transpose_ref(x, w, None, [2, 1, 1]),
+           [(1, 2, 2, 3, 2), (2, 2, 2, 2, 2)]),
+]
