@@ -6,7 +6,7 @@ import pytest
 
 import dygraph
 from dygraph import nn
-from dygraph.autograd import gradcheck
+from dygraph.autograd import gradcheck, gradgradcheck
 
 RNG = np.random.default_rng(0)
 
@@ -262,3 +262,14 @@ def test_bidirectional_two_layer_lstm_gradients_float64():
     x = _t(RNG.normal(size=(2, 3, 2)), grad=True)
     lengths = _t(np.array([3, 2]))
     assert layer_gradcheck(net, [x], lambda x: net(x, sequence_length=lengths))
+
+
+def test_fused_cell_steps_have_second_derivatives():
+    lstm = nn.LSTMCell(2, 3).to(dtype="float64")
+    gru = nn.GRUCell(2, 3).to(dtype="float64")
+    x = _t(RNG.normal(size=(2, 2)), grad=True)
+    h, c = _t(RNG.normal(size=(2, 3)), grad=True), _t(RNG.normal(size=(2, 3)), grad=True)
+    assert gradgradcheck(lambda x, h, c: lstm(x, (h, c))[1], [x, h, c])
+    assert gradgradcheck(lambda x, h: gru(x, h)[0], [x, h])
+    # Only the cell state used: the h output of the fused LSTM step gets no gradient.
+    assert gradcheck(lambda x, h, c: lstm(x, (h, c))[1][1], [x, h, c])

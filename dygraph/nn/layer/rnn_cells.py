@@ -2,6 +2,7 @@
 formulas, parameter names (weight_ih, weight_hh, bias_ih, bias_hh) and initialisation
 (every parameter uniform in [-1/sqrt(hidden_size), 1/sqrt(hidden_size)]).
 
+The elementwise parts of the LSTM and GRU steps are single fused ops (rnn_kernels.py).
 A cell splits its step in two: `input_gates(x)` (the input projection, which does not
 depend on the state, so RNN runs it once for the whole sequence as one matmul) and
 `step(gates, states)` (the recurrence). `forward(inputs, states)` is the two together.
@@ -12,9 +13,9 @@ import math
 from dygraph.framework.errors import describe, op_error
 from dygraph.nn.initializer import Uniform
 from dygraph.nn.layer.layers import Layer
-from dygraph.ops import creation, linalg, manipulation
+from dygraph.nn.layer.rnn_kernels import gru_pointwise, lstm_pointwise
+from dygraph.ops import creation, linalg
 from dygraph.ops.activation import relu
-from dygraph.ops.activation_smooth import sigmoid
 from dygraph.ops.unary import tanh
 from dygraph.tensor import Tensor
 
@@ -62,6 +63,10 @@ class RNNCellBase(Layer):
         ([4, 3], [4, 3])
     """
 
+    # Where bias_hh is simply added to the gate sums (SimpleRNN, LSTM), it joins bias_ih in
+    # the input projection, which RNN runs once per sequence instead of once per step.
+    _fold_hidden_bias = False
+
     def get_initial_states(self, batch_ref, shape=None, dtype=None, init_value=0.0,
                            batch_dim_idx=0):
         """States for a batch the size of `batch_ref`'s dimension `batch_dim_idx`."""
@@ -94,11 +99,16 @@ class RNNCellBase(Layer):
             raise op_error(type(self).__name__, f"inputs must end in input_size="
                            f"{self.input_size}, got {describe(inputs)}")
         gates = linalg.matmul(inputs, self.weight_ih, transpose_y=True)
-        return gates + self.bias_ih if self.bias_ih is not None else gates
+        for bias in (self.bias_ih, self.bias_hh if self._fold_hidden_bias else None):
+            if bias is not None:
+                gates = gates + bias
+        return gates
 
     def _hidden_gates(self, h):
         gates = linalg.matmul(h, self.weight_hh, transpose_y=True)
-        return gates + self.bias_hh if self.bias_hh is not None else gates
+        if self.bias_hh is None or self._fold_hidden_bias:
+            return gates
+        return gates + self.bias_hh
 
     def _make_parameters(self, input_size, hidden_size, gates, weight_ih_attr, weight_hh_attr,
                          bias_ih_attr, bias_hh_attr):
@@ -134,6 +144,8 @@ class SimpleRNNCell(RNNCellBase):
         ([2, 3], [3, 3])
     """
 
+    _fold_hidden_bias = True
+
     def __init__(self, input_size, hidden_size, activation="tanh", weight_ih_attr=None,
                  weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None, name=None):
         super().__init__()
@@ -167,6 +179,8 @@ class LSTMCell(RNNCellBase):
         ([2, 3], [12, 4])
     """
 
+    _fold_hidden_bias = True
+
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None,
                  bias_ih_attr=None, bias_hh_attr=None, name=None):
         super().__init__()
@@ -179,9 +193,7 @@ class LSTMCell(RNNCellBase):
 
     def step(self, gates, states):
         h_prev, c_prev = states
-        i, f, g, o = manipulation.split(gates + self._hidden_gates(h_prev), 4, axis=-1)
-        c = sigmoid(f) * c_prev + sigmoid(i) * tanh(g)
-        h = sigmoid(o) * tanh(c)
+        h, c = lstm_pointwise(gates + self._hidden_gates(h_prev), c_prev)
         return h, (h, c)
 
 
@@ -209,11 +221,6 @@ class GRUCell(RNNCellBase):
         return (self.hidden_size,)
 
     def step(self, gates, states):
-        x_r, x_z, x_c = manipulation.split(gates, 3, axis=-1)
-        h_r, h_z, h_c = manipulation.split(self._hidden_gates(states), 3, axis=-1)
-        r = sigmoid(x_r + h_r)
-        z = sigmoid(x_z + h_z)
-        c = tanh(x_c + r * h_c)
-        h = (states - c) * z + c
+        h = gru_pointwise(gates, self._hidden_gates(states), states)
         return h, h
 
