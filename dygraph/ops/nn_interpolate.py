@@ -1,20 +1,18 @@
 """interpolate / upsample: nearest, linear, bilinear, trilinear, bicubic and area resizing.
 
 Each mode is separable: along one spatial axis every output position is a weighted sum of a
-few input positions (1 for nearest, 2 for linear, 4 for bicubic, a window for area). A plan
-per axis holds those source indices and weights, computed with Paddle's coordinate rules
-(ratios in float32 like its kernels); the op applies the axes one after another with
-`take` and a weighted sum. The gradient is the transpose: along each axis the weighted
-gradient is added back to its sources. The source indices of a tap never decrease along
-the axis, so equal targets are neighbours and one `add.reduceat` sums them.
+few input positions (1 for nearest, 2 for linear, 4 for bicubic, a window for area). This
+module computes those source positions and weights with Paddle's coordinate rules (ratios
+in float32, as its kernels compute them); nn_resample turns them into one AxisMap per
+resized axis and runs them (and their transposes for the gradient).
 """
 
 import numpy as np
 
-from dygraph.autograd.backward_math import register
-from dygraph.autograd.function import Op, apply
+from dygraph.autograd.function import apply
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import float_operand
+from dygraph.ops.nn_resample import AxisMap, Resample
 from dygraph.tensor import Tensor
 
 __all__ = ["interpolate", "upsample"]
@@ -24,113 +22,6 @@ _FORMATS = {3: ("NCW", "NWC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
 _MODE_NDIM = {"linear": (3,), "bilinear": (4,), "bicubic": (4,), "trilinear": (5,),
               "nearest": (3, 4, 5), "area": (3, 4, 5)}
 _CUBIC_A = -0.75  # the cubic convolution parameter of Paddle's (and OpenCV's) bicubic
-
-
-class AxisPlan:
-    """How one axis is resampled: out[k] = sum_t weight[t, k] * x[index[t, k]].
-
-    `weight` is None for a pure gather (nearest). `starts[t]` / `targets[t]` group the
-    equal, neighbouring indices of tap t for the transpose.
-    """
-
-    __slots__ = ("axis", "n_in", "index", "weight", "starts", "targets")
-
-    def __init__(self, axis, n_in, index, weight):
-        self.axis, self.n_in, self.index, self.weight = axis, n_in, index, weight
-        self.starts, self.targets = [], []
-        for row in index:
-            start = np.flatnonzero(np.concatenate(([True], row[1:] != row[:-1])))
-            self.starts.append(start)
-            self.targets.append(row[start])
-
-    def is_identity(self):
-        n = self.index.shape[1]
-        if n != self.n_in or not (self.index[0] == np.arange(n)).all():
-            return False
-        return self.weight is None or ((self.weight[0] == 1).all()
-                                       and not self.weight[1:].any())
-
-
-def _along(plan, ndim, values):
-    shape = [1] * ndim
-    shape[plan.axis] = -1
-    return values.reshape(shape)
-
-
-def _resample_axis(xp, x, plan):
-    if plan.weight is None:
-        return xp.take(x, xp.asarray(plan.index[0]), axis=plan.axis)
-    weight = xp.asarray(plan.weight.astype(x.dtype))
-    out = None
-    for t in range(plan.index.shape[0]):
-        term = xp.take(x, xp.asarray(plan.index[t]), axis=plan.axis)
-        term *= _along(plan, x.ndim, weight[t])
-        if out is None:
-            out = term
-        else:
-            out += term
-    return out
-
-
-def _scatter_axis(xp, g, plan):
-    shape = list(g.shape)
-    shape[plan.axis] = plan.n_in
-    out = xp.zeros(shape, g.dtype)
-    lead = (slice(None),) * plan.axis
-    weight = None if plan.weight is None else xp.asarray(plan.weight.astype(g.dtype))
-    for t in range(plan.index.shape[0]):
-        v = g if weight is None else g * _along(plan, g.ndim, weight[t])
-        if xp is np:
-            out[lead + (plan.targets[t],)] += np.add.reduceat(v, plan.starts[t], axis=plan.axis)
-        else:
-            xp.add.at(out, lead + (xp.asarray(plan.index[t]),), v)
-    return out
-
-
-def _resample(xp, x, plans):
-    if not plans:
-        return x.copy()
-    for plan in plans:
-        x = _resample_axis(xp, x, plan)
-    return x
-
-
-def _resample_t(xp, g, plans):
-    if not plans:
-        return g.copy()
-    for plan in reversed(plans):
-        g = _scatter_axis(xp, g, plan)
-    return g
-
-
-class Resample(Op):
-    def __init__(self, plans):
-        self.plans = plans
-
-    def forward(self, xp, x):
-        return _resample(xp, x, self.plans)
-
-    def backward(self, m, g):
-        return (m.nn_resample_t(g, self.plans),)
-
-
-class ResampleT(Op):
-    """The transpose of Resample (its gradient); differentiating it resamples again."""
-
-    def __init__(self, plans):
-        self.plans = plans
-
-    def forward(self, xp, g):
-        return _resample_t(xp, g, self.plans)
-
-    def backward(self, m, gg):
-        return (m.nn_resample(gg, self.plans),)
-
-
-register("nn_resample", lambda xp: (lambda x, plans: _resample(xp, x, plans)),
-         lambda x, plans: apply(Resample(plans), x))
-register("nn_resample_t", lambda xp: (lambda g, plans: _resample_t(xp, g, plans)),
-         lambda g, plans: apply(ResampleT(plans), g))
 
 
 # -- coordinate rules (Paddle's interpolate kernels) ----------------------------------------
@@ -203,7 +94,7 @@ def _area_taps(n_in, n_out):
     return index, weight
 
 
-def _plan(mode, axis, n_in, n_out, scale, align_corners, align_mode):
+def _axis_map(mode, axis, n_in, n_out, scale, align_corners, align_mode):
     ratio = _ratio(n_in, n_out, scale, align_corners, mode in ("linear", "trilinear"))
     if mode == "nearest":
         index, weight = _nearest_taps(n_in, n_out, ratio, align_corners)
@@ -213,7 +104,7 @@ def _plan(mode, axis, n_in, n_out, scale, align_corners, align_mode):
         index, weight = _area_taps(n_in, n_out)
     else:
         index, weight = _linear_taps(n_in, n_out, ratio, align_corners, align_mode)
-    return AxisPlan(axis, n_in, index, weight)
+    return AxisMap(axis, n_in, index, weight)
 
 
 # -- argument handling -----------------------------------------------------------------------
@@ -307,13 +198,13 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     axes = list(range(first, first + len(shape) - 2))
     in_sizes = [shape[a] for a in axes]
     sizes, scales = _out_sizes(in_sizes, size, scale_factor, mode, recompute_scale_factor)
-    plans = []
+    maps = []
     if sizes != in_sizes:  # Paddle copies the input when no size changes
         for a, n_in, n_out, s in zip(axes, in_sizes, sizes, scales):
-            plan = _plan(mode, a, n_in, n_out, s, bool(align_corners), align_mode)
-            if not plan.is_identity():
-                plans.append(plan)
-    return apply(Resample(plans), x)
+            amap = _axis_map(mode, a, n_in, n_out, s, bool(align_corners), align_mode)
+            if not amap.is_identity():
+                maps.append(amap)
+    return apply(Resample(maps), x)
 
 
 def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=False,

@@ -2,8 +2,8 @@
 
 `linear` is one fused op (every model runs it): a single GEMM over the flattened leading
 dims forward, two GEMMs and a column sum backward. `embedding` gathers rows; its gradient
-adds the output gradient back into the rows, sorting the ids once so equal ids are summed
-with one `add.reduceat` instead of NumPy's slower element-wise `add.at`.
+adds the output gradient rows back into the table rows, as a sparse one-hot matrix product
+when SciPy is installed (about 3x faster) and with a flat `add.at` otherwise.
 """
 
 import numpy as np
@@ -20,6 +20,9 @@ from dygraph.tensor import Tensor, _new_tensor
 
 __all__ = ["linear", "bilinear", "embedding", "one_hot", "label_smooth"]
 NONDIFF = {"one_hot"}
+
+# [None]: not looked up yet; [False]: SciPy is missing; [module]: scipy.sparse.
+_SCIPY_SPARSE = [None]
 
 
 class Linear(Op):
@@ -148,19 +151,34 @@ def _lookup(xp, w, ids, pad):
     return out
 
 
+def _sparse():
+    """scipy.sparse when installed (imported on first use: it costs ~0.2 s), else None."""
+    if _SCIPY_SPARSE[0] is None:
+        try:
+            import scipy.sparse as sparse
+        except ImportError:
+            sparse = False
+        _SCIPY_SPARSE[0] = sparse
+    return _SCIPY_SPARSE[0] or None
+
+
 def _row_sums(xp, g, ids, n_rows, pad):
     """zeros([n_rows, dim]) with each row of g added into row ids[i]: the adjoint of lookup."""
     dim = g.shape[-1]
     flat, g2 = ids.reshape(-1), g.reshape(-1, dim)
-    out = xp.zeros((n_rows, dim), g.dtype)
-    if flat.size == 0:
-        return out
-    if xp is np:
-        order = np.argsort(flat, kind="stable")
-        rows = flat[order]
-        starts = np.flatnonzero(np.concatenate(([True], rows[1:] != rows[:-1])))
-        out[rows[starts]] = np.add.reduceat(g2[order], starts, axis=0)
+    sparse = _sparse() if xp is np and g.dtype.itemsize >= 4 else None
+    if sparse is not None:
+        # A one-hot [n_rows, ids] CSR matrix times g: one C loop over the ids.
+        onehot = sparse.csr_matrix((np.ones(flat.size, g.dtype), (flat, np.arange(flat.size))),
+                                   shape=(n_rows, flat.size))
+        out = np.asarray(onehot @ g2)
+    elif xp is np:
+        # add.at on a flat index is NumPy's fast path (2-D row indices are ~3x slower).
+        out = np.zeros(n_rows * dim, g.dtype)
+        np.add.at(out, (flat.astype(np.int64)[:, None] * dim + np.arange(dim)).ravel(), g2.ravel())
+        out = out.reshape(n_rows, dim)
     else:
+        out = xp.zeros((n_rows, dim), g.dtype)
         xp.add.at(out, flat, g2)
     if pad is not None:
         out[pad] = 0
