@@ -1,3 +1,302 @@
-"""Placeholder: the norm layers of dygraph.nn are written here."""
+"""The normalization layers of dygraph.nn: BatchNorm1D/2D/3D, the 1.x-style BatchNorm,
+LayerNorm, GroupNorm, InstanceNorm1D/2D/3D and LocalResponseNorm.
 
-__all__ = []
+As in Paddle, batch norm keeps its running statistics as the non-trainable parameters
+`_mean` and `_variance` (stop_gradient, saved in the state dict), scales start at one and
+shifts at zero, and weight_attr=False / bias_attr=False freeze them at those values.
+"""
+
+import math
+
+from dygraph.framework.dtype import get_default_dtype
+from dygraph.framework.errors import op_error
+from dygraph.nn import functional as F
+from dygraph.nn.initializer import Constant
+from dygraph.nn.layer.layers import Layer
+from dygraph.nn.param_attr import ParamAttr
+
+__all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "LayerNorm", "GroupNorm",
+           "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D", "LocalResponseNorm"]
+
+
+def _affine(layer, shape, weight_attr, bias_attr, frozen_when_false):
+    """Create weight (ones) and bias (zeros). An attr of False gives a frozen parameter when
+    `frozen_when_false` (batch norm) and no parameter otherwise."""
+    params = []
+    for attr, value, is_bias in ((weight_attr, 1.0, False), (bias_attr, 0.0, True)):
+        if attr is False and not frozen_when_false:
+            params.append(None)
+            continue
+        p = layer.create_parameter(shape, attr=None if attr is False else attr, is_bias=is_bias,
+                                   default_initializer=Constant(value))
+        if attr is False:
+            p.stop_gradient = True
+        params.append(p)
+    return params
+
+
+class _BatchNormBase(Layer):
+    """Shared parameters and forward of the batch norm layers."""
+
+    _ndims = None  # accepted input ranks
+    _default_format = "NCHW"
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format=None, use_global_stats=None, name=None,
+                 moving_mean_name=None, moving_variance_name=None, dtype=None):
+        super().__init__(dtype=dtype or get_default_dtype())
+        self._num_features, self._momentum, self._epsilon = num_features, momentum, epsilon
+        self._data_format = data_format or self._default_format
+        self._use_global_stats, self._name = use_global_stats, name
+        self.weight, self.bias = _affine(self, [num_features], weight_attr, bias_attr, True)
+        # The initializer sits in the attr so that a global initializer cannot replace it.
+        self._mean = self.create_parameter(
+            [num_features], attr=ParamAttr(name=moving_mean_name, initializer=Constant(0.0),
+                                           trainable=False))
+        self._variance = self.create_parameter(
+            [num_features], attr=ParamAttr(name=moving_variance_name, initializer=Constant(1.0),
+                                           trainable=False))
+
+    def _check_input(self, x):
+        if self._ndims is not None and x.ndim not in self._ndims:
+            raise op_error(type(self).__name__, f"expects a {' or '.join(map(str, self._ndims))}"
+                           f"-D input, got shape {x.shape}")
+
+    def forward(self, x):
+        self._check_input(x)
+        return F.batch_norm(x, self._mean, self._variance, self.weight, self.bias,
+                            training=self.training, momentum=self._momentum,
+                            epsilon=self._epsilon, data_format=self._data_format,
+                            use_global_stats=self._use_global_stats)
+
+    def extra_repr(self):
+        text = (f"num_features={self._num_features}, momentum={self._momentum}, "
+                f"epsilon={self._epsilon}")
+        if self._data_format != "NCHW":
+            text += f", data_format={self._data_format}"
+        if self._name is not None:
+            text += f", name={self._name}"
+        return text
+
+
+class BatchNorm1D(_BatchNormBase):
+    """Batch norm over x [N, C] or [N, C, L] (data_format 'NC', 'NCL' or 'NLC').
+
+    Example:
+        >>> import dygraph
+        >>> bn = dygraph.nn.BatchNorm1D(3)
+        >>> bn(dygraph.randn([8, 3])).shape, bn._mean.shape
+        ([8, 3], [3])
+    """
+
+    _ndims = (2, 3)
+    _default_format = "NCL"
+
+
+class BatchNorm2D(_BatchNormBase):
+    """Batch norm over x [N, C, H, W] (or NHWC): batch statistics in training mode (which
+    update the running ones), running statistics in eval mode.
+
+    Example:
+        >>> import dygraph
+        >>> bn = dygraph.nn.BatchNorm2D(2)
+        >>> [name for name, _ in bn.named_parameters()]
+        ['weight', 'bias', '_mean', '_variance']
+    """
+
+    _ndims = (4,)
+
+
+class BatchNorm3D(_BatchNormBase):
+    """Batch norm over x [N, C, D, H, W] (or NDHWC).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.nn.BatchNorm3D(2)(dygraph.randn([2, 2, 2, 2, 2])).shape
+        [2, 2, 2, 2, 2]
+    """
+
+    _ndims = (5,)
+    _default_format = "NCDHW"
+
+
+class BatchNorm(_BatchNormBase):
+    """The 1.x-style batch norm of paddle.nn: num_channels, an optional activation `act`,
+    param_attr/bias_attr, data_layout and named running statistics.
+
+    In dygraph the mode comes from train()/eval(); is_test is accepted for compatibility.
+    trainable_statistics=True uses batch statistics in eval mode too.
+
+    Example:
+        >>> import dygraph
+        >>> bn = dygraph.nn.BatchNorm(3, act='relu')
+        >>> bool((bn(dygraph.randn([4, 3, 2, 2])).numpy() >= 0).all())
+        True
+    """
+
+    def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05,
+                 param_attr=None, bias_attr=None, dtype="float32", data_layout="NCHW",
+                 in_place=False, moving_mean_name=None, moving_variance_name=None,
+                 do_model_average_for_mean_and_var=True, use_global_stats=False,
+                 trainable_statistics=False):
+        super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout,
+                         use_global_stats, None, moving_mean_name, moving_variance_name, dtype)
+        self._act, self._is_test = act, is_test
+        self._trainable_statistics = trainable_statistics
+
+    def forward(self, input):  # noqa: A002 - Paddle's argument name
+        global_stats = self._use_global_stats or (not self.training
+                                                  and not self._trainable_statistics)
+        y = F.batch_norm(input, self._mean, self._variance, self.weight, self.bias,
+                         training=self.training, momentum=self._momentum,
+                         epsilon=self._epsilon, data_format=self._data_format,
+                         use_global_stats=global_stats)
+        return getattr(F, self._act)(y) if self._act else y
+
+    def extra_repr(self):
+        return ""
+
+
+class LayerNorm(Layer):
+    """Layer norm over the trailing normalized_shape dims; weight and bias hold
+    prod(normalized_shape) values.
+
+    Example:
+        >>> import dygraph
+        >>> ln = dygraph.nn.LayerNorm([3, 4])
+        >>> ln(dygraph.randn([2, 3, 4])).shape, ln.weight.shape, ln
+        ([2, 3, 4], [12], LayerNorm(normalized_shape=[3, 4], epsilon=1e-05))
+    """
+
+    def __init__(self, normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None,
+                 name=None):
+        super().__init__(dtype=get_default_dtype())
+        shape = [normalized_shape] if isinstance(normalized_shape, int) else list(
+            normalized_shape)
+        self._normalized_shape, self._epsilon = shape, epsilon
+        self.weight, self.bias = _affine(self, [math.prod(shape)], weight_attr, bias_attr,
+                                         False)
+
+    def forward(self, input):  # noqa: A002 - Paddle's argument name
+        return F.layer_norm(input, self._normalized_shape, self.weight, self.bias,
+                            self._epsilon)
+
+    def extra_repr(self):
+        return f"normalized_shape={self._normalized_shape}, epsilon={self._epsilon}"
+
+
+class GroupNorm(Layer):
+    """Group norm: channels split into num_groups groups, each normalized per sample.
+
+    Example:
+        >>> import dygraph
+        >>> gn = dygraph.nn.GroupNorm(2, 4)
+        >>> gn(dygraph.randn([3, 4, 2, 2])).shape, gn
+        ([3, 4, 2, 2], GroupNorm(num_groups=2, num_channels=4, epsilon=1e-05))
+    """
+
+    def __init__(self, num_groups, num_channels, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format="NCHW", name=None):
+        super().__init__(dtype=get_default_dtype())
+        if num_groups < 1 or num_channels % num_groups:
+            raise op_error("GroupNorm", f"num_groups={num_groups} must divide num_channels="
+                           f"{num_channels}")
+        self._num_groups, self._num_channels = num_groups, num_channels
+        self._epsilon, self._data_format = epsilon, data_format
+        self.weight, self.bias = _affine(self, [num_channels], weight_attr, bias_attr, False)
+
+    def forward(self, input):  # noqa: A002 - Paddle's argument name
+        return F.group_norm(input, self._num_groups, self._epsilon, self.weight, self.bias,
+                            self._data_format)
+
+    def extra_repr(self):
+        return (f"num_groups={self._num_groups}, num_channels={self._num_channels}, "
+                f"epsilon={self._epsilon}")
+
+
+class _InstanceNorm(Layer):
+    _ndims = (4,)
+
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
+                 bias_attr=None, data_format="NCHW", name=None):
+        super().__init__(dtype=get_default_dtype())
+        self._num_features, self._epsilon, self._momentum = num_features, epsilon, momentum
+        self._data_format = data_format
+        self.scale, self.bias = _affine(self, [num_features], weight_attr, bias_attr, False)
+
+    def forward(self, input):  # noqa: A002 - Paddle's argument name
+        if input.ndim not in self._ndims:
+            raise op_error(type(self).__name__, f"expects a {' or '.join(map(str, self._ndims))}"
+                           f"-D input, got shape {input.shape}")
+        return F.instance_norm(input, weight=self.scale, bias=self.bias, eps=self._epsilon,
+                               momentum=self._momentum, data_format=self._data_format)
+
+    def extra_repr(self):
+        return f"num_features={self._num_features}, epsilon={self._epsilon}"
+
+
+class InstanceNorm1D(_InstanceNorm):
+    """Instance norm over x [N, C, L]: each channel of each sample normalized on its own.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.nn.InstanceNorm1D(2)(dygraph.randn([3, 2, 5])).shape
+        [3, 2, 5]
+    """
+
+    _ndims = (3,)
+
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
+                 bias_attr=None, data_format="NCL", name=None):
+        super().__init__(num_features, epsilon, momentum, weight_attr, bias_attr, data_format,
+                         name)
+
+
+class InstanceNorm2D(_InstanceNorm):
+    """Instance norm over x [N, C, H, W]; parameters `scale` and `bias`.
+
+    Example:
+        >>> import dygraph
+        >>> [name for name, _ in dygraph.nn.InstanceNorm2D(2).named_parameters()]
+        ['scale', 'bias']
+    """
+
+
+class InstanceNorm3D(_InstanceNorm):
+    """Instance norm over x [N, C, D, H, W].
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.nn.InstanceNorm3D(2)(dygraph.randn([1, 2, 2, 2, 2])).shape
+        [1, 2, 2, 2, 2]
+    """
+
+    _ndims = (5,)
+
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
+                 bias_attr=None, data_format="NCDHW", name=None):
+        super().__init__(num_features, epsilon, momentum, weight_attr, bias_attr, data_format,
+                         name)
+
+
+class LocalResponseNorm(Layer):
+    """Local response normalization across channels (see F.local_response_norm).
+
+    Example:
+        >>> import dygraph
+        >>> lrn = dygraph.nn.LocalResponseNorm(3)
+        >>> lrn(dygraph.ones([1, 4, 2, 2])).shape, lrn
+        ([1, 4, 2, 2], LocalResponseNorm(size=3, alpha=0.0001, beta=0.75, k=1.0))
+    """
+
+    def __init__(self, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW", name=None):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+        self.data_format = data_format
+
+    def forward(self, input):  # noqa: A002 - Paddle's argument name
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k,
+                                     self.data_format)
+
+    def extra_repr(self):
+        return f"size={self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
