@@ -2,9 +2,10 @@
 
 The ops live in one module per concept and this module gathers them into one family:
 linear maps and embeddings (nn_linear), the dropout family (nn_dropout), resizing
-(nn_interpolate), pixel shuffles and im2col (nn_vision), grid_sample (nn_grid_sample),
-norms and similarity (nn_distance) and attention (nn_attention). `pad` is dygraph.pad,
-whose signature is already nn.functional's.
+(nn_interpolate, on the AxisMap engine of nn_resample), pixel shuffles and im2col
+(nn_vision), grid_sample (nn_grid_sample), norms and similarity (nn_distance) and
+attention (nn_attention). `pad` is dygraph.pad, whose signature is already
+nn.functional's.
 """
 
 from dygraph.ops import (

@@ -103,6 +103,7 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
 
 
 def _channel_dropout(x, p, training, data_format, formats, ndim, op):
+    _check_p(p, op)
     x = float_operand(x, op)
     if x._data.ndim != ndim:
         raise op_error(op, f"x must be a {ndim}-D tensor, got shape {list(x._data.shape)}")

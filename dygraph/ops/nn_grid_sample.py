@@ -13,6 +13,7 @@ import itertools
 import numpy as np
 
 from dygraph.autograd.function import apply
+from dygraph.backend import as_numpy
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import float_operand
 from dygraph.ops.indexing import GetItem
@@ -96,7 +97,7 @@ def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=Tr
     nd = len(spatial)
     out_spatial = list(grid._data.shape[1:-1])
     count = int(np.prod(out_spatial))
-    coords = np.asarray(grid._data.reshape(n, count, nd), dtype=np.float64)
+    coords = as_numpy(grid._data).reshape(n, count, nd).astype(np.float64)
     # Grid coordinate k indexes spatial dim nd - 1 - k: (x, y, z) -> (W, H, D).
     sources = [_source(coords[:, :, nd - 1 - d], spatial[d], padding_mode, bool(align_corners))
                for d in range(nd)]
