@@ -44,13 +44,17 @@ class Linear(Op):
     def backward(self, m, g):
         edges = self.edges
         w = self.x(1, m)
-        n_in, n_out = self.x_shape[-1], m.data(w).shape[1]
-        g2 = m.reshape(g, (-1, n_out))
+        flat = len(self.x_shape) == 2  # the common case needs no reshapes
+        g2 = g if flat else m.reshape(g, (-1, m.data(w).shape[1]))
         gx = gw = gb = None
         if edges[0] is not None:
-            gx = m.reshape(m.matmul(g2, m.transpose(w, (1, 0))), self.x_shape)
+            gx = m.matmul(g2, m.transpose(w, (1, 0)))
+            if not flat:
+                gx = m.reshape(gx, self.x_shape)
         if edges[1] is not None:
-            x2 = m.reshape(self.x(0, m), (-1, n_in))
+            x2 = self.x(0, m)
+            if not flat:
+                x2 = m.reshape(x2, (-1, self.x_shape[-1]))
             gw = m.matmul(m.transpose(x2, (1, 0)), g2)
         if len(edges) > 2 and edges[2] is not None:
             gb = m.sum(g2, axis=0)
