@@ -112,6 +112,8 @@ def _values(v, n, name):
     """An int/float, list/tuple (items may be Tensors) or Tensor -> n Python numbers."""
     if isinstance(v, Tensor):
         v = v.numpy().reshape(-1).tolist()
+        if len(v) == 1:  # a one-element Tensor counts for every spatial dim
+            v = v[0]
     if isinstance(v, (list, tuple)):
         v = [x.item() if isinstance(x, Tensor) else x for x in v]
         if len(v) != n:
