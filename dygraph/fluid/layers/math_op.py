@@ -30,7 +30,7 @@ def _align(x, y, axis):
     return dygraph.reshape(y, [1] * axis + y.shape + [1] * trailing)
 
 
-def _elementwise(fn):
+def _elementwise(fn, op_name):
     def op(x, y, axis=-1, act=None, name=None):
         x, y = _var(x), _var(y)
         out = fn(x, _align(x, y, axis))
@@ -43,20 +43,20 @@ def _elementwise(fn):
     op.__doc__ = (f"1.x elementwise `{fn.__name__}` of x and y; y broadcasts from `axis`.\n\n"
                   "    Example:\n        >>> import numpy as np, dygraph.fluid as fluid\n"
                   "        >>> with fluid.dygraph.guard():\n"
-                  f"        ...     fluid.layers.elementwise_{fn.__name__[:3]}"
+                  f"        ...     fluid.layers.{op_name}"
                   "(np.ones([2, 3]), np.ones([3])).shape\n        [2, 3]\n")
     return op
 
 
-elementwise_add = _elementwise(dygraph.add)
-elementwise_sub = _elementwise(dygraph.subtract)
-elementwise_mul = _elementwise(dygraph.multiply)
-elementwise_div = _elementwise(dygraph.divide)
-elementwise_max = _elementwise(dygraph.maximum)
-elementwise_min = _elementwise(dygraph.minimum)
-elementwise_pow = _elementwise(dygraph.pow)
-elementwise_mod = _elementwise(dygraph.remainder)
-elementwise_floordiv = _elementwise(dygraph.floor_divide)
+elementwise_add = _elementwise(dygraph.add, "elementwise_add")
+elementwise_sub = _elementwise(dygraph.subtract, "elementwise_sub")
+elementwise_mul = _elementwise(dygraph.multiply, "elementwise_mul")
+elementwise_div = _elementwise(dygraph.divide, "elementwise_div")
+elementwise_max = _elementwise(dygraph.maximum, "elementwise_max")
+elementwise_min = _elementwise(dygraph.minimum, "elementwise_min")
+elementwise_pow = _elementwise(dygraph.pow, "elementwise_pow")
+elementwise_mod = _elementwise(dygraph.remainder, "elementwise_mod")
+elementwise_floordiv = _elementwise(dygraph.floor_divide, "elementwise_floordiv")
 
 
 def _at_least_1d(t):

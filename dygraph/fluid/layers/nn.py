@@ -107,9 +107,8 @@ def apply_act(x, act):
     return fn(x)
 
 
-def _pick(probs, label, axis=-1):
-    """probs[i, label[i]] along the last axis, kept as [N, 1]."""
-    return dygraph.take_along_axis(probs, label, axis=axis)
+def _label(label):
+    return label if isinstance(label, Tensor) else dygraph.to_tensor(label)
 
 
 def cross_entropy(input, label, soft_label=False, ignore_index=-100):
@@ -119,20 +118,11 @@ def cross_entropy(input, label, soft_label=False, ignore_index=-100):
     Example:
         >>> import numpy as np, dygraph.fluid as fluid
         >>> p = np.array([[0.25, 0.75]], np.float32)
-        >>> round(float(fluid.layers.cross_entropy(p, np.array([[1]])).numpy()), 4)
+        >>> round(fluid.layers.cross_entropy(p, np.array([[1]])).item(), 4)
         0.2877
     """
-    input = _var(input)
-    label = label if isinstance(label, Tensor) else dygraph.to_tensor(label)
-    if soft_label:
-        return -(label * dygraph.log(input)).sum(axis=-1, keepdim=True)
-    if label.ndim == input.ndim - 1:
-        label = dygraph.unsqueeze(label, -1)
-    label = label.astype("int64")
-    valid = label != ignore_index
-    safe = dygraph.where(valid, label, dygraph.zeros_like(label))
-    loss = -dygraph.log(_pick(input, safe))
-    return dygraph.where(valid, loss, dygraph.zeros_like(loss))
+    return _F().cross_entropy(_var(input), _label(label), ignore_index=ignore_index,
+                              reduction="none", soft_label=soft_label, use_softmax=False)
 
 
 def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100,
@@ -145,22 +135,9 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
         >>> round(float(fluid.layers.softmax_with_cross_entropy(z, np.array([[0]]))), 4)
         0.6931
     """
-    logits = _var(logits)
-    label = label if isinstance(label, Tensor) else dygraph.to_tensor(label)
-    logp = _F().log_softmax(logits, axis=axis)
-    if soft_label:
-        loss = -(label * logp).sum(axis=axis, keepdim=True)
-    else:
-        if label.ndim == logits.ndim - 1:
-            label = dygraph.unsqueeze(label, axis)
-        label = label.astype("int64")
-        valid = label != ignore_index
-        safe = dygraph.where(valid, label, dygraph.zeros_like(label))
-        loss = -_pick(logp, safe, axis)
-        loss = dygraph.where(valid, loss, dygraph.zeros_like(loss))
-    if return_softmax:
-        return loss, dygraph.exp(logp)
-    return loss
+    return _F().softmax_with_cross_entropy(_var(logits), _label(label), soft_label=soft_label,
+                                           ignore_index=ignore_index,
+                                           return_softmax=return_softmax, axis=axis)
 
 
 def square_error_cost(input, label):
@@ -184,16 +161,9 @@ def accuracy(input, label, k=1, correct=None, total=None):
         >>> fluid.layers.accuracy(s, np.array([[1], [1]])).numpy()
         array([0.5], dtype=float32)
     """
-    scores = _var(input).numpy()
-    labels = (label.numpy() if isinstance(label, Tensor) else np.asarray(label)).reshape(-1)
-    top = np.argsort(-scores, axis=-1, kind="stable")[:, :k]
-    hits = (top == labels[:, None]).any(axis=1)
-    value = np.array([hits.mean() if hits.size else 0.0], np.float32)
-    if correct is not None:
-        correct.set_value(np.array([hits.sum()], correct.numpy().dtype))
-    if total is not None:
-        total.set_value(np.array([hits.size], total.numpy().dtype))
-    return dygraph.to_tensor(value)
+    from dygraph.metric import accuracy as _accuracy
+
+    return _accuracy(_var(input), _label(label), k=k, correct=correct, total=total)
 
 
 def dropout(x, dropout_prob, is_test=False, seed=None, name=None,
