@@ -40,6 +40,8 @@ class _TensorMath:
     tensor_mode = True
 
     def __getattr__(self, name):
+        if name.startswith("__"):  # introspection (copy, inspect, doctest) probes these
+            raise AttributeError(name)
         raise NotImplementedError(
             f"double backward needs '{name}' on tensors, which no op family registered; "
             "this op does not support create_graph=True yet")
