@@ -12,6 +12,7 @@ channels-first around the op.
 """
 
 import functools
+import math
 
 from dygraph.autograd import grad_mode
 from dygraph.autograd.backward_math import register
@@ -72,7 +73,7 @@ class Conv(Op):
         xp = m.xp
         taps = x.shape[1] * w[0].size
         gt = None
-        if not per_sample(taps, self.geo.groups, g[0, 0].size):
+        if not per_sample(taps, self.geo.groups, math.prod(g.shape[2:])):
             gt = transpose_grad(xp, g)
         gx = conv_data(xp, g, w, self.in_sizes, self.geo, gt=gt) if e[0] is not None else None
         gw = (conv_filter(xp, x, g, ksize, self.geo, cols=self.cols, gt=gt)

@@ -214,8 +214,9 @@ def per_sample(taps, groups, out_len):
 def transpose_grad(xp, g):
     """g (N, M, *O) -> gT (M, N*L), contiguous, in a workspace buffer (give it back after)."""
     n, m = g.shape[:2]
-    gt = workspace.take(xp, (m, n * (g.size // max(n * m, 1))), g.dtype)
-    gt.reshape(m, n, -1)[...] = g.reshape(n, m, -1).swapaxes(0, 1)
+    out_len = _prod(g.shape[2:])
+    gt = workspace.take(xp, (m, n * out_len), g.dtype)
+    gt.reshape(m, n, out_len)[...] = g.reshape(n, m, out_len).swapaxes(0, 1)
     return gt
 
 
@@ -334,4 +335,6 @@ def conv_filter(xp, x, g, ksize, geo, cols=None, gt=None):
             workspace.give(part)
     if own:
         workspace.give(gt)
+    if dw is None:  # an empty batch
+        return xp.zeros((m, c // grp) + tuple(ksize), x.dtype)
     return xp.ascontiguousarray(dw).reshape((m, c // grp) + tuple(ksize))

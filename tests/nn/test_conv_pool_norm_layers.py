@@ -350,3 +350,34 @@ def test_saved_columns_survive_later_calls_and_a_second_backward():
     expected = np.array([[[a[:, c, i:i + 3, j:j + 3].sum() for j in range(3)]
                           for i in range(3)] for c in range(2)])
     np.testing.assert_allclose(first[0], expected, rtol=1e-4)
+
+
+@pytest.mark.parametrize("x_shape, w_shape", [((5, 2, 7, 6), (3, 2, 3, 3)),
+                                              ((5, 6, 3, 3), (4, 6, 3, 3))])
+def test_conv_in_sample_chunks_equals_one_pass(monkeypatch, x_shape, w_shape):
+    """Big batches build their columns a few samples at a time (both GEMM layouts)."""
+    from dygraph.ops import im2col
+
+    def run():
+        x, w = _t(x_shape, False, "float64"), _t(w_shape, False, "float64")
+        x._data, w._data = base_x, base_w
+        y = F.conv2d(x, w, padding=1)
+        (y * y).sum().backward()
+        return y.numpy(), x.grad.numpy(), w.grad.numpy()
+
+    base_x, base_w = RNG.standard_normal(x_shape), RNG.standard_normal(w_shape)
+    whole = run()
+    monkeypatch.setattr(im2col, "CHUNK_BYTES", 1)  # one sample per chunk
+    for got, want in zip(run(), whole):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+
+
+def test_empty_batch():
+    x = dygraph.zeros([0, 2, 5, 5])
+    x.stop_gradient = False
+    conv = nn.Conv2D(2, 3, 3)
+    y = nn.MaxPool2D(2)(conv(x))
+    assert y.shape == [0, 3, 1, 1]
+    y.sum().backward()
+    assert x.grad.shape == [0, 2, 5, 5]
+    assert not conv.weight.grad.numpy().any()
