@@ -1,0 +1,1 @@
+"""Tests of the runnable examples (the MNIST main job)."""
