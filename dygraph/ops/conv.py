@@ -1,6 +1,6 @@
 """Convolutions of dygraph.nn.functional: conv1d/2d/3d and their transposes.
 
-Three ops cover everything, each the gradient of the others (the kernels are in im2col.py):
+Three ops cover everything, each the gradient of the others (kernels: conv_kernels.py):
 
     Conv(x, w[, b])        y = conv(x, w) + b
     ConvData(g, w[, b])    the data gradient of conv, which is also the transposed conv
@@ -19,15 +19,14 @@ from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor
-from dygraph.ops.im2col import (
-    Geometry,
+from dygraph.ops.conv_kernels import (
     conv_data,
     conv_filter,
     conv_forward,
     per_sample,
     transpose_grad,
-    workspace,
 )
+from dygraph.ops.im2col import Geometry, workspace
 from dygraph.ops.spatial_args import (
     channel_last,
     conv_padding,

@@ -1,21 +1,14 @@
-"""Convolution kernels on raw arrays: im2col/col2im built one spatial dim at a time, and the
-three GEMM products every conv op is made of (forward, data gradient, filter gradient).
+"""im2col and col2im on raw arrays, built one spatial dim at a time; the scratch-buffer
+workspace the conv kernels share; the geometry of a convolution.
 
 Layout: the column matrix is (C, k1..kd, N, O1..Od) flattened to (C*K, N*L): rows are the
-filter taps, columns the (sample, output position) pairs. With it
-
-    forward          y  = W  (M, C*K) @ cols (C*K, N*L)    then (M, N, L) -> (N, M, L)
-    filter gradient  dW = gT (M, N*L) @ cols.T
-    data gradient    dx = col2im(W.T @ gT)
-
-are single GEMMs over the whole batch (a batched matmul over samples runs many small GEMMs and
-is slower), and only the small output/gradient needs a transpose.
+filter taps, columns the (sample, output position) pairs (conv_kernels.py multiplies it).
 
 im2col expands one spatial dim per step, the last dim first: each step is one strided copy,
 and the big final copy (the first dim) moves whole rows of O2*..*Od values at a time instead
 of one row of Od values per tap. col2im folds the taps back the other way round, first dim
-first, with one slice-add per tap of that dim (k1 + .. + kd adds instead of k1 * .. * kd).
-This replaces the Python col2im loop of the naive version.
+first, with one slice-add per tap of that dim (k1 + .. + kd adds instead of k1 * .. * kd):
+no Python loop over pixels.
 
 Example:
     >>> import numpy as np
@@ -27,8 +20,7 @@ Example:
 
 import numpy as np
 
-__all__ = ["Geometry", "Lease", "im2col", "col2im", "conv_forward", "conv_data", "conv_filter",
-           "per_sample", "transpose_grad", "workspace"]
+__all__ = ["Geometry", "Lease", "im2col", "col2im", "workspace", "prod", "chunk"]
 
 # Columns for a batch above this size are built per chunk of samples, so a big input (large
 # images, wide kernels) never allocates a huge column matrix at once.
@@ -151,7 +143,7 @@ def im2col(xp, x, ksize, geo, out=None):
         if scratch is not None:
             workspace.give(scratch)
         scratch = cur if a else None
-    return cur.reshape(view.shape[0] * _prod(ksize), -1)
+    return cur.reshape(view.shape[0] * prod(ksize), -1)
 
 
 def col2im(xp, cols, channels, ksize, osz, in_sizes, geo, out):
@@ -189,152 +181,13 @@ def col2im(xp, cols, channels, ksize, osz, in_sizes, geo, out):
     return out
 
 
-def _prod(values):
+def prod(values):
     p = 1
     for v in values:
         p *= v
     return p
 
 
-def _chunk(n, bytes_per_sample):
+def chunk(n, bytes_per_sample):
     """Samples per chunk so that one chunk's columns stay under CHUNK_BYTES."""
     return max(1, min(n, CHUNK_BYTES // max(bytes_per_sample, 1)))
-
-
-def per_sample(taps, groups, out_len):
-    """True when the products should run as one GEMM per sample rather than one for the batch.
-
-    Per-sample GEMMs write (N, M, L) directly, with no transposed copy, and win when each
-    sample has more output positions than taps per group (the first layers of a net); with
-    few positions per sample they are too small for BLAS, and one big GEMM wins.
-    """
-    return taps // groups <= out_len
-
-
-def transpose_grad(xp, g):
-    """g (N, M, *O) -> gT (M, N*L), contiguous, in a workspace buffer (give it back after)."""
-    n, m = g.shape[:2]
-    out_len = _prod(g.shape[2:])
-    gt = workspace.take(xp, (m, n * out_len), g.dtype)
-    gt.reshape(m, n, out_len)[...] = g.reshape(n, m, out_len).swapaxes(0, 1)
-    return gt
-
-
-def conv_forward(xp, x, w, b, geo, keep_cols=False):
-    """y = conv(x, w) + b for x (N, C, *S), w (M, C/groups, *k), b (M,) or None.
-
-    Returns (y, cols): cols is a Lease of the columns of x when keep_cols and the batch fit
-    in one chunk (the filter gradient reuses them), else None.
-    """
-    n, c = x.shape[:2]
-    m, ksize = w.shape[0], w.shape[2:]
-    osz = geo.out_sizes(x.shape[2:], ksize)
-    out_len, taps, grp = _prod(osz), c * _prod(ksize), geo.groups
-    out = xp.empty((n, m) + osz, x.dtype)
-    w3 = w.reshape(grp, m // grp, taps // grp)
-    batched = per_sample(taps, grp, out_len)
-    step = _chunk(n, taps * out_len * x.itemsize)
-    kept = None
-    for n0 in range(0, n, step):
-        part = x[n0:n0 + step]
-        nc = part.shape[0]
-        keep = keep_cols and nc == n
-        cols = im2col(xp, part, ksize, geo,
-                      out=workspace.take(xp, (taps, nc * out_len), x.dtype))
-        dst = out[n0:n0 + nc].reshape(nc, m, out_len)
-        if batched:
-            xp.matmul(w3, cols.reshape(grp, taps // grp, nc, out_len).transpose(2, 0, 1, 3),
-                      out=dst.reshape(nc, grp, m // grp, out_len))
-            if b is not None:
-                dst += b.reshape(1, m, 1)
-        else:
-            y = workspace.take(xp, (grp, m // grp, nc * out_len), x.dtype)
-            xp.matmul(w3, cols.reshape(grp, taps // grp, -1), out=y)
-            src = y.reshape(m, nc, out_len).swapaxes(0, 1)
-            if b is None:
-                dst[...] = src
-            else:
-                xp.add(src, b.reshape(1, m, 1), out=dst)
-            workspace.give(y)
-        if keep:
-            kept = Lease(cols)
-        else:
-            workspace.give(cols)
-    return out, kept
-
-
-def conv_data(xp, g, w, in_sizes, geo, gt=None):
-    """The data gradient of conv (equally: the transposed convolution of g with w).
-
-    g (N, M, *O), w (M, C/groups, *k) -> (N, C, *in_sizes). `gt` is transpose_grad(g) when
-    the caller already has it.
-    """
-    n, m = g.shape[:2]
-    ksize = w.shape[2:]
-    osz = g.shape[2:]
-    grp = geo.groups
-    c = w.shape[1] * grp
-    out_len, taps = _prod(osz), c * _prod(ksize)
-    batched = per_sample(taps, grp, out_len)
-    own = gt is None and not batched
-    if own:
-        gt = transpose_grad(xp, g)
-    out = xp.zeros((n, c) + tuple(in_sizes), g.dtype)
-    wt = w.reshape(grp, m // grp, taps // grp).swapaxes(1, 2)
-    step = _chunk(n, taps * out_len * g.itemsize)
-    for n0 in range(0, n, step):
-        nc = min(step, n - n0)
-        dcols = workspace.take(xp, (grp, taps // grp, nc, out_len), g.dtype)
-        if batched:
-            xp.matmul(wt, g[n0:n0 + nc].reshape(nc, grp, m // grp, out_len),
-                      out=dcols.transpose(2, 0, 1, 3))
-        else:
-            xp.matmul(wt, gt[:, n0 * out_len:(n0 + nc) * out_len].reshape(grp, m // grp, -1),
-                      out=dcols.reshape(grp, taps // grp, -1))
-        col2im(xp, dcols, c, ksize, osz, in_sizes, geo, out[n0:n0 + nc])
-        workspace.give(dcols)
-    if own:
-        workspace.give(gt)
-    return out
-
-
-def conv_filter(xp, x, g, ksize, geo, cols=None, gt=None):
-    """The filter gradient of conv: x (N, C, *S), g (N, M, *O) -> (M, C/groups, *ksize).
-
-    `cols` are the forward's columns of x (a Lease) when it kept them; `gt` as for conv_data.
-    """
-    n, c = x.shape[:2]
-    m = g.shape[1]
-    grp = geo.groups
-    out_len, taps = _prod(g.shape[2:]), c * _prod(ksize)
-    batched = per_sample(taps, grp, out_len)
-    own = gt is None and not batched
-    if own:
-        gt = transpose_grad(xp, g)
-    dw = None
-    step = n if cols is not None else _chunk(n, taps * out_len * x.itemsize)
-    for n0 in range(0, n, step):
-        nc = min(step, n - n0)
-        part = cols.array if cols is not None else None
-        if part is None:
-            part = im2col(xp, x[n0:n0 + nc], ksize, geo,
-                          out=workspace.take(xp, (taps, nc * out_len), x.dtype))
-        if batched:
-            # (nc, grp, Mg, L) @ (nc, grp, L, Kg), summed over the samples.
-            term = xp.matmul(
-                g[n0:n0 + nc].reshape(nc, grp, m // grp, out_len),
-                part.reshape(grp, taps // grp, nc, out_len).transpose(2, 0, 3, 1)).sum(axis=0)
-        else:
-            # cols @ gT.T, then transposed: BLAS runs this orientation faster than gT @ cols.T.
-            term = xp.matmul(
-                part.reshape(grp, taps // grp, -1),
-                gt[:, n0 * out_len:(n0 + nc) * out_len].reshape(grp, m // grp, -1).swapaxes(1, 2)
-            ).swapaxes(1, 2)
-        dw = term if dw is None else dw + term
-        if cols is None:
-            workspace.give(part)
-    if own:
-        workspace.give(gt)
-    if dw is None:  # an empty batch
-        return xp.zeros((m, c // grp) + tuple(ksize), x.dtype)
-    return xp.ascontiguousarray(dw).reshape((m, c // grp) + tuple(ksize))

@@ -82,6 +82,10 @@ SPECS = [
                                                          padding=[2, 1]),
            lambda x, w: conv_ref(x, w, None, 1, [2, 1], 2, 2), [(2, 4, 6), (4, 2, 2)],
            id="dilated-groups"),
+    # Padding wider than the kernel: more output than input positions.
+    OpSpec("nn.functional.conv1d", lambda x, w: F.conv1d(x, w, padding=[3, 1]),
+           lambda x, w: conv_ref(x, w, None, 1, [3, 1]), [(2, 2, 4), (3, 2, 2)],
+           id="wide-padding"),
     OpSpec("nn.functional.conv2d", lambda x, w, b: F.conv2d(x, w, b, padding=1),
            lambda x, w, b: conv_ref(x, w, b, 1, 1), [(2, 3, 5, 4), (4, 3, 3, 3), (4,)]),
     OpSpec("nn.functional.conv2d",

@@ -1,0 +1,223 @@
+"""The three GEMM products every conv op is made of: forward, data gradient, filter gradient.
+
+With the column layout of im2col.py, (C*K, N*L),
+
+    forward          y  = W (M, C*K) @ cols (C*K, N*L), then (M, N, L) -> (N, M, L)
+    filter gradient  dW = (cols @ gT.T).T with gT = g as (M, N*L)
+    data gradient    dx = col2im(W.T @ gT)
+
+are single GEMMs over the whole batch; the first layers of a net (many output positions per
+sample, few taps) run one GEMM per sample instead, which writes (N, M, L) directly.
+
+The data gradient of a stride-1 last dim folds that dim's taps into the GEMM instead
+(`data_by_rows`): a GEMM about W/O times larger (for 'same' padding no larger), but no
+col2im pass over the big (C*K, N*L) matrix for that dim, the costliest one because its rows
+are the shortest.
+
+Example:
+    >>> import numpy as np
+    >>> from dygraph.ops.im2col import Geometry
+    >>> geo = Geometry((1,), (1,), ((0, 0),), 1)
+    >>> conv_forward(np, np.ones((1, 1, 4)), np.ones((1, 1, 2)), None, geo)[0]
+    array([[[2., 2., 2.]]])
+"""
+
+from dygraph.ops.im2col import Geometry, Lease, chunk, col2im, im2col, prod, workspace
+
+__all__ = ["per_sample", "transpose_grad", "conv_forward", "conv_data", "conv_filter",
+           "data_by_rows"]
+
+
+def per_sample(taps, groups, out_len):
+    """True when the products should run as one GEMM per sample rather than one for the batch.
+
+    Per-sample GEMMs write (N, M, L) directly, with no transposed copy, and win when each
+    sample has more output positions than taps per group (the first layers of a net); with
+    few positions per sample they are too small for BLAS, and one big GEMM wins.
+    """
+    return taps // groups <= out_len
+
+
+def transpose_grad(xp, g):
+    """g (N, M, *O) -> gT (M, N*L), contiguous, in a workspace buffer (give it back after)."""
+    n, m = g.shape[:2]
+    out_len = prod(g.shape[2:])
+    gt = workspace.take(xp, (m, n * out_len), g.dtype)
+    gt.reshape(m, n, out_len)[...] = g.reshape(n, m, out_len).swapaxes(0, 1)
+    return gt
+
+
+def conv_forward(xp, x, w, b, geo, keep_cols=False):
+    """y = conv(x, w) + b for x (N, C, *S), w (M, C/groups, *k), b (M,) or None.
+
+    Returns (y, cols): cols is a Lease of the columns of x when keep_cols and the batch fit
+    in one chunk (the filter gradient reuses them), else None.
+    """
+    n, c = x.shape[:2]
+    m, ksize = w.shape[0], w.shape[2:]
+    osz = geo.out_sizes(x.shape[2:], ksize)
+    out_len, taps, grp = prod(osz), c * prod(ksize), geo.groups
+    out = xp.empty((n, m) + osz, x.dtype)
+    w3 = w.reshape(grp, m // grp, taps // grp)
+    batched = per_sample(taps, grp, out_len)
+    step = chunk(n, taps * out_len * x.itemsize)
+    kept = None
+    for n0 in range(0, n, step):
+        part = x[n0:n0 + step]
+        nc = part.shape[0]
+        keep = keep_cols and nc == n
+        cols = im2col(xp, part, ksize, geo,
+                      out=workspace.take(xp, (taps, nc * out_len), x.dtype))
+        dst = out[n0:n0 + nc].reshape(nc, m, out_len)
+        if batched:
+            xp.matmul(w3, cols.reshape(grp, taps // grp, nc, out_len).transpose(2, 0, 1, 3),
+                      out=dst.reshape(nc, grp, m // grp, out_len))
+            if b is not None:
+                dst += b.reshape(1, m, 1)
+        else:
+            y = workspace.take(xp, (grp, m // grp, nc * out_len), x.dtype)
+            xp.matmul(w3, cols.reshape(grp, taps // grp, -1), out=y)
+            src = y.reshape(m, nc, out_len).swapaxes(0, 1)
+            if b is None:
+                dst[...] = src
+            else:
+                xp.add(src, b.reshape(1, m, 1), out=dst)
+            workspace.give(y)
+        if keep:
+            kept = Lease(cols)
+        else:
+            workspace.give(cols)
+    return out, kept
+
+
+def conv_data(xp, g, w, in_sizes, geo, gt=None):
+    """The data gradient of conv (equally: the transposed convolution of g with w).
+
+    g (N, M, *O), w (M, C/groups, *k) -> (N, C, *in_sizes). `gt` is transpose_grad(g) when
+    the caller already has it.
+    """
+    n, m = g.shape[:2]
+    ksize = w.shape[2:]
+    osz = g.shape[2:]
+    if _rows_pay(osz[-1], in_sizes[-1], geo):
+        return data_by_rows(xp, g, w, in_sizes, geo)
+    grp = geo.groups
+    c = w.shape[1] * grp
+    out_len, taps = prod(osz), c * prod(ksize)
+    batched = per_sample(taps, grp, out_len)
+    own = gt is None and not batched
+    if own:
+        gt = transpose_grad(xp, g)
+    out = xp.zeros((n, c) + tuple(in_sizes), g.dtype)
+    wt = w.reshape(grp, m // grp, taps // grp).swapaxes(1, 2)
+    step = chunk(n, taps * out_len * g.itemsize)
+    for n0 in range(0, n, step):
+        nc = min(step, n - n0)
+        dcols = workspace.take(xp, (grp, taps // grp, nc, out_len), g.dtype)
+        if batched:
+            xp.matmul(wt, g[n0:n0 + nc].reshape(nc, grp, m // grp, out_len),
+                      out=dcols.transpose(2, 0, 1, 3))
+        else:
+            xp.matmul(wt, gt[:, n0 * out_len:(n0 + nc) * out_len].reshape(grp, m // grp, -1),
+                      out=dcols.reshape(grp, taps // grp, -1))
+        col2im(xp, dcols, c, ksize, osz, in_sizes, geo, out[n0:n0 + nc])
+        workspace.give(dcols)
+    if own:
+        workspace.give(gt)
+    return out
+
+
+def conv_filter(xp, x, g, ksize, geo, cols=None, gt=None):
+    """The filter gradient of conv: x (N, C, *S), g (N, M, *O) -> (M, C/groups, *ksize).
+
+    `cols` are the forward's columns of x (a Lease) when it kept them; `gt` as for conv_data.
+    """
+    n, c = x.shape[:2]
+    m = g.shape[1]
+    grp = geo.groups
+    out_len, taps = prod(g.shape[2:]), c * prod(ksize)
+    batched = per_sample(taps, grp, out_len)
+    own = gt is None and not batched
+    if own:
+        gt = transpose_grad(xp, g)
+    dw = None
+    step = n if cols is not None else chunk(n, taps * out_len * x.itemsize)
+    for n0 in range(0, n, step):
+        nc = min(step, n - n0)
+        part = cols.array if cols is not None else None
+        if part is None:
+            part = im2col(xp, x[n0:n0 + nc], ksize, geo,
+                          out=workspace.take(xp, (taps, nc * out_len), x.dtype))
+        if batched:
+            # (nc, grp, Mg, L) @ (nc, grp, L, Kg), summed over the samples.
+            term = xp.matmul(
+                g[n0:n0 + nc].reshape(nc, grp, m // grp, out_len),
+                part.reshape(grp, taps // grp, nc, out_len).transpose(2, 0, 3, 1)).sum(axis=0)
+        else:
+            # cols @ gT.T, then transposed: BLAS runs this orientation faster than gT @ cols.T.
+            term = xp.matmul(
+                part.reshape(grp, taps // grp, -1),
+                gt[:, n0 * out_len:(n0 + nc) * out_len].reshape(grp, m // grp, -1).swapaxes(1, 2)
+            ).swapaxes(1, 2)
+        dw = term if dw is None else dw + term
+        if cols is None:
+            workspace.give(part)
+    if own:
+        workspace.give(gt)
+    if dw is None:  # an empty batch
+        return xp.zeros((m, c // grp) + tuple(ksize), x.dtype)
+    return xp.ascontiguousarray(dw).reshape((m, c // grp) + tuple(ksize))
+
+
+def _rows_pay(out_last, in_last, geo):
+    """Fold the last dim into the GEMM when its stride is 1 and the GEMM grows by at most
+    half (W / O <= 1.5): the saved col2im pass costs more than that."""
+    return geo.stride[-1] == 1 and 2 * in_last <= 3 * out_last
+
+
+def data_by_rows(xp, g, w, in_sizes, geo):
+    """conv_data for a stride-1 last dim: that dim's taps go into the GEMM.
+
+    With j' = k - 1 - j (the last-dim taps reversed) and g zero-padded along the last dim
+    into gp, gp[..., t] = g[..., t - P] with P = (k - 1) * dilation - pad_before,
+
+        dx[n, c, .., x] = sum over (m, j') and the leading taps of
+                          w[m, c, .., k-1-j'] * gp[n, m, .., x + j' * dilation]
+
+    so rows (m, j') of a strided copy of gp times the reversed weights give the columns of
+    the leading dims at every input position x of the last dim; col2im folds the rest.
+    """
+    n, m = g.shape[:2]
+    ksize, osz = w.shape[2:], g.shape[2:]
+    grp, cg = geo.groups, w.shape[1]
+    k, dil, (lo, _) = ksize[-1], geo.dilation[-1], geo.pads[-1]
+    width, lead = in_sizes[-1], prod(osz[:-1])
+    shift = (k - 1) * dil - lo
+    span = width + (k - 1) * dil
+    first, last = max(0, -shift), min(osz[-1], span - shift)
+    # Reversed last-dim taps, rows (c, leading taps) and columns (m, j') per group.
+    wr = w[..., ::-1].reshape(grp, m // grp, cg * prod(ksize[:-1]), k)
+    wr = xp.ascontiguousarray(wr.transpose(0, 2, 1, 3)).reshape(grp, -1, (m // grp) * k)
+    out = xp.zeros((n, cg * grp) + tuple(in_sizes), g.dtype)
+    fold = Geometry(geo.stride[:-1] + (1,), geo.dilation[:-1] + (1,),
+                    geo.pads[:-1] + ((0, 0),), grp)
+    step = chunk(n, wr.shape[1] * grp * lead * width * g.itemsize)
+    for n0 in range(0, n, step):
+        nc = min(step, n - n0)
+        gp = workspace.take(xp, (m, nc) + tuple(osz[:-1]) + (span,), g.dtype)
+        gp.fill(0)
+        if first < last:
+            gp[..., first + shift:last + shift] = g[n0:n0 + nc, ..., first:last].swapaxes(0, 1)
+        s = gp.strides
+        view = xp.lib.stride_tricks.as_strided(
+            gp, (m, k, nc) + tuple(osz[:-1]) + (width,),
+            (s[0], s[-1] * dil) + s[1:-1] + (s[-1],))
+        rows = workspace.take(xp, view.shape, g.dtype)
+        rows[...] = view
+        cols = workspace.take(xp, (grp, wr.shape[1], nc * lead * width), g.dtype)
+        xp.matmul(wr, rows.reshape(grp, (m // grp) * k, -1), out=cols)
+        col2im(xp, cols, cg * grp, tuple(ksize[:-1]) + (1,), tuple(osz[:-1]) + (width,),
+               in_sizes, fold, out[n0:n0 + nc])
+        for buf in (gp, rows, cols):
+            workspace.give(buf)
+    return out
