@@ -156,10 +156,12 @@ def _arg_dtype(geo):
     return np.uint8 if taps <= 255 else np.int32
 
 
-def max_pool(xp, x, geo):
-    """(max over each window, index of its first maximum tap)."""
+def max_pool(xp, x, geo, need_arg=True):
+    """(max over each window, index of its first maximum tap or None without need_arg)."""
     if geo.blocks:
         win = _block_windows(xp, x, geo)
+        if not need_arg:
+            return win.max(axis=-1), None
         arg = win.argmax(axis=-1)
         return xp.take_along_axis(win, arg[..., None], axis=-1)[..., 0], arg
     # Paddle pads max-pooling with the lowest finite value, not -inf.
@@ -172,7 +174,10 @@ def max_pool(xp, x, geo):
             tap = xp.where(valid, tap, low)
         if best is None:
             best = xp.array(tap, copy=True)
-            arg = xp.zeros(best.shape, _arg_dtype(geo))
+            arg = xp.zeros(best.shape, _arg_dtype(geo)) if need_arg else None
+            continue
+        if not need_arg:
+            xp.maximum(best, tap, out=best)
             continue
         better = tap > best
         xp.maximum(best, tap, out=best)

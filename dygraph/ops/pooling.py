@@ -5,6 +5,7 @@ the gradient of that scatter gathers from them, so double backward reuses the sa
 (pool_kernels.py). Average pooling and its gradient are each other's adjoints likewise.
 """
 
+from dygraph.autograd import grad_mode
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.backend import get_array_module
@@ -36,11 +37,13 @@ NONDIFF = set()
 
 
 class MaxPool(Op):
-    def __init__(self, geo):
-        self.geo = geo
+    """Max pooling; the winning taps are kept only when a gradient or a mask needs them."""
+
+    def __init__(self, geo, need_arg=True):
+        self.geo, self.need_arg = geo, need_arg
 
     def forward(self, xp, x):
-        y, self.arg = max_pool(xp, x, self.geo)
+        y, self.arg = max_pool(xp, x, self.geo, self.need_arg)
         return y
 
     def backward(self, m, g):
@@ -138,8 +141,12 @@ def _max_pool(x, kernel_size, stride, padding, return_mask, ceil_mode, data_form
         raise op_error(op, "return_mask=True needs channels-first data_format, got "
                        f"{data_format!r}")
     geo = _regular(x, d, kernel_size, stride, padding, ceil_mode, last, op)
-    pool = MaxPool(geo)
+    pool = MaxPool(geo, _need_arg(x, return_mask))
     return _with_mask(x, pool, apply(pool, x), return_mask, last, d)
+
+
+def _need_arg(x, return_mask):
+    return return_mask or (grad_mode.state[0] and not x._sg)
 
 
 def _avg_pool(x, kernel_size, stride, padding, ceil_mode, exclusive, divisor_override,
@@ -162,7 +169,7 @@ def _adaptive_geometry(x, output_size, d, op):
 
 def _adaptive_max(x, output_size, return_mask, d, op):
     x, _ = _input(x, d, _FIRST[d], op)
-    pool = MaxPool(_adaptive_geometry(x, output_size, d, op))
+    pool = MaxPool(_adaptive_geometry(x, output_size, d, op), _need_arg(x, return_mask))
     return _with_mask(x, pool, apply(pool, x), return_mask, False, d)
 
 
