@@ -2,11 +2,16 @@
 
 1.x arguments: `learning_rate` (a float or a 1.x decay such as
 `fluid.dygraph.PiecewiseDecay`, advanced once per `minimize`), `parameter_list=None`,
-`regularization` (fluid.regularizer.L2Decay...) and `grad_clip`. Without a parameter list
-an optimizer updates every trainable Parameter that holds a gradient when `minimize` runs
-(`dygraph.framework.parameter.live_parameters()`), as the 1.x tracer did: models create
-some parameters at their first call, after the optimizer. The update itself is the 2.x
-optimizer's.
+`regularization` (fluid.regularizer.L2Decay...) and `grad_clip`. The update itself is the
+2.x optimizer's.
+
+Without a parameter list an optimizer updates the trainable parameters the loss depends on,
+as the 1.x tracer did: models create some parameters at their first call, after the
+optimizer. They are found among all live Parameters
+(`dygraph.framework.parameter.live_parameters()`) as those whose gradient changed since the
+optimizer was made or last ran `minimize`, so other models still alive are left alone. (If
+no gradient changed, backward ran before the optimizer was made: the parameters with a
+nonzero gradient are updated.)
 
 Example:
     >>> import numpy as np
@@ -41,13 +46,54 @@ def _by_name(param):
 class _Fluid:
     """The 1.x behaviour shared by the optimizers below (mixed in before the 2.x class)."""
 
+    # {id(param): (grad tensor, its array, its version)} of every live parameter when the
+    # optimizer was made, then after each minimize; only list-less optimizers keep it.
+    _seen = None
+    _minimized = False
+
     def _fluid_init(self, name):
         # 1.x optimizers were named after their class; the name keys saved state.
         self._name = name if name is not None else unique_name(type(self).__name__)
 
+    def _remember_gradients(self, params):
+        # Holding the tensors and arrays keeps their ids from being reused by new ones.
+        self._seen = {id(p): (p._grad, p._grad._data, p._grad._version[0])
+                      for p in params if p._grad is not None}
+
+    def _changed(self, param):
+        """Whether `param`'s gradient changed since the gradients were remembered."""
+        grad = param._grad
+        if grad is None:
+            return False
+        mark = self._seen.get(id(param))
+        return (mark is None or mark[0] is not grad or mark[1] is not grad._data
+                or mark[2] != grad._version[0])
+
     def _default_parameters(self):
+        live = live_parameters()
+        if self._seen is None:  # construction: the gradients that exist predate us
+            self._remember_gradients(live)
+            return []
+        fresh = [p for p in live if not p._sg and self._changed(p)]
+        if not fresh and not self._minimized:
+            fresh = [p for p in live if not p._sg and p._grad is not None
+                     and bool(p._grad._data.any())]
         # Sorted so that the update order (and a global-norm clip's sum) is reproducible.
-        return sorted(live_parameters(), key=_by_name)
+        return sorted(fresh, key=_by_name)
+
+    def _check_loaded_names(self, state):
+        if not self._adopts_parameters:
+            return super()._check_loaded_names(state)
+        # A list-less optimizer may not have adopted its parameters yet (they are adopted
+        # at minimize): the state must be for some live parameter.
+        suffixes = tuple(f"_{name}_0" for name in self._accumulator_names)
+        found = [key for key in state if isinstance(key, str) and key.endswith(suffixes)]
+        if found and not any(self._state_key(p, name) in state for p in live_parameters()
+                             for name in self._accumulator_names):
+            raise ValueError(f"{type(self).__name__}.set_state_dict: the state holds "
+                             f"accumulators for parameters that do not exist (e.g. "
+                             f"{found[0]!r})")
+        return None
 
     def get_lr(self):
         """The learning rate the next `minimize` uses, as a float (a 1.x decay is read
@@ -82,15 +128,15 @@ class _Fluid:
             >>> _, pairs = opt.minimize(loss); w.numpy()
             array([-0.5], dtype=float32)
         """
-        if self._adopts_parameters:
-            self._adopt_new()
-        if parameter_list is None:
-            chosen = self._parameter_list
-        else:
+        if parameter_list is not None:
             chosen = list(parameter_list)
-            new = [p for p in chosen if id(p) not in self._group_of]
-            if new:
-                self._add_param_group({"params": new})
+        elif self._adopts_parameters:
+            chosen = self._default_parameters()
+        else:
+            chosen = self._parameter_list
+        new = [p for p in chosen if id(p) not in self._group_of]
+        if new:
+            self._add_param_group({"params": new})
         skip = {item if isinstance(item, str) else id(item) for item in no_grad_set or ()}
         pairs = [(p, p._grad) for p in chosen
                  if not p._sg and p._grad is not None and id(p) not in skip
@@ -98,6 +144,9 @@ class _Fluid:
         if grad_clip is not None:
             pairs = grad_clip(pairs)
         self.apply_gradients(pairs)
+        if self._adopts_parameters:
+            self._remember_gradients(live_parameters())
+            self._minimized = True
         lr = self._learning_rate
         if isinstance(lr, LearningRateDecay):
             lr.step_num += lr.step_size

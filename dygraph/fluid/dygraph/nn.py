@@ -41,7 +41,8 @@ class FC(Layer):
     W has shape [prod(x.shape[num_flatten_dims:]), size] and the output
     x.shape[:num_flatten_dims] + [size]. A list of inputs gets one weight each ('_w0',
     '_w1', ...) and their products are summed. W defaults to Xavier, b ('_b', shape [size])
-    to 0; bias_attr=False leaves b out.
+    to 0; bias_attr=False leaves b out. `is_test` changes nothing (FC computes the same in
+    training and inference).
 
     Example:
         >>> import dygraph
@@ -146,7 +147,8 @@ class Embedding(Layer):
     which the embedding replaces ([N, 1] -> [N, dim]). 1.6 form (no name_scope): the
     embedding is appended ([N, T] -> [N, T, dim]). Positions holding `padding_idx`
     (negative counts from the end of the vocabulary) give zeros and no gradient.
-    `is_sparse` changes nothing: gradients are dense here.
+    `is_sparse` and `is_distributed` change nothing: gradients are dense and the table is
+    local here.
 
     Example:
         >>> import numpy as np, dygraph

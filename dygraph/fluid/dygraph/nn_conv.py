@@ -81,7 +81,6 @@ class Conv2D(Layer):
         self._param_attr = a["param_attr"]
         self._bias_attr = a["bias_attr"]
         self._act = a["act"]
-        self._use_cudnn = a["use_cudnn"]
         self._filter_param = None
         self._bias_param = None
         if a["num_channels"] is not None:
