@@ -3,7 +3,8 @@
 wide_resnet50_2/101_2 and resnext50_32x4d.
 
 The layout matches Paddle's and torchvision's, so parameter counts agree: resnet18 has
-11,689,512 trainable parameters with 1000 classes.
+11,689,512 trainable parameters with 1000 classes. (The constructors' examples are skipped
+as doctests: initialising tens of millions of parameters takes seconds.)
 
 Example:
     >>> import dygraph
@@ -178,7 +179,7 @@ def resnet18(pretrained=False, **kwargs):
     """ResNet-18; `kwargs` go to ResNet (num_classes, with_pool).
 
     Example:
-        >>> model = resnet18(num_classes=10)
+        >>> model = resnet18(num_classes=10)  # doctest: +SKIP
     """
     return _resnet("resnet18", BasicBlock, 18, pretrained, **kwargs)
 
@@ -187,7 +188,7 @@ def resnet34(pretrained=False, **kwargs):
     """ResNet-34; `kwargs` go to ResNet (num_classes, with_pool).
 
     Example:
-        >>> model = resnet34(num_classes=10)
+        >>> model = resnet34(num_classes=10)  # doctest: +SKIP
     """
     return _resnet("resnet34", BasicBlock, 34, pretrained, **kwargs)
 
@@ -196,7 +197,7 @@ def resnet50(pretrained=False, **kwargs):
     """ResNet-50 (bottleneck blocks); `kwargs` go to ResNet (num_classes, with_pool).
 
     Example:
-        >>> model = resnet50(num_classes=10)
+        >>> model = resnet50(num_classes=10)  # doctest: +SKIP
     """
     return _resnet("resnet50", BottleneckBlock, 50, pretrained, **kwargs)
 
@@ -205,7 +206,7 @@ def resnet101(pretrained=False, **kwargs):
     """ResNet-101; `kwargs` go to ResNet (num_classes, with_pool).
 
     Example:
-        >>> model = resnet101(num_classes=10)
+        >>> model = resnet101(num_classes=10)  # doctest: +SKIP
     """
     return _resnet("resnet101", BottleneckBlock, 101, pretrained, **kwargs)
 
@@ -214,7 +215,7 @@ def resnet152(pretrained=False, **kwargs):
     """ResNet-152; `kwargs` go to ResNet (num_classes, with_pool).
 
     Example:
-        >>> model = resnet152(num_classes=10)
+        >>> model = resnet152(num_classes=10)  # doctest: +SKIP
     """
     return _resnet("resnet152", BottleneckBlock, 152, pretrained, **kwargs)
 
@@ -223,7 +224,7 @@ def wide_resnet50_2(pretrained=False, **kwargs):
     """Wide ResNet-50-2: ResNet-50 with bottlenecks twice as wide.
 
     Example:
-        >>> model = wide_resnet50_2(num_classes=10)
+        >>> model = wide_resnet50_2(num_classes=10)  # doctest: +SKIP
     """
     return _resnet("wide_resnet50_2", BottleneckBlock, 50, pretrained, width=128, **kwargs)
 
@@ -232,7 +233,7 @@ def wide_resnet101_2(pretrained=False, **kwargs):
     """Wide ResNet-101-2: ResNet-101 with bottlenecks twice as wide.
 
     Example:
-        >>> model = wide_resnet101_2(num_classes=10)
+        >>> model = wide_resnet101_2(num_classes=10)  # doctest: +SKIP
     """
     return _resnet("wide_resnet101_2", BottleneckBlock, 101, pretrained, width=128,
                    **kwargs)
@@ -242,7 +243,7 @@ def resnext50_32x4d(pretrained=False, **kwargs):
     """ResNeXt-50 32x4d: ResNet-50 with 32 groups of width 4 in each bottleneck.
 
     Example:
-        >>> model = resnext50_32x4d(num_classes=10)
+        >>> model = resnext50_32x4d(num_classes=10)  # doctest: +SKIP
     """
     return _resnet("resnext50_32x4d", BottleneckBlock, 50, pretrained, width=4, groups=32,
                    **kwargs)

@@ -3,7 +3,8 @@
 batch norm after every convolution.
 
 The classifier expects the 512x7x7 map that the adaptive pool makes, so any input size of
-at least 32x32 works. vgg16 has 138,357,544 parameters with 1000 classes.
+at least 32x32 works. vgg16 has 138,357,544 parameters with 1000 classes (the
+constructors' examples are skipped as doctests: initialising them takes seconds).
 
 Example:
     >>> import dygraph
@@ -96,7 +97,7 @@ def vgg11(pretrained=False, batch_norm=False, **kwargs):
     """VGG-11 (configuration A); `kwargs` go to VGG (num_classes, with_pool).
 
     Example:
-        >>> model = vgg11(num_classes=10)
+        >>> model = vgg11(num_classes=10)  # doctest: +SKIP
     """
     return _vgg(11, pretrained, batch_norm, **kwargs)
 
@@ -105,7 +106,7 @@ def vgg13(pretrained=False, batch_norm=False, **kwargs):
     """VGG-13 (configuration B); `kwargs` go to VGG (num_classes, with_pool).
 
     Example:
-        >>> model = vgg13(num_classes=10)
+        >>> model = vgg13(num_classes=10)  # doctest: +SKIP
     """
     return _vgg(13, pretrained, batch_norm, **kwargs)
 
@@ -114,7 +115,7 @@ def vgg16(pretrained=False, batch_norm=False, **kwargs):
     """VGG-16 (configuration D); `kwargs` go to VGG (num_classes, with_pool).
 
     Example:
-        >>> model = vgg16(batch_norm=True, num_classes=10)
+        >>> model = vgg16(batch_norm=True, num_classes=10)  # doctest: +SKIP
     """
     return _vgg(16, pretrained, batch_norm, **kwargs)
 
@@ -123,6 +124,6 @@ def vgg19(pretrained=False, batch_norm=False, **kwargs):
     """VGG-19 (configuration E); `kwargs` go to VGG (num_classes, with_pool).
 
     Example:
-        >>> model = vgg19(num_classes=10)
+        >>> model = vgg19(num_classes=10)  # doctest: +SKIP
     """
     return _vgg(19, pretrained, batch_norm, **kwargs)
