@@ -186,6 +186,9 @@ MODULES = {"dygraph": "dygraph", "torch": "torch", "paddle": "paddle"}
 
 # -- measurement ---------------------------------------------------------------------------
 
+_SETTLE_S = 0.3
+
+
 def interleaved_ms(fns, steps, repeats, warmup):
     """Per framework, the median over repeats of the mean time of `steps` calls (ms).
 
@@ -198,6 +201,9 @@ def interleaved_ms(fns, steps, repeats, warmup):
     samples = {name: [] for name in fns}
     for _ in range(repeats):
         for name, fn in fns.items():
+            # Idle worker threads of the previous framework's BLAS/OpenMP pools spin for a
+            # while (OpenBLAS up to ~0.1 s) before sleeping; let them settle first.
+            time.sleep(_SETTLE_S)
             start = time.perf_counter()
             for _ in range(steps):
                 fn()

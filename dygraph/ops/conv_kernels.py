@@ -34,12 +34,23 @@ def per_sample(taps, groups, out_len):
     Per-sample GEMMs write (N, M, L) directly, with no transposed copy, and win when each
     sample has more output positions than taps per group (the first layers of a net); with
     few positions per sample they are too small for BLAS, and one big GEMM wins.
+
+    Example:
+        >>> per_sample(25, 1, 576), per_sample(500, 1, 64)
+        (True, False)
     """
     return taps // groups <= out_len
 
 
 def transpose_grad(xp, g):
-    """g (N, M, *O) -> gT (M, N*L), contiguous, in a workspace buffer (give it back after)."""
+    """g (N, M, *O) -> gT (M, N*L), contiguous, in a workspace buffer (give it back after).
+
+    Example:
+        >>> import numpy as np
+        >>> transpose_grad(np, np.arange(4.0).reshape(2, 2, 1))
+        array([[0., 2.],
+               [1., 3.]])
+    """
     n, m = g.shape[:2]
     out_len = prod(g.shape[2:])
     gt = workspace.take(xp, (m, n * out_len), g.dtype)
@@ -95,6 +106,12 @@ def conv_data(xp, g, w, in_sizes, geo, gt=None):
 
     g (N, M, *O), w (M, C/groups, *k) -> (N, C, *in_sizes). `gt` is transpose_grad(g) when
     the caller already has it.
+
+    Example:
+        >>> import numpy as np
+        >>> geo = Geometry((1,), (1,), ((0, 0),), 1)
+        >>> conv_data(np, np.ones((1, 1, 3)), np.ones((1, 1, 2)), (4,), geo)
+        array([[[1., 2., 2., 1.]]])
     """
     n, m = g.shape[:2]
     ksize = w.shape[2:]
@@ -131,6 +148,12 @@ def conv_filter(xp, x, g, ksize, geo, cols=None, gt=None):
     """The filter gradient of conv: x (N, C, *S), g (N, M, *O) -> (M, C/groups, *ksize).
 
     `cols` are the forward's columns of x (a Lease) when it kept them; `gt` as for conv_data.
+
+    Example:
+        >>> import numpy as np
+        >>> geo = Geometry((1,), (1,), ((0, 0),), 1)
+        >>> conv_filter(np, np.arange(4.0).reshape(1, 1, 4), np.ones((1, 1, 3)), (2,), geo)
+        array([[[3., 6.]]])
     """
     n, c = x.shape[:2]
     m = g.shape[1]
@@ -186,6 +209,12 @@ def data_by_rows(xp, g, w, in_sizes, geo):
 
     so rows (m, j') of a strided copy of gp times the reversed weights give the columns of
     the leading dims at every input position x of the last dim; col2im folds the rest.
+
+    Example:
+        >>> import numpy as np
+        >>> geo = Geometry((1,), (1,), ((1, 1),), 1)
+        >>> data_by_rows(np, np.ones((1, 1, 4)), np.ones((1, 1, 3)), (4,), geo)
+        array([[[2., 3., 3., 2.]]])
     """
     n, m = g.shape[:2]
     ksize, osz = w.shape[2:], g.shape[2:]

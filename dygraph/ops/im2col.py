@@ -88,7 +88,13 @@ workspace = _Workspace()
 
 class Lease:
     """Holds a workspace array for as long as something needs it (an op's saved columns) and
-    gives it back when dropped, as when the engine frees the op after backward."""
+    gives it back when dropped, as when the engine frees the op after backward.
+
+    Example:
+        >>> lease = Lease(workspace.take(np, (2,), np.float32))
+        >>> lease.array.shape
+        (2,)
+    """
 
     __slots__ = ("array",)
 
@@ -119,6 +125,12 @@ def im2col(xp, x, ksize, geo, out=None):
     """x (N, C, *S) -> columns (C*prod(k), N*prod(O)) in the layout of the module docstring.
 
     `out`, when given, is a contiguous array with that many elements that receives them.
+
+    Example:
+        >>> geo = Geometry((1,), (1,), ((0, 0),), 1)
+        >>> im2col(np, np.arange(4.0).reshape(1, 1, 4), (2,), geo)
+        array([[0., 1., 2.],
+               [1., 2., 3.]])
     """
     xpad = _pad(xp, x, geo.pads)
     osz = geo.out_sizes(x.shape[2:], ksize)
@@ -151,6 +163,11 @@ def col2im(xp, cols, channels, ksize, osz, in_sizes, geo, out):
 
     Each tap adds into its strided slice of the padded input; positions the windows never
     cover (the rest of a stride, the padding) get nothing.
+
+    Example:
+        >>> geo = Geometry((1,), (1,), ((0, 0),), 1)
+        >>> col2im(np, np.ones((2, 3)), 1, (2,), (3,), (4,), geo, np.zeros((1, 1, 4)))
+        array([[[1., 2., 2., 1.]]])
     """
     n = out.shape[0]
     d = len(ksize)
@@ -189,5 +206,14 @@ def prod(values):
 
 
 def chunk(n, bytes_per_sample):
-    """Samples per chunk so that one chunk's columns stay under CHUNK_BYTES."""
+    """Samples per chunk so that one chunk's columns stay under CHUNK_BYTES.
+
+    Example:
+        >>> prod((2, 3, 4))
+        24
+
+    Example:
+        >>> chunk(64, 1024)
+        64
+    """
     return max(1, min(n, CHUNK_BYTES // max(bytes_per_sample, 1)))

@@ -27,7 +27,15 @@ NONDIFF = set()
 
 class Normalize(Op):
     """Standardize x over `axes` of x viewed as `nshape`, then scale and shift by w and b
-    (broadcast as `pshape`). `fixed` = (mean, rstd) arrays replace the batch statistics."""
+    (broadcast as `pshape`). `fixed` = (mean, rstd) arrays replace the batch statistics.
+
+    Example:
+        >>> import dygraph
+        >>> from dygraph.autograd.function import apply
+        >>> x = dygraph.to_tensor([[1.0, 3.0]])
+        >>> apply(Normalize((1,), 0.0, (1, 2), (1, 2)), x).numpy()
+        array([[-1.,  1.]], dtype=float32)
+    """
 
     save_inputs = True
 

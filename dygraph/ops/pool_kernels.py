@@ -35,6 +35,10 @@ class PoolGeometry:
     Regular windows: ksize, stride, pads (lo, hi) and `ext` (the high padding actually used,
     larger than hi when ceil_mode adds a last partial window). Adaptive windows with uneven
     bins: `starts`/`ends` per dim.
+
+    Example:
+        >>> PoolGeometry.regular((5,), (2,), (2,), ((0, 0),), True).out_sizes
+        (3,)
     """
 
     def __init__(self, in_sizes, out_sizes):
@@ -188,7 +192,13 @@ def max_pool(xp, x, geo, need_arg=True):
 
 
 def max_scatter(xp, g, arg, geo):
-    """Gradient of max_pool: g (N, C, *O) goes to each window's winning tap."""
+    """Gradient of max_pool: g (N, C, *O) goes to each window's winning tap.
+
+    Example:
+        >>> geo = PoolGeometry.regular((4,), (2,), (2,), ((0, 0),), False)
+        >>> max_scatter(np, np.array([[[1.0, 2.0]]]), np.array([[[1, 0]]], np.uint8), geo)
+        array([[[0., 1., 2., 0.]]])
+    """
     lead = g.shape[:2]
     if geo.blocks:
         win = xp.zeros(g.shape + (_prod(geo.ksize),), g.dtype)
@@ -211,7 +221,13 @@ def max_scatter(xp, g, arg, geo):
 
 
 def max_gather(xp, gx, arg, geo):
-    """Adjoint of max_scatter: pick gx at each window's winning tap."""
+    """Adjoint of max_scatter: pick gx at each window's winning tap.
+
+    Example:
+        >>> geo = PoolGeometry.regular((4,), (2,), (2,), ((0, 0),), False)
+        >>> max_gather(np, np.arange(4.0).reshape(1, 1, 4), np.array([[[1, 0]]], np.uint8), geo)
+        array([[[1., 2.]]])
+    """
     if geo.blocks:
         win = _block_windows(xp, gx, geo)
         return xp.take_along_axis(win, arg[..., None].astype(np.intp), axis=-1)[..., 0]
@@ -223,7 +239,13 @@ def max_gather(xp, gx, arg, geo):
 
 
 def max_mask(xp, arg, geo):
-    """Paddle's mask: the flat index (over the spatial dims of x) of each window's maximum."""
+    """Paddle's mask: the flat index (over the spatial dims of x) of each window's maximum.
+
+    Example:
+        >>> geo = PoolGeometry.regular((4,), (2,), (2,), ((0, 0),), False)
+        >>> max_mask(np, np.array([[[1, 0]]], np.uint8), geo)
+        array([[[1, 2]]], dtype=int32)
+    """
     d = len(geo.in_sizes)
     flat = xp.zeros(arg.shape, np.int64)
     if geo.ksize is not None:
@@ -252,6 +274,11 @@ def avg_divisor(geo, exclusive, override):
     """The divisor of each window, shaped (*O) (broadcasts against (N, C, *O)).
 
     Paddle applies divisor_override by scaling the average: avg * prod(ksize) / override.
+
+    Example:
+        >>> geo = PoolGeometry.regular((4,), (3,), (2,), ((1, 1),), False)
+        >>> avg_divisor(geo, True, None), avg_divisor(geo, False, None)
+        (array([2., 3.]), array([3., 3.]))
     """
     d = len(geo.in_sizes)
     div = np.ones((1,) * d)
@@ -275,7 +302,13 @@ def avg_divisor(geo, exclusive, override):
 
 
 def avg_pool(xp, x, geo, divisor):
-    """Window sums divided by `divisor` (a number or an array broadcasting to (*O))."""
+    """Window sums divided by `divisor` (a number or an array broadcasting to (*O)).
+
+    Example:
+        >>> geo = PoolGeometry.regular((4,), (2,), (2,), ((0, 0),), False)
+        >>> avg_pool(np, np.arange(4.0).reshape(1, 1, 4), geo, 2.0)
+        array([[[0.5, 2.5]]])
+    """
     if geo.blocks:
         axes = tuple(3 + 2 * a for a in range(len(geo.ksize)))
         total = _block_view(x, geo).sum(axis=axes)
@@ -298,7 +331,13 @@ def _as(xp, divisor, dtype):
 
 
 def avg_scatter(xp, g, geo, divisor):
-    """Gradient of avg_pool: each window's g / divisor spread over its taps."""
+    """Gradient of avg_pool: each window's g / divisor spread over its taps.
+
+    Example:
+        >>> geo = PoolGeometry.regular((4,), (2,), (2,), ((0, 0),), False)
+        >>> avg_scatter(np, np.array([[[2.0, 4.0]]]), geo, 2.0)
+        array([[[1., 1., 2., 2.]]])
+    """
     lead = g.shape[:2]
     with np.errstate(divide="ignore", invalid="ignore"):
         share = (g / _as(xp, divisor, g.dtype)).astype(g.dtype, copy=False)

@@ -42,7 +42,12 @@ def ntuple(value, d, name, op):
 
 
 def channel_last(data_format, d, op):
-    """True for NLC/NHWC/NDHWC, False for NCL/NCHW/NCDHW; anything else is an error."""
+    """True for NLC/NHWC/NDHWC, False for NCL/NCHW/NCDHW; anything else is an error.
+
+    Example:
+        >>> channel_last('NHWC', 2, 'conv2d')
+        True
+    """
     first, last = _FORMATS[d]
     if data_format == first:
         return False
@@ -113,14 +118,26 @@ def _checked(pads, op):
 
 
 def to_channels_first(x, d):
-    """(N, *S, C) -> (N, C, *S) as a differentiable op."""
+    """(N, *S, C) -> (N, C, *S) as a differentiable op.
+
+    Example:
+        >>> import dygraph
+        >>> to_channels_first(dygraph.ones([1, 4, 5, 3]), 2).shape
+        [1, 3, 4, 5]
+    """
     from dygraph.ops.shape import transpose
 
     return transpose(x, [0, d + 1] + list(range(1, d + 1)))
 
 
 def to_channels_last(x, d):
-    """(N, C, *S) -> (N, *S, C) as a differentiable op."""
+    """(N, C, *S) -> (N, *S, C) as a differentiable op.
+
+    Example:
+        >>> import dygraph
+        >>> to_channels_last(dygraph.ones([1, 3, 4, 5]), 2).shape
+        [1, 4, 5, 3]
+    """
     from dygraph.ops.shape import transpose
 
     return transpose(x, [0] + list(range(2, d + 2)) + [1])

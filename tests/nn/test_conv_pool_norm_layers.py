@@ -291,6 +291,16 @@ def test_batch_norm_eval_gradient(float64):
     assert _layer_gradcheck(bn, _t((2, 2, 2, 2), False, "float64"), ["weight", "bias"])
 
 
+@pytest.mark.parametrize("layer, x_shape, axes", [
+    (nn.BatchNorm3D(2), (3, 2, 2, 3, 2), (0, 2, 3, 4)),
+    (nn.InstanceNorm1D(3), (2, 3, 5), (2,)),
+    (nn.InstanceNorm3D(2), (2, 2, 2, 3, 2), (2, 3, 4)),
+])
+def test_more_norm_layers_match_reference(layer, x_shape, axes):
+    x = _t(x_shape)
+    np.testing.assert_allclose(layer(x).numpy(), _std(x.numpy(), axes), rtol=1e-4, atol=1e-4)
+
+
 def test_layer_group_instance_norm_match_reference():
     x = _t((2, 4, 3, 2))
     a = x.numpy()
