@@ -182,7 +182,7 @@ def test_untrained_model_output(small_mnist, capsys):
 
 
 def test_training_loop(small_mnist, capsys):
-    small_mnist(16 * 32)
+    small_mnist(10 * 32)
     with fluid.dygraph.guard():
         epoch_num = 5
         BATCH_SIZE = 64
