@@ -157,7 +157,17 @@ class Tensor:
 
     # -- conversion ------------------------------------------------------------------------
     def numpy(self):
-        """The values as a NumPy array (copied to the host for GPU tensors)."""
+        """The values as a NumPy array: a copy, as in Paddle, so a value read now does not
+        change when the tensor is later updated in place (an optimizer step)."""
+        data = self._data
+        if type(data) is np.ndarray:
+            return data.copy()
+        from dygraph.backend import as_numpy
+
+        return as_numpy(data)
+
+    def _host(self):
+        """The values on the host without a copy where possible (internal, read-only use)."""
         data = self._data
         if type(data) is np.ndarray:
             return data
@@ -166,25 +176,25 @@ class Tensor:
         return as_numpy(data)
 
     def __array__(self, dtype=None, copy=None):
-        data = self.numpy()
+        data = self._host() if not copy else self.numpy()
         return data if dtype is None else data.astype(dtype)
 
     def item(self, *index):
         """The value of a one-element tensor (or of one element) as a Python number."""
-        data = self.numpy()
+        data = self._host()
         if not index and data.size != 1:
             raise op_error("Tensor.item", f"only one-element tensors convert to a Python "
                            f"number; this one has shape {self.shape}")
         return data.item(*index)
 
     def tolist(self):
-        return self.numpy().tolist()
+        return self._host().tolist()
 
     def _scalar(self, kind):
         if self._data.size != 1:
             raise op_error(f"Tensor.__{kind}__", f"only one-element tensors can be used as a "
                            f"Python {kind}; this one has shape {self.shape}", TypeError)
-        return self.numpy().reshape(()).item()
+        return self._host().reshape(()).item()
 
     def __bool__(self):
         return bool(self._scalar("bool"))

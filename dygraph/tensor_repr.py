@@ -106,4 +106,4 @@ def format_tensor(tensor):
     indent = 7
     head = (f"Tensor(shape={tensor.shape}, dtype={tensor.dtype.name}, place={tensor.place}, "
             f"stop_gradient={tensor.stop_gradient},\n")
-    return head + " " * indent + format_data(tensor.numpy(), indent) + ")"
+    return head + " " * indent + format_data(tensor._host(), indent) + ")"

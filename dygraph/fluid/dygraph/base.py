@@ -34,13 +34,18 @@ def guard(place=None):
         ...     fluid.dygraph.enabled()
         True
     """
+    from dygraph.fluid import unique_name
+
     previous_place = _place.current_place()
     previous_retain = _function.retain_all_grads[0]
     if place is not None:
         _place.set_device(place)
     _function.retain_all_grads[0] = True
     try:
-        yield
+        # Fresh layer/parameter numbering per guard, as 1.x: a model rebuilt in a new guard
+        # gets the same names, so checkpoints and optimizer state keyed by name load into it.
+        with unique_name.guard():
+            yield
     finally:
         _function.retain_all_grads[0] = previous_retain
         _place._current[0] = previous_place
