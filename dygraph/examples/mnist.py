@@ -191,9 +191,17 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     _check_args(parser, args)
-    dygraph.set_device(args.device)
+    # Set-up problems (no CuPy for --device gpu, no data files, a failed download) are the
+    # user's to fix: a one-line error, not a traceback.
+    try:
+        dygraph.set_device(args.device)
+    except (RuntimeError, ValueError) as exc:
+        parser.error(f"--device {args.device}: {exc}")
     dygraph.seed(args.seed)
-    data = load_data(args.data_dir, args.dataset, args.download)
+    try:
+        data = load_data(args.data_dir, args.dataset, args.download)
+    except (OSError, ValueError, RuntimeError) as exc:
+        parser.error(str(exc))
     print(f"Data: {data.source}; {len(data.train_y):,} training and {len(data.test_y):,} "
           f"test images")
     if data.is_sample:

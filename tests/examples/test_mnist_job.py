@@ -124,6 +124,18 @@ def test_bad_options_exit(argv, capsys):
     assert "error" in capsys.readouterr().err
 
 
+def test_setup_errors_are_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("DYGRAPH_HOME", str(tmp_path))
+    with pytest.raises(SystemExit) as info:
+        mnist.main(["--dataset", "fashion-mnist", "--save-dir", str(tmp_path / "out")])
+    assert info.value.code == 2
+    assert "no Fashion-MNIST files" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        mnist.main(["--device", "tpu", "--save-dir", str(tmp_path / "out")])
+    assert "--device tpu" in capsys.readouterr().err
+    assert dygraph.get_device() == "cpu"
+
+
 def test_load_data_layouts(tmp_path, monkeypatch):
     write_standard(tmp_path)
     data = load_data(str(tmp_path))
