@@ -21,8 +21,10 @@ sample that ships with DyGraph (and says so); the default 3 epochs take about a 
 two CPU cores there and reach about 96% test accuracy (docs/MNIST.md).
 
 Example:
-    >>> result = main(['--max-steps', '2', '--save-dir', __import__('tempfile').mkdtemp(),
-    ...                '--quiet'])  # doctest: +ELLIPSIS
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     result = main(['--max-steps', '2', '--save-dir', out, '--quiet'])
+    ... # doctest: +ELLIPSIS
     Data: ...
     >>> result['steps'], os.path.basename(result['checkpoint'][0])
     (2, 'mnist.pdparams')

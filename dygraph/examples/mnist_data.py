@@ -162,8 +162,9 @@ def load_image(path):
 
     Example:
         >>> import tempfile
-        >>> png = write_digit_png(np.full((28, 28), 255, np.uint8), tempfile.mkdtemp(), 1)
-        >>> float(load_image(png).min())
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     png = write_digit_png(np.full((28, 28), 255, np.uint8), folder, 1)
+        ...     float(load_image(png).min())
         1.0
     """
     image = _pil()
@@ -178,7 +179,8 @@ def write_digit_png(pixels, folder, label):
 
     Example:
         >>> import tempfile
-        >>> os.path.basename(write_digit_png(np.zeros((28, 28), np.uint8), tempfile.mkdtemp(), 3))
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     os.path.basename(write_digit_png(np.zeros((28, 28), np.uint8), folder, 3))
         'infer_3.png'
     """
     os.makedirs(folder, exist_ok=True)

@@ -152,8 +152,9 @@ def plot_curves(step_losses, epoch_accuracies, path):
 
     Example:
         >>> import os, tempfile
-        >>> out = plot_curves([2.3, 1.0, 0.5], [0.9], os.path.join(tempfile.mkdtemp(), 'c.png'))
-        >>> out is None or os.path.isfile(out)
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     out = plot_curves([2.3, 1.0, 0.5], [0.9], os.path.join(folder, 'c.png'))
+        ...     out is None or os.path.isfile(out)
         True
     """
     try:
