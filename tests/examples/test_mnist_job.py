@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import dygraph
-from dygraph.examples import mnist
+from dygraph.examples import mnist, mnist_train
 from dygraph.examples.mnist_data import load_data, load_image, scale_images, write_digit_png
 from dygraph.examples.mnist_train import plot_curves, progress_bar
 from dygraph.vision.datasets import write_idx
@@ -175,6 +175,7 @@ def test_load_image_matches_the_seeds(tmp_path):
 
 def test_fallbacks_without_tqdm_and_matplotlib(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "tqdm", None)
+    monkeypatch.setattr(mnist_train, "_warned_tqdm", [])  # the note is printed once a process
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     bar = progress_bar(100, "epoch 1")
     bar.set_postfix_str("loss 0.5")
