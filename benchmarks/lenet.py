@@ -3,10 +3,12 @@
 The model is the seeds' MNIST model: conv 20@5x5, relu, max-pool 2, conv 50@5x5, relu,
 max-pool 2, linear 800 -> 10; cross-entropy loss, Adam, batch 64. All frameworks start
 from the same weights and data (their first losses are printed as a check) and use the same
-number of threads. Reported per batch, in milliseconds, as the median over repeats of the
-mean over `steps` steps after a warm-up:
+number of threads. Reported per batch, in milliseconds, as the median (and the best) over
+repeats of the mean over `steps` steps after a warm-up:
   train  -- forward, loss, backward, optimizer step, clear gradients;
   infer  -- forward in eval mode without gradients.
+The repeats take turns between the frameworks, so load from other processes on a shared
+machine falls on all of them alike.
 Peak memory of a train step: the growth of the process's resident set over the phase
 (VmHWM reset through /proc/self/clear_refs; ru_maxrss growth where that is unavailable),
 and for DyGraph also the peak of NumPy/Python allocations seen by tracemalloc.
@@ -190,7 +192,7 @@ _SETTLE_S = 0.3
 
 
 def interleaved_ms(fns, steps, repeats, warmup):
-    """Per framework, the median over repeats of the mean time of `steps` calls (ms).
+    """Per framework, (median, best) over repeats of the mean time of `steps` calls (ms).
 
     Repeats take turns between the frameworks, so a change in machine load during the run
     (a shared machine) affects all of them alike instead of whichever ran at that moment.
@@ -208,7 +210,7 @@ def interleaved_ms(fns, steps, repeats, warmup):
             for _ in range(steps):
                 fn()
             samples[name].append((time.perf_counter() - start) / steps * 1e3)
-    return {name: statistics.median(v) for name, v in samples.items()}
+    return {name: (statistics.median(v), min(v)) for name, v in samples.items()}
 
 
 def _status_kb(field):
@@ -280,7 +282,7 @@ def measure(names, weights, x, y, args):
         if "skipped" in r:
             continue
         train, infer, model = built[r["name"]]
-        r["train_ms"] = train_ms[r["name"]]
+        r["train_ms"], r["train_best"] = train_ms[r["name"]]
         r["faults"] = faults_per_step(train, args.steps)
         r["rss_mb"], r["rss_method"] = peak_rss_growth_mb(train, args.steps)
         if r["name"] == "dygraph":
@@ -290,21 +292,22 @@ def measure(names, weights, x, y, args):
                               args.warmup)
     for r in results:
         if "skipped" not in r:
-            r["infer_ms"] = infer_ms[r["name"]]
+            r["infer_ms"], r["infer_best"] = infer_ms[r["name"]]
     return results
 
 
 def report(results):
     by_name = {r["name"]: r for r in results}
     ours = by_name.get("dygraph")
-    print(f"{'framework':10s} {'train ms':>9s} {'infer ms':>9s} {'first loss':>11s} "
-          f"{'faults/step':>12s} {'peak RSS +MB':>13s}")
+    print(f"{'framework':10s} {'train ms':>9s} {'(best)':>8s} {'infer ms':>9s} {'(best)':>8s} "
+          f"{'first loss':>11s} {'faults/step':>12s} {'peak RSS +MB':>13s}")
     for r in results:
         if "skipped" in r:
             print(f"{r['name']:10s} skipped: {r['skipped']}")
             continue
-        print(f"{r['name']:10s} {r['train_ms']:9.2f} {r['infer_ms']:9.2f} "
-              f"{r['first_loss']:11.5f} {r['faults']:12.0f} {r['rss_mb']:13.1f}")
+        print(f"{r['name']:10s} {r['train_ms']:9.2f} {r['train_best']:8.2f} "
+              f"{r['infer_ms']:9.2f} {r['infer_best']:8.2f} {r['first_loss']:11.5f} "
+              f"{r['faults']:12.0f} {r['rss_mb']:13.1f}")
     if ours is None or "skipped" in ours:
         return
     if "traced_mb" in ours:
@@ -314,7 +317,7 @@ def report(results):
     for other in ("torch", "paddle"):
         r = by_name.get(other)
         if r and "skipped" not in r:
-            print(f"DyGraph / {other}: train {ours['train_ms'] / r['train_ms']:.2f}x, "
+            print(f"DyGraph / {other} (medians): train {ours['train_ms'] / r['train_ms']:.2f}x, "
                   f"infer {ours['infer_ms'] / r['infer_ms']:.2f}x")
 
 
