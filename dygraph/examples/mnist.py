@@ -39,7 +39,7 @@ import numpy as np
 import dygraph
 from dygraph.examples.mnist_data import load_data, load_image, unscale_image, write_digit_png
 from dygraph.examples.mnist_train import evaluate, plot_curves, predict, progress_bar, train_epoch
-from dygraph.fluid import unique_name
+from dygraph.utils import unique_name
 from dygraph.io import DataLoader, TensorDataset
 from dygraph.vision.models import MNISTNet
 

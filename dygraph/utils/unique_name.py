@@ -1,4 +1,4 @@
-"""fluid.unique_name: the name generator behind layer and parameter names.
+"""dygraph.utils.unique_name: the name generator behind layer and parameter names.
 
 `generate('fc')` gives 'fc_0', 'fc_1', ...; `guard()` starts a fresh numbering for its block
 and restores the outer one afterwards, so a model built inside it gets the same names each
@@ -6,9 +6,9 @@ time (1.x code rebuilt a model under a new guard to load a checkpoint into it). 
 are the ones `dygraph.framework.parameter.unique_name` uses, so 2.x layers share them.
 
 Example:
-    >>> import dygraph.fluid as fluid
-    >>> with fluid.unique_name.guard():
-    ...     fluid.unique_name.generate('doc_fc')
+    >>> import dygraph
+    >>> with dygraph.utils.unique_name.guard():
+    ...     dygraph.utils.unique_name.generate('doc_fc')
     'doc_fc_0'
 """
 

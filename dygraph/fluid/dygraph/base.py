@@ -34,7 +34,7 @@ def guard(place=None):
         ...     fluid.dygraph.enabled()
         True
     """
-    from dygraph.fluid import unique_name
+    from dygraph.utils import unique_name
 
     previous_place = _place.current_place()
     previous_retain = _function.retain_all_grads[0]

@@ -56,6 +56,32 @@ class Initializer:
         return f"{type(self).__name__}({fields})"
 
 
+def _draw_dtype(dtype):
+    # Generator.random/standard_normal draw float32 natively: half the memory and time of
+    # float64 draws for float32 weights (a VGG classifier layer is 100M values).
+    return np.float32 if np.dtype(dtype).itemsize <= 4 else np.float64
+
+
+def draw_uniform(low, high, shape, dtype):
+    """U[low, high) values for a tensor of `dtype`, from the global generator."""
+    from dygraph.framework.random import rng
+
+    values = rng().random(shape, dtype=_draw_dtype(dtype))
+    values *= high - low
+    values += low
+    return values
+
+
+def draw_normal(mean, std, shape, dtype):
+    """N(mean, std**2) values for a tensor of `dtype`, from the global generator."""
+    from dygraph.framework.random import rng
+
+    values = rng().standard_normal(shape, dtype=_draw_dtype(dtype))
+    values *= std
+    values += mean
+    return values
+
+
 def write_values(tensor, values):
     """Copy host `values` into `tensor` in place (moving them to its device first)."""
     data = tensor._data

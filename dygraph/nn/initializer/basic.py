@@ -12,7 +12,7 @@ Example:
 import numpy as np
 
 from dygraph.framework.random import rng
-from dygraph.nn.initializer.base import Initializer
+from dygraph.nn.initializer.base import Initializer, draw_normal, draw_uniform
 from dygraph.tensor import Tensor
 
 __all__ = ["Constant", "Assign", "Normal", "TruncatedNormal", "Uniform"]
@@ -78,7 +78,7 @@ class Normal(Initializer):
         self._std = float(std)
 
     def _values(self, shape, dtype):
-        return rng().normal(self._mean, self._std, shape)
+        return draw_normal(self._mean, self._std, shape, dtype)
 
 
 class TruncatedNormal(Initializer):
@@ -138,4 +138,4 @@ class Uniform(Initializer):
         self._high = float(high)
 
     def _values(self, shape, dtype):
-        return rng().uniform(self._low, self._high, shape)
+        return draw_uniform(self._low, self._high, shape, dtype)

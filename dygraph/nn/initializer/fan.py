@@ -13,8 +13,13 @@ Example:
 
 import math
 
-from dygraph.framework.random import rng
-from dygraph.nn.initializer.base import Initializer, calculate_gain, compute_fans
+from dygraph.nn.initializer.base import (
+    Initializer,
+    calculate_gain,
+    compute_fans,
+    draw_normal,
+    draw_uniform,
+)
 
 __all__ = ["XavierNormal", "XavierUniform", "KaimingNormal", "KaimingUniform"]
 
@@ -61,7 +66,7 @@ class XavierNormal(_FanInitializer):
 
     def _values(self, shape, dtype):
         std = self._gain * math.sqrt(2.0 / self._xavier_fans(shape))
-        return rng().normal(0.0, std, shape)
+        return draw_normal(0.0, std, shape, dtype)
 
 
 class XavierUniform(_FanInitializer):
@@ -81,7 +86,7 @@ class XavierUniform(_FanInitializer):
 
     def _values(self, shape, dtype):
         limit = self._gain * math.sqrt(6.0 / self._xavier_fans(shape))
-        return rng().uniform(-limit, limit, shape)
+        return draw_uniform(-limit, limit, shape, dtype)
 
 
 class KaimingNormal(_FanInitializer):
@@ -103,7 +108,7 @@ class KaimingNormal(_FanInitializer):
     def _values(self, shape, dtype):
         gain = calculate_gain(self._nonlinearity, self._negative_slope)
         std = gain / math.sqrt(self._kaiming_fan_in(shape))
-        return rng().normal(0.0, std, shape)
+        return draw_normal(0.0, std, shape, dtype)
 
 
 class KaimingUniform(_FanInitializer):
@@ -124,4 +129,4 @@ class KaimingUniform(_FanInitializer):
     def _values(self, shape, dtype):
         gain = calculate_gain(self._nonlinearity, self._negative_slope)
         limit = gain * math.sqrt(3.0 / self._kaiming_fan_in(shape))
-        return rng().uniform(-limit, limit, shape)
+        return draw_uniform(-limit, limit, shape, dtype)

@@ -1,0 +1,3 @@
+"""dygraph.utils: helpers outside the op library (unique_name)."""
+
+from dygraph.utils import unique_name
