@@ -11,8 +11,6 @@ Example:
     array([2., 4.], dtype=float32)
 """
 
-import importlib as _importlib
-
 from dygraph import ops as _ops
 from dygraph.autograd.engine import grad
 from dygraph.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -44,13 +42,12 @@ from dygraph.framework.random import get_rng_state, seed, set_rng_state
 from dygraph.ops import *  # noqa: F401,F403 - the op library is the public API
 from dygraph.tensor import Tensor, to_tensor
 from dygraph.tensor_repr import set_printoptions
+from dygraph.utils.lazy import lazy_attributes
 
 __version__ = "0.1.0"
 dtype = type(float32)
 _SUBMODULES = {"nn", "optimizer", "io", "vision", "fluid", "metric", "linalg", "autograd",
-               "static", "jit", "distributed", "amp", "utils", "dataset", "reader", "device",
-               "framework", "regularizer", "examples", "callbacks", "hapi", "incubate",
-               "sparse", "fft", "signal", "text", "onnx", "inference", "profiler"}
+               "utils", "dataset", "reader", "framework", "regularizer", "examples"}
 # Names that live in a lazily loaded submodule but are also top-level in Paddle.
 _LAZY_NAMES = {
     "ParamAttr": ("dygraph.nn.param_attr", "ParamAttr"),
@@ -60,26 +57,8 @@ _LAZY_NAMES = {
     "save": ("dygraph.io.checkpoint", "save"),
     "load": ("dygraph.io.checkpoint", "load"),
     "batch": ("dygraph.reader", "batch"),
-    "DataParallel": ("dygraph.distributed.parallel", "DataParallel"),
-    "Model": ("dygraph.hapi.model", "Model"),
-    "summary": ("dygraph.hapi.summary", "summary"),
-    "disable_static": ("dygraph.static.mode", "disable_static"),
-    "enable_static": ("dygraph.static.mode", "enable_static"),
-    "in_dynamic_mode": ("dygraph.static.mode", "in_dynamic_mode"),
 }
-
-
-def __getattr__(name):
-    if name in _SUBMODULES:
-        module = _importlib.import_module(f"dygraph.{name}")
-        globals()[name] = module
-        return module
-    if name in _LAZY_NAMES:
-        module_name, attr = _LAZY_NAMES[name]
-        value = getattr(_importlib.import_module(module_name), attr)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'dygraph' has no attribute {name!r}")
+__getattr__ = lazy_attributes("dygraph", globals(), _SUBMODULES, _LAZY_NAMES)
 
 
 def __dir__():

@@ -12,8 +12,6 @@ Example:
     [[10.0, 10.0], [10.0, 10.0]]
 """
 
-import importlib as _importlib
-
 from dygraph.fluid import core, framework, layers
 from dygraph.fluid.framework import (
     Program,
@@ -24,6 +22,7 @@ from dygraph.fluid.framework import (
 )
 from dygraph.framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace
 from dygraph.tensor import Tensor as Variable
+from dygraph.utils.lazy import lazy_attributes
 
 _SUBMODULES = {"dygraph", "optimizer", "initializer", "param_attr", "regularizer", "clip",
                "io", "contrib", "unique_name"}
@@ -34,14 +33,4 @@ _LAZY_NAMES = {
 }
 
 
-def __getattr__(name):
-    if name in _SUBMODULES:
-        module = _importlib.import_module(f"dygraph.fluid.{name}")
-        globals()[name] = module
-        return module
-    if name in _LAZY_NAMES:
-        module_name, attr = _LAZY_NAMES[name]
-        value = getattr(_importlib.import_module(module_name), attr)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'dygraph.fluid' has no attribute {name!r}")
+__getattr__ = lazy_attributes("dygraph.fluid", globals(), _SUBMODULES, _LAZY_NAMES)

@@ -1,10 +1,9 @@
 """fluid.dygraph: the 1.x imperative API (guard, to_variable, Layer and the 1.x layers,
 checkpoints, data parallelism, learning-rate decays)."""
 
-import importlib as _importlib
-
 from dygraph.fluid.dygraph import base
 from dygraph.fluid.dygraph.base import enabled, guard, no_grad, to_variable
+from dygraph.utils.lazy import lazy_attributes
 
 # Names that live in modules of this package, loaded on first use.
 _LAZY_NAMES = {
@@ -26,14 +25,6 @@ _SUBMODULES = {"layers", "nn", "container", "checkpoint", "pylayer", "parallel",
                "learning_rate_scheduler"}
 
 
-def __getattr__(name):
-    if name in _SUBMODULES:
-        module = _importlib.import_module(f"dygraph.fluid.dygraph.{name}")
-        globals()[name] = module
-        return module
-    if name in _LAZY_NAMES:
-        module = _importlib.import_module(f"dygraph.fluid.dygraph.{_LAZY_NAMES[name]}")
-        value = getattr(module, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'dygraph.fluid.dygraph' has no attribute {name!r}")
+__getattr__ = lazy_attributes(
+    "dygraph.fluid.dygraph", globals(), _SUBMODULES,
+    {name: (f"dygraph.fluid.dygraph.{module}", name) for name, module in _LAZY_NAMES.items()})
