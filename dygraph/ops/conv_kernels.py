@@ -68,7 +68,7 @@ def conv_forward(xp, x, w, b, geo, keep_cols=False):
     m, ksize = w.shape[0], w.shape[2:]
     osz = geo.out_sizes(x.shape[2:], ksize)
     out_len, taps, grp = prod(osz), c * prod(ksize), geo.groups
-    out = xp.empty((n, m) + osz, x.dtype)
+    out = workspace.output(xp, (n, m) + osz, x.dtype)
     w3 = w.reshape(grp, m // grp, taps // grp)
     batched = per_sample(taps, grp, out_len)
     step = chunk(n, taps * out_len * x.itemsize)
@@ -125,7 +125,7 @@ def conv_data(xp, g, w, in_sizes, geo, gt=None):
     own = gt is None and not batched
     if own:
         gt = transpose_grad(xp, g)
-    out = xp.zeros((n, c) + tuple(in_sizes), g.dtype)
+    out = workspace.output(xp, (n, c) + tuple(in_sizes), g.dtype, zero=True)
     wt = w.reshape(grp, m // grp, taps // grp).swapaxes(1, 2)
     step = chunk(n, taps * out_len * g.itemsize)
     for n0 in range(0, n, step):
@@ -227,7 +227,7 @@ def data_by_rows(xp, g, w, in_sizes, geo):
     # Reversed last-dim taps, rows (c, leading taps) and columns (m, j') per group.
     wr = w[..., ::-1].reshape(grp, m // grp, cg * prod(ksize[:-1]), k)
     wr = xp.ascontiguousarray(wr.transpose(0, 2, 1, 3)).reshape(grp, -1, (m // grp) * k)
-    out = xp.zeros((n, cg * grp) + tuple(in_sizes), g.dtype)
+    out = workspace.output(xp, (n, cg * grp) + tuple(in_sizes), g.dtype, zero=True)
     fold = Geometry(geo.stride[:-1] + (1,), geo.dilation[:-1] + (1,),
                     geo.pads[:-1] + ((0, 0),), grp)
     step = chunk(n, wr.shape[1] * grp * lead * width * g.itemsize)

@@ -22,6 +22,8 @@ import itertools
 
 import numpy as np
 
+from dygraph.ops.im2col import workspace
+
 __all__ = ["PoolGeometry", "max_pool", "max_scatter", "max_gather", "avg_pool",
            "avg_scatter", "max_mask"]
 
@@ -177,7 +179,8 @@ def max_pool(xp, x, geo, need_arg=True):
         if valid is not None:
             tap = xp.where(valid, tap, low)
         if best is None:
-            best = xp.array(tap, copy=True)
+            best = workspace.output(xp, tap.shape, tap.dtype)
+            best[...] = tap
             arg = xp.zeros(best.shape, _arg_dtype(geo)) if need_arg else None
             continue
         if not need_arg:
@@ -210,7 +213,7 @@ def max_scatter(xp, g, arg, geo):
             xp.add.at(out, index, xp.where((arg == p) & valid, g, 0))
         return out
     # Every position of a tiled input is written exactly once below: no zero fill needed.
-    out = (xp.empty if geo.tiles else xp.zeros)(geo.padded_shape(lead), g.dtype)
+    out = workspace.output(xp, geo.padded_shape(lead), g.dtype, zero=not geo.tiles)
     disjoint = all(st >= k for st, k in zip(geo.stride, geo.ksize))
     for p, (index, _) in enumerate(geo.taps()):
         if disjoint:

@@ -391,3 +391,19 @@ def test_empty_batch():
     y.sum().backward()
     assert x.grad.shape == [0, 2, 5, 5]
     assert not conv.weight.grad.numpy().any()
+
+
+def test_result_memory_is_reused_only_after_every_view_is_gone():
+    w = _t((8, 8, 3, 3))
+    y = F.conv2d(_t((4, 8, 32, 32)), w)  # 115 KB: large enough to come from the workspace
+    view = y._data[1]
+    want = view.copy()
+    first = y._data.__array_interface__["data"][0]
+    del y
+    z = F.conv2d(_t((4, 8, 32, 32)), w)  # the view still holds the first buffer
+    second = z._data.__array_interface__["data"][0]
+    assert second != first
+    np.testing.assert_array_equal(view, want)
+    del view, z
+    again = F.conv2d(_t((4, 8, 32, 32)), w)
+    assert again._data.__array_interface__["data"][0] in (first, second)
