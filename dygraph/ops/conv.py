@@ -26,7 +26,7 @@ from dygraph.ops.conv_kernels import (
     per_sample,
     transpose_grad,
 )
-from dygraph.ops.im2col import Geometry, workspace
+from dygraph.ops.im2col import Geometry
 from dygraph.ops.spatial_args import (
     channel_last,
     conv_padding,
@@ -35,6 +35,7 @@ from dygraph.ops.spatial_args import (
     to_channels_first,
     to_channels_last,
 )
+from dygraph.ops.workspace import workspace
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv1d_transpose", "conv2d_transpose",
            "conv3d_transpose"]

@@ -22,7 +22,8 @@ Example:
     array([[[2., 2., 2.]]])
 """
 
-from dygraph.ops.im2col import Geometry, Lease, chunk, col2im, im2col, prod, workspace
+from dygraph.ops.im2col import Geometry, chunk, col2im, im2col, prod
+from dygraph.ops.workspace import Lease, workspace
 
 __all__ = ["per_sample", "transpose_grad", "conv_forward", "conv_data", "conv_filter",
            "data_by_rows"]

@@ -22,7 +22,7 @@ import itertools
 
 import numpy as np
 
-from dygraph.ops.im2col import workspace
+from dygraph.ops.workspace import workspace
 
 __all__ = ["PoolGeometry", "max_pool", "max_scatter", "max_gather", "avg_pool",
            "avg_scatter", "max_mask"]
