@@ -9,9 +9,9 @@ repeats of the mean over `steps` steps after a warm-up:
   infer  -- forward in eval mode without gradients.
 The repeats take turns between the frameworks, so load from other processes on a shared
 machine falls on all of them alike.
-Peak memory of a train step: the growth of the process's resident set over the phase
-(VmHWM reset through /proc/self/clear_refs; ru_maxrss growth where that is unavailable),
-and for DyGraph also the peak of NumPy/Python allocations seen by tracemalloc.
+Peak memory: the growth of the process's resident set over building the model and three
+train steps (VmHWM reset through /proc/self/clear_refs; ru_maxrss growth where that is
+unavailable), and for DyGraph also the peak of NumPy/Python allocations seen by tracemalloc.
 Page faults per train step (ru_minflt) are shown because fresh multi-MB arrays cost one
 fault per 4 KB page when the allocator returns freed memory to the OS.
 
@@ -234,28 +234,30 @@ def _reset_peak_rss():
         return False
 
 
-def peak_rss_growth_mb(fn, steps):
-    """How far the resident set rises above its level at the start while `fn` runs."""
-    gc.collect()
-    if _reset_peak_rss():
-        start = _status_kb("VmRSS")
-        for _ in range(steps):
-            fn()
-        return (_status_kb("VmHWM") - start) / 1024, "VmHWM"
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    for _ in range(steps):
-        fn()
-    return (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024, "ru_maxrss"
+def build_measured(name, weights, x, y, steps=3):
+    """Build `name`'s model and run `steps` train steps, measuring the memory that takes.
 
-
-def tracemalloc_peak_mb(fn, steps):
+    Returns (train, infer, first_loss, model, rss_mb, rss_method, traced_mb): the rise of the
+    resident set above its level before the build (VmHWM, reset through
+    /proc/self/clear_refs; ru_maxrss growth where that is unavailable) and, for DyGraph, the
+    peak of the NumPy/Python allocations tracemalloc sees (None for the others, whose
+    allocations it cannot see).
+    """
     gc.collect()
-    tracemalloc.start()
+    exact = _reset_peak_rss()
+    start = _status_kb("VmRSS") if exact else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    traced = name == "dygraph"
+    if traced:
+        tracemalloc.start()
+    train, infer, first, model = BUILDERS[name](weights, x, y)
     for _ in range(steps):
-        fn()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return peak / 2 ** 20
+        train()
+    traced_mb = tracemalloc.get_traced_memory()[1] / 2 ** 20 if traced else None
+    if traced:
+        tracemalloc.stop()
+    peak = _status_kb("VmHWM") if exact else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return (train, infer, first, model, (peak - start) / 1024,
+            "VmHWM" if exact else "ru_maxrss", traced_mb)
 
 
 def faults_per_step(fn, steps):
@@ -273,9 +275,10 @@ def measure(names, weights, x, y, args):
         except ImportError as exc:
             results.append({"name": name, "skipped": f"not installed ({exc})"})
             continue
-        train, infer, first, model = BUILDERS[name](weights, x, y)
+        train, infer, first, model, rss, method, traced = build_measured(name, weights, x, y)
         built[name] = (train, infer, model)
-        results.append({"name": name, "first_loss": first})
+        results.append({"name": name, "first_loss": first, "rss_mb": rss, "rss_method": method,
+                         "traced_mb": traced})
     trains = {n: b[0] for n, b in built.items()}
     train_ms = interleaved_ms(trains, args.steps, args.repeats, args.warmup)
     for r in results:
@@ -284,9 +287,6 @@ def measure(names, weights, x, y, args):
         train, infer, model = built[r["name"]]
         r["train_ms"], r["train_best"] = train_ms[r["name"]]
         r["faults"] = faults_per_step(train, args.steps)
-        r["rss_mb"], r["rss_method"] = peak_rss_growth_mb(train, args.steps)
-        if r["name"] == "dygraph":
-            r["traced_mb"] = tracemalloc_peak_mb(train, 3)
         model.eval()
     infer_ms = interleaved_ms({n: b[1] for n, b in built.items()}, args.steps, args.repeats,
                               args.warmup)
@@ -310,10 +310,11 @@ def report(results):
               f"{r['faults']:12.0f} {r['rss_mb']:13.1f}")
     if ours is None or "skipped" in ours:
         return
-    if "traced_mb" in ours:
-        print(f"DyGraph peak of traced NumPy/Python allocations in a train step: "
-              f"{ours['traced_mb']:.1f} MB (tracemalloc)")
-    print(f"peak RSS growth measured with {ours['rss_method']}")
+    print(f"peak RSS +MB: resident set growth over building the model and 3 train steps "
+          f"({ours['rss_method']}); frameworks run in turn in one process, so the later ones "
+          "can reuse memory the earlier ones freed")
+    print(f"DyGraph peak of traced NumPy/Python allocations over the same: "
+          f"{ours['traced_mb']:.1f} MB (tracemalloc)")
     for other in ("torch", "paddle"):
         r = by_name.get(other)
         if r and "skipped" not in r:
