@@ -79,9 +79,37 @@ class Normalize(Op):
     def count(self):
         return math.prod(self.nshape[a] for a in self.axes)
 
+    def _per_channel(self):
+        """True when weight and bias are constant over the normalized axes (batch and
+        instance norm): then the sums the gradient needs are shared between dx, dw and db."""
+        return self.nshape == self.shape and all(self.pshape[a] == 1 for a in self.axes)
+
+    def _backward_per_channel(self, g, w):
+        """Plain-backward form of the gradient with the weight taken out of the sums:
+        7 passes over x instead of 11 (the general formula stays for create_graph)."""
+        e, xhat, n = self.edges, self.xhat, float(self.count)
+        sum_g = g.sum(axis=self.axes, keepdims=True)
+        sum_gx = (g * xhat).sum(axis=self.axes, keepdims=True)
+        grads = [None] * len(e)
+        if e[0] is not None:
+            scale = self.rstd if w is None else self.rstd * w.reshape(self.pshape)
+            dx = xhat * (sum_gx / n)
+            dx -= g
+            dx += sum_g / n
+            dx *= -scale
+            grads[0] = dx
+        rest = tuple(i for i, s in enumerate(self.pshape) if s == 1 and i not in self.axes)
+        if w is not None and e[1] is not None:
+            grads[1] = sum_gx.sum(axis=rest).reshape(w.shape)
+        if len(e) > 2 and e[2] is not None:
+            grads[2] = sum_g.sum(axis=rest).reshape(self.inputs[2]._data.shape)
+        return tuple(grads)
+
     def backward(self, m, g):
         e = self.edges
         w = self.x(1, m) if len(e) > 1 and self.inputs[1] is not None else None
+        if not m.tensor_mode and self.fixed is None and self._per_channel():
+            return self._backward_per_channel(g, w)
         xhat, rstd = self._recompute(m) if m.tensor_mode else (self.xhat, self.rstd)
         grads = [None] * len(e)
         if e[0] is not None:
