@@ -74,6 +74,7 @@ def im2col(xp, x, ksize, geo, out=None):
     `out`, when given, is a contiguous array with that many elements that receives them.
 
     Example:
+        >>> import numpy as np
         >>> geo = Geometry((1,), (1,), ((0, 0),), 1)
         >>> im2col(np, np.arange(4.0).reshape(1, 1, 4), (2,), geo)
         array([[0., 1., 2.],
@@ -112,6 +113,7 @@ def col2im(xp, cols, channels, ksize, osz, in_sizes, geo, out):
     cover (the rest of a stride, the padding) get nothing.
 
     Example:
+        >>> import numpy as np
         >>> geo = Geometry((1,), (1,), ((0, 0),), 1)
         >>> col2im(np, np.ones((2, 3)), 1, (2,), (3,), (4,), geo, np.zeros((1, 1, 4)))
         array([[[1., 2., 2., 1.]]])
