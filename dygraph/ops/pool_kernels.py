@@ -173,7 +173,7 @@ def max_pool(xp, x, geo, need_arg=True):
     # Paddle pads max-pooling with the lowest finite value, not -inf.
     low = xp.finfo(x.dtype).min
     src = _pad(xp, x, geo, low)
-    best = arg = None
+    best = arg = better = None
     for p, (index, valid) in enumerate(geo.taps()):
         tap = src[index]
         if valid is not None:
@@ -181,16 +181,23 @@ def max_pool(xp, x, geo, need_arg=True):
         if best is None:
             best = workspace.output(xp, tap.shape, tap.dtype)
             best[...] = tap
-            arg = xp.zeros(best.shape, _arg_dtype(geo)) if need_arg else None
+            if need_arg:
+                arg = workspace.output(xp, best.shape, _arg_dtype(geo), zero=True)
+                better = workspace.take(xp, best.shape, np.bool_)
+                winner = workspace.take(xp, best.shape, arg.dtype)
             continue
         if not need_arg:
             xp.maximum(best, tap, out=best)
             continue
-        better = tap > best
+        xp.greater(tap, best, out=better)
         xp.maximum(best, tap, out=best)
         # Taps come in increasing order, so the winner is the last one that beat the running
         # best: a maximum, branch-free (a masked store with a random mask runs 50x slower).
-        xp.maximum(arg, better.view(xp.uint8) * arg.dtype.type(p), out=arg)
+        xp.multiply(better, arg.dtype.type(p), out=winner)
+        xp.maximum(arg, winner, out=arg)
+    if better is not None:
+        workspace.give(better)
+        workspace.give(winner)
     return best, arg
 
 
@@ -215,11 +222,14 @@ def max_scatter(xp, g, arg, geo):
     # Every position of a tiled input is written exactly once below: no zero fill needed.
     out = workspace.output(xp, geo.padded_shape(lead), g.dtype, zero=not geo.tiles)
     disjoint = all(st >= k for st, k in zip(geo.stride, geo.ksize))
+    hit = workspace.take(xp, arg.shape, np.bool_)
     for p, (index, _) in enumerate(geo.taps()):
+        xp.equal(arg, p, out=hit)
         if disjoint:
-            xp.multiply(g, arg == p, out=out[index])
+            xp.multiply(g, hit, out=out[index])
         else:
-            out[index] += g * (arg == p)
+            out[index] += g * hit
+    workspace.give(hit)
     return out[geo.crop()] if out.shape[2:] != geo.in_sizes else out
 
 

@@ -407,3 +407,16 @@ def test_result_memory_is_reused_only_after_every_view_is_gone():
     del view, z
     again = F.conv2d(_t((4, 8, 32, 32)), w)
     assert again._data.__array_interface__["data"][0] in (first, second)
+
+
+def test_max_pool_with_more_taps_than_a_byte_counts():
+    """Overlapping 17x17 windows (289 taps) keep the winning tap as int32."""
+    x = _distinct((1, 2, 20, 20))
+    x.stop_gradient = False
+    y, mask = F.max_pool2d(x, 17, 1, return_mask=True)
+    np.testing.assert_allclose(y.numpy(), pool_ref(x.numpy(), [17, 17], [1, 1]))
+    flat = x.numpy().reshape(1, 2, -1)
+    np.testing.assert_array_equal(
+        np.take_along_axis(flat, mask.numpy().reshape(1, 2, -1), 2).reshape(y.shape), y.numpy())
+    y.sum().backward()
+    assert x.grad.numpy().sum() == y.size
