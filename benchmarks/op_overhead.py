@@ -1,7 +1,7 @@
 """Per-op overhead, side by side with PyTorch and PaddlePaddle (when installed), in one run.
 
 Three measurements on 4x4 float32, each as microseconds per iteration, the median of
-repeated timings:
+repeated timings (the repeats take turns between the frameworks):
   (a) one add without gradients;
   (b) the same add with gradients recorded;
   (c) a 30-op chain `x = tanh(x * b + a)` repeated 10 times, then `x.sum().backward()`.
@@ -19,16 +19,12 @@ import time
 import numpy as np
 
 
-def _time_per_iter(fn, number, repeats):
-    """Median over `repeats` of the mean time of `number` calls, in microseconds."""
-    fn()
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        samples.append((time.perf_counter() - start) / number * 1e6)
-    return statistics.median(samples)
+def _time_once(fn, number):
+    """Mean time of `number` calls, in microseconds."""
+    start = time.perf_counter()
+    for _ in range(number):
+        fn()
+    return (time.perf_counter() - start) / number * 1e6
 
 
 def _cases_dygraph():
@@ -122,17 +118,28 @@ def main():
     frameworks = [("dygraph", _cases_dygraph), ("torch", _cases_torch),
                   ("paddle", _cases_paddle)]
     numbers = {"a": 20000, "b": 10000, "c": 300}
-    results = {}
+    cases = {}
     for name, make in frameworks:
         try:
-            cases = make()
+            cases[name] = make()
         except ImportError:
             print(f"{name}: not installed, skipped")
-            continue
-        results[name] = {k: _time_per_iter(fn, numbers[k], args.repeats)
-                         for k, fn in cases.items()}
+    numpy_chain = _numpy_forward_chain()
+    samples = {name: {k: [] for k in numbers} for name in cases}
+    numpy_samples = []
+    # Repeats take turns between the frameworks, so load from other processes on a shared
+    # machine falls on all of them alike; the median of each is reported.
+    for _ in range(args.repeats):
+        for name, fns in cases.items():
+            for key, fn in fns.items():
+                fn()
+                samples[name][key].append(_time_once(fn, numbers[key]))
+        numpy_samples.append(_time_once(numpy_chain, 2000))
+    results = {name: {k: statistics.median(v) for k, v in per.items()}
+               for name, per in samples.items()}
+    for name in results:
         results[name]["import"] = _import_time(name, max(3, args.repeats // 2)) * 1e6
-    numpy_chain = _time_per_iter(_numpy_forward_chain(), 2000, args.repeats)
+    numpy_chain = statistics.median(numpy_samples)
 
     labels = {"a": "(a) add, no grad [us]", "b": "(b) add, with grad [us]",
               "c": "(c) 30-op chain + backward [us]", "import": "import time [ms]"}

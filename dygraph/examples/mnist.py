@@ -39,8 +39,8 @@ import numpy as np
 import dygraph
 from dygraph.examples.mnist_data import load_data, load_image, unscale_image, write_digit_png
 from dygraph.examples.mnist_train import evaluate, plot_curves, predict, progress_bar, train_epoch
-from dygraph.utils import unique_name
 from dygraph.io import DataLoader, TensorDataset
+from dygraph.utils import unique_name
 from dygraph.vision.models import MNISTNet
 
 __all__ = ["main", "build_parser", "DEFAULT_EPOCHS"]
