@@ -252,3 +252,14 @@ def test_broadcast_gradients_are_summed_back():
     (a * b).sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), np.full((3, 1), 4))
     np.testing.assert_allclose(b.grad.numpy(), np.full(4, 3))
+
+
+def test_leaves_that_receive_one_gradient_array_keep_separate_gradients():
+    """add's backward hands the same array to both inputs; accumulating into one leaf's
+    gradient (or clearing it) must not change the other's."""
+    x, y = leaf([1.0]), leaf([1.0])
+    (x + y).backward()
+    (x * 3).backward()
+    assert x.grad.tolist() == [4.0] and y.grad.tolist() == [1.0]
+    x.clear_grad()
+    assert x.grad.tolist() == [0.0] and y.grad.tolist() == [1.0]

@@ -68,13 +68,16 @@ def _accumulate_leaf(t, g, m):
     if t._hooks:
         g = _run_tensor_hooks(t._hooks, g, m)
     if m.tensor_mode:
-        t._grad = g if t._grad is None else t._grad + g
+        if t._grad is None:  # same graph, own buffer (see below)
+            t._grad = _new_tensor(g._data.copy(), g._node, g._idx, g._sg)
+        else:
+            t._grad = t._grad + g
         return
     old = t._grad
     if old is None:
-        if not g.flags.writeable or g.base is not None:
-            g = g.copy()  # own the buffer so later accumulation can add in place
-        t._grad = _new_tensor(g, None, 0, True)
+        # A buffer of its own: `g` may also be another leaf's gradient (add's backward
+        # hands one array to both inputs), and later accumulation adds in place.
+        t._grad = _new_tensor(g.copy(), None, 0, True)
     elif old._data.shape == g.shape:
         old._data += g
         old._version[0] += 1
