@@ -263,3 +263,11 @@ def test_leaves_that_receive_one_gradient_array_keep_separate_gradients():
     assert x.grad.tolist() == [4.0] and y.grad.tolist() == [1.0]
     x.clear_grad()
     assert x.grad.tolist() == [0.0] and y.grad.tolist() == [1.0]
+
+
+def test_grad_results_are_writable_and_not_shared():
+    x, y = leaf([1.0]), leaf([1.0])
+    gx, gy = paddle.grad(x + y, [x, y])
+    with paddle.no_grad():
+        gx.add_(paddle.ones([1]))
+    assert gx.tolist() == [2.0] and gy.tolist() == [1.0]

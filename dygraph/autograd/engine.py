@@ -303,6 +303,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         _execute(roots, seeds, retain_graph, create_graph, capture=capture,
                  accumulate=False, stop=stop)
     results = []
+    handed_out = set()
     for t, slot in zip(ins, slots):
         g = slot[0]
         if g is None:
@@ -315,6 +316,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             results.append(g if isinstance(g, Tensor) else _new_tensor(g, None, 0, True))
         else:
             data = g._data if isinstance(g, Tensor) else g
+            # Hand out writable arrays of their own: a gradient may be a broadcast view or
+            # the very array another input received.
+            if not data.flags.writeable or id(data) in handed_out:
+                data = data.copy()
+            handed_out.add(id(data))
             results.append(_new_tensor(data, None, 0, True))
     return results
 
