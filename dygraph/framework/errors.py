@@ -48,3 +48,21 @@ def forward_error(op_name, inputs, exc):
         return exc
     got = ", ".join(describe(t) for t in inputs)
     return op_error(op_name, f"{exc} (inputs: {got})", type(exc))
+
+
+def as_number(value, what, owner):
+    """`value` as a float, or a TypeError naming `owner` and `what` (text is refused: float()
+    would accept '1').
+
+    Example:
+        >>> as_number(2, 'learning_rate', 'SGD')
+        2.0
+    """
+    if isinstance(value, (bool, str, bytes)):
+        raise op_error(owner, f"{what} must be a number, got {type(value).__name__}",
+                       TypeError)
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise op_error(owner, f"{what} must be a number, got {type(value).__name__}",
+                       TypeError) from None

@@ -19,21 +19,10 @@ Example:
 import math
 
 from dygraph.backend import get_array_module
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import as_number, op_error
 from dygraph.tensor import _new_tensor
 
 __all__ = ["ClipGradBase", "ClipGradByValue", "ClipGradByNorm", "ClipGradByGlobalNorm"]
-
-
-def _to_float(value, what, owner):
-    if isinstance(value, (bool, str, bytes)):  # float("1") would accept text
-        raise op_error(owner, f"{what} must be a number, got {type(value).__name__}",
-                       TypeError)
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise op_error(owner, f"{what} must be a number, got {type(value).__name__}",
-                       TypeError) from None
 
 
 def _clippable(param, grad):
@@ -81,13 +70,13 @@ class ClipGradByValue(ClipGradBase):
     """
 
     def __init__(self, max, min=None):  # noqa: A002 - Paddle's argument names
-        self.max = _to_float(max, "max", "ClipGradByValue")
+        self.max = as_number(max, "max", "ClipGradByValue")
         if min is None:
             if self.max <= 0:
                 raise op_error("ClipGradByValue", f"max must be positive when min is not "
                                f"given (min defaults to -max), got max={self.max}")
             min = -self.max  # noqa: A001
-        self.min = _to_float(min, "min", "ClipGradByValue")
+        self.min = as_number(min, "min", "ClipGradByValue")
         if self.min > self.max:
             raise op_error("ClipGradByValue", f"min ({self.min}) must not exceed max "
                            f"({self.max})")
@@ -117,7 +106,7 @@ class ClipGradByNorm(ClipGradBase):
     """
 
     def __init__(self, clip_norm):
-        self.clip_norm = _to_float(clip_norm, "clip_norm", "ClipGradByNorm")
+        self.clip_norm = as_number(clip_norm, "clip_norm", "ClipGradByNorm")
         if self.clip_norm <= 0:
             raise op_error("ClipGradByNorm", f"clip_norm must be positive, got "
                            f"{self.clip_norm}")
@@ -154,7 +143,7 @@ class ClipGradByGlobalNorm(ClipGradBase):
     """
 
     def __init__(self, clip_norm, group_name="default_group", auto_skip_clip=False):
-        self.clip_norm = _to_float(clip_norm, "clip_norm", "ClipGradByGlobalNorm")
+        self.clip_norm = as_number(clip_norm, "clip_norm", "ClipGradByGlobalNorm")
         if self.clip_norm <= 0:
             raise op_error("ClipGradByGlobalNorm", f"clip_norm must be positive, got "
                            f"{self.clip_norm}")

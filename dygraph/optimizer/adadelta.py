@@ -16,7 +16,8 @@ Example:
 """
 
 from dygraph.backend import get_array_module
-from dygraph.optimizer.optimizer import Optimizer, _number
+from dygraph.framework.errors import as_number
+from dygraph.optimizer.optimizer import Optimizer
 
 __all__ = ["Adadelta"]
 
@@ -40,8 +41,8 @@ class Adadelta(Optimizer):
 
     def __init__(self, learning_rate=0.001, epsilon=1e-06, rho=0.95, parameters=None,
                  weight_decay=None, grad_clip=None, name=None, *, parameter_list=None):
-        self._epsilon = _number(epsilon, "epsilon", "Adadelta")
-        self._rho = _number(rho, "rho", "Adadelta")
+        self._epsilon = as_number(epsilon, "epsilon", "Adadelta")
+        self._rho = as_number(rho, "rho", "Adadelta")
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
                          parameter_list=parameter_list)
 

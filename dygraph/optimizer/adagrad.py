@@ -14,7 +14,8 @@ Example:
 """
 
 from dygraph.backend import get_array_module
-from dygraph.optimizer.optimizer import Optimizer, _number
+from dygraph.framework.errors import as_number
+from dygraph.optimizer.optimizer import Optimizer
 
 __all__ = ["Adagrad"]
 
@@ -40,8 +41,8 @@ class Adagrad(Optimizer):
     def __init__(self, learning_rate, epsilon=1e-06, parameters=None, weight_decay=None,
                  grad_clip=None, name=None, initial_accumulator_value=0.0, *,
                  parameter_list=None):
-        self._epsilon = _number(epsilon, "epsilon", "Adagrad")
-        self._initial_accumulator_value = _number(
+        self._epsilon = as_number(epsilon, "epsilon", "Adagrad")
+        self._initial_accumulator_value = as_number(
             initial_accumulator_value, "initial_accumulator_value", "Adagrad")
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
                          parameter_list=parameter_list)

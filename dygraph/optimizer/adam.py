@@ -20,8 +20,8 @@ Example:
 import math
 
 from dygraph.backend import get_array_module
-from dygraph.framework.errors import op_error
-from dygraph.optimizer.optimizer import Optimizer, _number
+from dygraph.framework.errors import as_number, op_error
+from dygraph.optimizer.optimizer import Optimizer
 from dygraph.optimizer.state import _HOST
 
 __all__ = ["Adam", "AdamW"]
@@ -65,9 +65,9 @@ class Adam(Optimizer):
     def _check_betas(self, beta1, beta2, epsilon):
         owner = type(self).__name__
         for what, value in (("beta1", beta1), ("beta2", beta2)):
-            if not 0 <= _number(value, what, owner) < 1:
+            if not 0 <= as_number(value, what, owner) < 1:
                 raise op_error(owner, f"{what} must be in [0, 1), got {float(value)}")
-        if _number(epsilon, "epsilon", owner) < 0:
+        if as_number(epsilon, "epsilon", owner) < 0:
             raise op_error(owner, f"epsilon must be >= 0, got {float(epsilon)}")
 
     def _accumulator_specs(self, param, group):
@@ -145,7 +145,7 @@ class AdamW(Adam):
         # AdamW's weight_decay is a plain coefficient, never a gradient regularizer.
         if weight_decay is None:
             return 0.0
-        return _number(weight_decay, "weight_decay", owner)
+        return as_number(weight_decay, "weight_decay", owner)
 
     def _update(self, param, data, grad, lr, group, acc):
         if self._lr_ratio is not None:

@@ -17,9 +17,9 @@ Example:
 import math
 
 from dygraph.backend import get_array_module
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import as_number, op_error
 from dygraph.optimizer.adam import Adam
-from dygraph.optimizer.optimizer import Optimizer, _number
+from dygraph.optimizer.optimizer import Optimizer
 from dygraph.optimizer.state import _HOST
 
 __all__ = ["Lamb"]
@@ -52,7 +52,7 @@ class Lamb(Optimizer):
                 exclude_from_weight_decay_fn):
             raise op_error("Lamb", "exclude_from_weight_decay_fn must be callable",
                            TypeError)
-        self._lamb_weight_decay = _number(lamb_weight_decay, "lamb_weight_decay", "Lamb")
+        self._lamb_weight_decay = as_number(lamb_weight_decay, "lamb_weight_decay", "Lamb")
         self._beta1 = beta1
         self._beta2 = beta2
         self._epsilon = epsilon

@@ -22,24 +22,13 @@ import numpy as np
 
 from dygraph.autograd.grad_mode import no_grad
 from dygraph.backend import get_array_module
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import as_number, op_error
 from dygraph.optimizer.lr import LRScheduler
 from dygraph.optimizer.state import _MASTER, AccumulatorState, compute_dtype
 from dygraph.regularizer import L2Decay, WeightDecayRegularizer
 from dygraph.tensor import Tensor
 
 __all__ = ["Optimizer"]
-
-
-def _number(value, what, owner):
-    if isinstance(value, (bool, str, bytes)):  # float("1") would accept text
-        raise op_error(owner, f"{what} must be a number, got {type(value).__name__}",
-                       TypeError)
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise op_error(owner, f"{what} must be a float, got {type(value).__name__}",
-                       TypeError) from None
 
 
 class Optimizer(AccumulatorState):
@@ -133,7 +122,7 @@ class Optimizer(AccumulatorState):
         """Normalise the optimizer-level weight_decay into a regularizer or None."""
         if weight_decay is None or isinstance(weight_decay, WeightDecayRegularizer):
             return weight_decay
-        return L2Decay(_number(weight_decay, "weight_decay", owner))
+        return L2Decay(as_number(weight_decay, "weight_decay", owner))
 
     def _add_param_group(self, group):
         """Add a parameter group; options it does not set come from the optimizer.
@@ -168,7 +157,7 @@ class Optimizer(AccumulatorState):
                                f"parameter groups", ValueError)
             self._group_of[id(p)] = group
         group["params"] = params
-        group["learning_rate"] = _number(group.get("learning_rate", 1.0),
+        group["learning_rate"] = as_number(group.get("learning_rate", 1.0),
                                          "a group's learning_rate", owner)
         if "weight_decay" in group:
             group["weight_decay"] = self._weight_decay_option(group["weight_decay"], owner)

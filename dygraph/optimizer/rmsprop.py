@@ -17,8 +17,8 @@ Example:
 """
 
 from dygraph.backend import get_array_module
-from dygraph.framework.errors import op_error
-from dygraph.optimizer.optimizer import Optimizer, _number
+from dygraph.framework.errors import as_number, op_error
+from dygraph.optimizer.optimizer import Optimizer
 
 __all__ = ["RMSProp"]
 
@@ -45,7 +45,7 @@ class RMSProp(Optimizer):
                  parameters=None, weight_decay=None, grad_clip=None, name=None, *,
                  parameter_list=None):
         for what, value in (("rho", rho), ("epsilon", epsilon), ("momentum", momentum)):
-            if _number(value, what, "RMSProp") < 0:
+            if as_number(value, what, "RMSProp") < 0:
                 raise op_error("RMSProp", f"{what} must be >= 0, got {float(value)}")
         self._rho = rho
         self._epsilon = epsilon
