@@ -34,9 +34,14 @@ def batch(reader, batch_size, drop_last=False):
         >>> list(batch(lambda: iter(range(5)), 2, drop_last=True)())
         [[0, 1], [2, 3]]
     """
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
+    try:
+        size = int(batch_size)  # Paddle accepts np.int64(64) and 64.0 alike
+    except (TypeError, ValueError):
+        size = 0
+    if isinstance(batch_size, bool) or size <= 0 or size != batch_size:
         raise ValueError(f"batch_size should be a positive integer value, but got "
                          f"batch_size={batch_size!r}")
+    batch_size = size
 
     def batch_reader():
         samples = iter(reader())

@@ -85,8 +85,9 @@ def _accumulate_leaf(t, g, m):
         old._data = old._data + g
 
 
-def _collect(roots):
-    """Dependency count of every node reachable from `roots` (iterative DFS)."""
+def _collect(roots, leaves=None):
+    """Dependency count of every node reachable from `roots` (iterative DFS); the leaf
+    tensors reached are appended to `leaves` when it is a list."""
     deps = {}
     stack = [n for n in roots if n is not None]
     seen = set(stack)
@@ -102,6 +103,8 @@ def _collect(roots):
                 continue
             child = edge[0]
             if child is None:
+                if leaves is not None:
+                    leaves.append(edge[1])
                 continue
             deps[child] = deps.get(child, 0) + 1
             if child not in seen:
@@ -118,12 +121,13 @@ def _free(node):
 
 
 def _execute(roots, root_grads, retain_graph, create_graph, capture=None,
-             accumulate=True, stop=None):
+             accumulate=True, stop=None, leaves=None):
     """Propagate `root_grads` from `roots` (tensors) down the graph.
 
     capture: {(node, idx) or ("leaf", id(tensor)): [grad]} -- gradients handed back by grad().
     accumulate: write leaf gradients into `.grad` (backward) or not (grad()).
     stop: nodes whose backward is not run (grad()'s no_grad_vars).
+    leaves: a list that receives the leaf tensors the graph reaches.
     """
     m = None
     buffers = {}
@@ -141,7 +145,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None,
         buf[t._idx] = _add(m, buf[t._idx], g)
     if not root_nodes:
         return
-    deps = _collect(root_nodes)
+    deps = _collect(root_nodes, leaves)
     ready = [n for n in root_nodes if deps.get(n, 0) == 0]
     tensor_mode = m.tensor_mode
     special = capture is not None or stop is not None
@@ -248,7 +252,14 @@ def run_backward(tensors, grad_tensors, retain_graph=False, create_graph=False):
                            RuntimeError)
         roots.append(t)
         seeds.append(_seed_grad(t, g, create_graph))
-    _execute(roots, seeds, retain_graph or create_graph, create_graph)
+    leaves = []
+    _execute(roots, seeds, retain_graph or create_graph, create_graph, leaves=leaves)
+    # Which leaves each root depends on: the 1.x `minimize(loss)` without a parameter list
+    # updates exactly the parameters its loss depends on (see dygraph.fluid.optimizer).
+    reached = tuple(weakref.ref(t) for t in {id(t): t for t in leaves}.values())
+    for t in roots:
+        if t._node is not None:
+            t._node.reached_leaves = reached
 
 
 def _as_list(x):

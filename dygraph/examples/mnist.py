@@ -96,6 +96,8 @@ def _check_args(parser, args):
         parser.error("--max-steps should be at least 1")
     if args.lr <= 0:
         parser.error("--lr should be positive")
+    if args.image is not None and not os.path.isfile(args.image):
+        parser.error(f"--image {args.image}: no such file")
 
 
 def _train(args, data, model, optimizer):
@@ -105,9 +107,6 @@ def _train(args, data, model, optimizer):
                         batch_size=args.batch_size, shuffle=True, drop_last=True,
                         num_workers=args.num_workers)
     steps_per_epoch = len(loader)
-    if steps_per_epoch == 0:
-        raise ValueError(f"--batch-size {args.batch_size} is larger than the "
-                         f"{len(data.train_y)} training images")
     left = args.max_steps
     step_losses, accuracies = [], []
     for epoch in range(1, args.epochs + 1):
@@ -204,6 +203,9 @@ def main(argv=None):
         data = load_data(args.data_dir, args.dataset, args.download)
     except (OSError, ValueError, RuntimeError) as exc:
         parser.error(str(exc))
+    if args.batch_size > len(data.train_y):
+        parser.error(f"--batch-size {args.batch_size} is larger than the "
+                     f"{len(data.train_y)} training images")
     print(f"Data: {data.source}; {len(data.train_y):,} training and {len(data.test_y):,} "
           f"test images")
     if data.is_sample:

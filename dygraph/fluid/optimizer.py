@@ -29,7 +29,7 @@ Example:
 
 from dygraph import optimizer as _opt
 from dygraph.fluid.dygraph.learning_rate_scheduler import LearningRateDecay
-from dygraph.framework.parameter import live_parameters, unique_name
+from dygraph.framework.parameter import Parameter, live_parameters, unique_name
 
 __all__ = ["SGDOptimizer", "MomentumOptimizer", "AdamOptimizer", "AdamaxOptimizer",
            "AdagradOptimizer", "AdadeltaOptimizer", "RMSPropOptimizer", "SGD", "Momentum",
@@ -42,6 +42,18 @@ _STATE_MARKERS = ("LR_Scheduler", "master_weights")
 def _by_name(param):
     return param.name
 
+
+
+def _parameters_of(loss):
+    """The trainable Parameters `loss.backward()` reached, sorted by name (a reproducible
+    update order), or None when backward has not run on `loss`."""
+    node = getattr(loss, "_node", None)
+    reached = getattr(node, "reached_leaves", None) if node is not None else None
+    if reached is None:
+        return None
+    params = [t() for t in reached]
+    return sorted((p for p in params if isinstance(p, Parameter) and not p._sg),
+                  key=_by_name)
 
 class _Fluid:
     """The 1.x behaviour shared by the optimizers below (mixed in before the 2.x class)."""
@@ -70,6 +82,7 @@ class _Fluid:
                 or mark[2] != grad._version[0])
 
     def _default_parameters(self):
+        # Used when minimize() gets a loss that backward() did not run on.
         live = live_parameters()
         if self._seen is None:  # construction: the gradients that exist predate us
             self._remember_gradients(live)
@@ -131,7 +144,9 @@ class _Fluid:
         if parameter_list is not None:
             chosen = list(parameter_list)
         elif self._adopts_parameters:
-            chosen = self._default_parameters()
+            chosen = _parameters_of(loss)
+            if chosen is None:  # `loss` has not been back-propagated
+                chosen = self._default_parameters()
         else:
             chosen = self._parameter_list
         new = [p for p in chosen if id(p) not in self._group_of]

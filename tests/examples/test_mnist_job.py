@@ -191,3 +191,16 @@ def test_plot_written(tmp_path):
     path = plot_curves([2.0, 1.0, 0.5], [0.8, 0.9], str(tmp_path / "c.png"))
     with Image.open(path) as im:
         assert im.format == "PNG" and im.size[0] > 100
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--image", "/no/such/file.png"], "no such file"),
+    (["--batch-size", "100000"], "larger than the 8000 training images"),
+])
+def test_setup_errors_are_one_line_and_come_before_training(argv, message, capsys):
+    from dygraph.examples.mnist import main
+
+    with pytest.raises(SystemExit):
+        main(argv)
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

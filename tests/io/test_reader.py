@@ -115,3 +115,14 @@ def test_mnist_readers_use_the_full_data_in_the_home(tmp_path, monkeypatch):
     assert [s[1] for s in samples] == [3, 8]
     np.testing.assert_array_equal(samples[0][0], -np.ones(784, np.float32))
     np.testing.assert_array_equal(samples[1][0], np.ones(784, np.float32))
+
+
+def test_batch_accepts_integral_numbers_like_paddle():
+    import numpy as np
+
+    import dygraph
+
+    for size in (np.int64(2), 2.0):
+        assert [len(b) for b in dygraph.batch(lambda: iter(range(5)), size)()] == [2, 2, 1]
+    with pytest.raises(ValueError, match="positive integer"):
+        dygraph.batch(lambda: iter(range(5)), 2.5)
