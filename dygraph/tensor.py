@@ -153,7 +153,9 @@ class Tensor:
 
     def detach(self):
         """The same data, cut off from the graph (stop_gradient=True)."""
-        return _new_tensor(self._data, None, 0, True)
+        t = _new_tensor(self._data, None, 0, True)
+        t._version = self._version  # one buffer, one version: in-place changes are seen
+        return t
 
     # -- conversion ------------------------------------------------------------------------
     def numpy(self):
@@ -176,8 +178,9 @@ class Tensor:
         return as_numpy(data)
 
     def __array__(self, dtype=None, copy=None):
-        data = self._host() if not copy else self.numpy()
-        return data if dtype is None else data.astype(dtype)
+        # A copy, as Paddle's: writes through the array would bypass version tracking.
+        data = self._host() if copy is False else self.numpy()
+        return data if dtype is None else data.astype(dtype, copy=False)
 
     def item(self, *index):
         """The value of a one-element tensor (or of one element) as a Python number."""
@@ -326,6 +329,9 @@ def _infer_array(data, dtype):
     elif kind == "O" or kind == "U" or kind == "S":
         raise op_error("to_tensor", f"cannot make a tensor from {type(data).__name__} "
                        f"holding {array.dtype} values; expected numbers", TypeError)
+    if not _dt.is_supported(array.dtype):
+        raise op_error("to_tensor", f"dtype {array.dtype} is not supported; expected one of "
+                       "bool, uint8, int8/16/32/64, float16/32/64, complex64/128", TypeError)
     return array
 
 

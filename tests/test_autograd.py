@@ -271,3 +271,80 @@ def test_grad_results_are_writable_and_not_shared():
     with paddle.no_grad():
         gx.add_(paddle.ones([1]))
     assert gx.tolist() == [2.0] and gy.tolist() == [1.0]
+
+
+def test_in_place_through_a_detached_alias_is_detected():
+    x = leaf([1.0, 2.0, 3.0])
+    y = x * 1.0
+    z = y * y
+    y.detach()[0] = 100.0
+    with pytest.raises(RuntimeError, match="in-place"):
+        z.sum().backward()
+
+
+def test_moving_to_a_device_stays_in_the_graph():
+    x = leaf([1.0, 2.0])
+    (x * x).sum().cpu().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2, 4])
+    y = x.to("cpu")
+    assert not y.stop_gradient and not np.shares_memory(y._data, x._data)
+
+
+def test_pylayer_saved_tensor_changed_in_place_is_reported():
+    class Square(PyLayer):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            return t * t
+
+        @staticmethod
+        def backward(ctx, dy):
+            (t,) = ctx.saved_tensor()
+            return dy * 2 * t
+
+    x = leaf([1.0, 2.0])
+    h = x * 1.0
+    y = Square.apply(h)
+    with paddle.no_grad():
+        h.add_(paddle.ones([2]))
+    with pytest.raises(RuntimeError, match="save_for_backward"):
+        y.sum().backward()
+
+
+def test_numpy_views_of_a_tensor_are_copies():
+    x = paddle.to_tensor([1.0, 2.0])
+    a = np.asarray(x)
+    a[0] = 9.0
+    assert x.tolist() == [1.0, 2.0]
+
+
+def test_piecewise_constant_ops_pass_zero_gradients():
+    x = leaf([1.4, -2.6])
+    for fn in (paddle.round, paddle.floor, paddle.ceil, paddle.trunc, paddle.sign):
+        out = fn(x)
+        assert not out.stop_gradient
+    (paddle.round(x) * x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [1.0, -3.0])
+
+
+def test_pow_with_exponent_zero_has_a_zero_gradient_at_zero():
+    x = leaf([0.0, 2.0])
+    (x ** 0.0).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0.0, 0.0])
+
+
+def test_leaf_hook_runs_once_on_the_total_gradient():
+    w = leaf([1.0, 2.0])
+    seen = []
+    w.register_hook(lambda g: (seen.append(g.tolist()), paddle.clip(g, max=4.0))[1])
+    ((w * 2).sum() + (w * 3).sum()).backward()
+    assert seen == [[5.0, 5.0]] and w.grad.tolist() == [4.0, 4.0]
+
+
+def test_grad_of_an_intermediate_leaves_the_graph_below_it_usable():
+    x = leaf([0.5, -1.0])
+    h = paddle.tanh(x)
+    (gh,) = paddle.grad((h * h).sum(), h)
+    np.testing.assert_allclose(gh.numpy(), 2 * np.tanh(x.numpy()), rtol=1e-6)
+    (h * 3).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 3 * (1 - np.tanh(x.numpy()) ** 2), rtol=1e-6)

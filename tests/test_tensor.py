@@ -170,3 +170,10 @@ def test_deepcopy_and_pickle_roundtrip():
     x = paddle.to_tensor([1.0, 2.0])
     assert copy.deepcopy(x).tolist() == [1, 2]
     assert pickle.loads(pickle.dumps(x)).tolist() == [1, 2]
+
+
+def test_unsigned_sums_and_unsupported_dtypes():
+    assert paddle.to_tensor(np.full(3, 250, np.uint8)).sum().item() == 750
+    assert paddle.to_tensor(np.ones(2, np.uint8)).sum().dtype == paddle.int64
+    with pytest.raises(TypeError, match="uint32 is not supported"):
+        paddle.to_tensor(np.zeros(2, np.uint32))

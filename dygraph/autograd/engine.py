@@ -85,9 +85,10 @@ def _accumulate_leaf(t, g, m):
         old._data = old._data + g
 
 
-def _collect(roots, leaves=None):
+def _collect(roots, leaves=None, reach=None):
     """Dependency count of every node reachable from `roots` (iterative DFS); the leaf
-    tensors reached are appended to `leaves` when it is a list."""
+    tensors reached are appended to `leaves` when it is a list. With `reach`, only nodes in
+    that set are followed."""
     deps = {}
     stack = [n for n in roots if n is not None]
     seen = set(stack)
@@ -106,11 +107,61 @@ def _collect(roots, leaves=None):
                 if leaves is not None:
                     leaves.append(edge[1])
                 continue
+            if reach is not None and child not in reach:
+                continue
             deps[child] = deps.get(child, 0) + 1
             if child not in seen:
                 seen.add(child)
                 stack.append(child)
     return deps
+
+
+def _relevant(root_nodes, capture):
+    """For grad(): the nodes on a path to a requested input (`reach`) and those of them whose
+    backward must run (`runs`: some input of theirs leads on to a requested input). Nodes
+    below the requested inputs are neither run nor freed, so a later backward through them
+    still works."""
+    parents = {}
+    targets = set()
+    stack = list(root_nodes)
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        if node.edges is _FREED:
+            raise RuntimeError(
+                f"backward through {node.name} a second time: its saved values were freed by "
+                "the first backward; call backward(retain_graph=True) the first time")
+        if any((node, i) in capture for i in range(node.n_outputs)):
+            targets.add(node)
+        for edge in node.edges:
+            if edge is None:
+                continue
+            child = edge[0]
+            if child is None:
+                if ("leaf", id(edge[1])) in capture:
+                    targets.add(("via", node))
+                continue
+            parents.setdefault(child, set()).add(node)
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    reach, runs = set(), set()
+    frontier = []
+    for target in targets:
+        if isinstance(target, tuple):  # the node feeds a requested leaf directly
+            runs.add(target[1])
+            target = target[1]
+        if target not in reach:
+            reach.add(target)
+            frontier.append(target)
+    while frontier:
+        node = frontier.pop()
+        for parent in parents.get(node, ()):
+            runs.add(parent)
+            if parent not in reach:
+                reach.add(parent)
+                frontier.append(parent)
+    return reach, runs
 
 
 def _free(node):
@@ -132,70 +183,92 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None,
     m = None
     buffers = {}
     root_nodes = []
+    hooked = {}  # leaves with hooks: their gradient is summed first, then hooked once
     for t, g in zip(roots, root_grads):
         if m is None:
             m = math_for(g, create_graph)
         if t._node is None:
-            _deliver_leaf(t, g, m, capture, accumulate)
+            _deliver_leaf(t, g, m, capture, accumulate, hooked)
             continue
         buf = buffers.get(t._node)
         if buf is None:
             buf = buffers[t._node] = [None] * t._node.n_outputs
             root_nodes.append(t._node)
         buf[t._idx] = _add(m, buf[t._idx], g)
-    if not root_nodes:
-        return
-    deps = _collect(root_nodes, leaves)
+    if root_nodes:
+        reach = runs = None
+        if capture is not None:
+            reach, runs = _relevant(root_nodes, capture)
+            root_nodes = [n for n in root_nodes if n in reach]
+        deps = _collect(root_nodes, leaves, reach)
+        with grad_mode.set_grad_enabled(create_graph):
+            _propagate(root_nodes, buffers, deps, m, retain_graph, capture, accumulate, stop,
+                       runs, hooked)
+    for t, g in hooked.values():
+        _accumulate_leaf(t, g, m)
+
+
+def _propagate(root_nodes, buffers, deps, m, retain_graph, capture, accumulate, stop, runs,
+               hooked):
+    """The main loop of _execute: run each node once all gradients for it have arrived."""
     ready = [n for n in root_nodes if deps.get(n, 0) == 0]
     tensor_mode = m.tensor_mode
     special = capture is not None or stop is not None
-    with grad_mode.set_grad_enabled(create_graph):
-        while ready:
-            node = ready.pop()
-            grads = buffers.pop(node, None)
-            gins = None
-            if grads is not None:
-                if special or node.hooks or node.retained:
-                    grads = _observe(node, grads, m, capture)
-                if stop is None or node not in stop:
-                    gins = node.backward(m, *grads)
-            inputs = node.inputs
-            i = 0
-            for edge in node.edges:
-                if edge is not None:
-                    g = gins[i] if gins is not None else None
-                    child = edge[0]
-                    if g is not None:
-                        data = inputs[i]._data
-                        gdata = g._data if tensor_mode else g
-                        if gdata.shape != data.shape or gdata.dtype != data.dtype:
-                            g = _fit(m, g, inputs[i])
-                        if child is None:
-                            _deliver_leaf(edge[1], g, m, capture, accumulate)
-                        else:
-                            buf = buffers.get(child)
-                            if buf is None:
-                                buf = buffers[child] = [None] * child.n_outputs
-                            idx = edge[1]
-                            old = buf[idx]
-                            buf[idx] = g if old is None else old + g
-                    if child is not None:
-                        left = deps[child] - 1
-                        deps[child] = left
-                        if left == 0:
-                            ready.append(child)
-                i += 1
-            if not retain_graph:
-                _free(node)
+    while ready:
+        node = ready.pop()
+        grads = buffers.pop(node, None)
+        gins = None
+        ran = False
+        if grads is not None:
+            if special or node.hooks or node.retained:
+                grads = _observe(node, grads, m, capture)
+            if (stop is None or node not in stop) and (runs is None or node in runs):
+                gins = node.backward(m, *grads)
+                ran = True
+        inputs = node.inputs
+        i = 0
+        for edge in node.edges:
+            if edge is not None:
+                g = gins[i] if gins is not None else None
+                child = edge[0]
+                if g is not None:
+                    data = inputs[i]._data
+                    gdata = g._data if tensor_mode else g
+                    if gdata.shape != data.shape or gdata.dtype != data.dtype:
+                        g = _fit(m, g, inputs[i])
+                    if child is None:
+                        _deliver_leaf(edge[1], g, m, capture, accumulate, hooked)
+                    elif child in deps:
+                        buf = buffers.get(child)
+                        if buf is None:
+                            buf = buffers[child] = [None] * child.n_outputs
+                        idx = edge[1]
+                        old = buf[idx]
+                        buf[idx] = g if old is None else old + g
+                if child is not None and child in deps:
+                    left = deps[child] - 1
+                    deps[child] = left
+                    if left == 0:
+                        ready.append(child)
+            i += 1
+        if not retain_graph and (ran or runs is None):
+            _free(node)
 
 
-def _deliver_leaf(t, g, m, capture, accumulate):
+def _deliver_leaf(t, g, m, capture, accumulate, hooked):
     if capture is not None:
         slot = capture.get(("leaf", id(t)))
         if slot is not None:
             slot[0] = _add(m, slot[0], g)
             return
     if accumulate and not t._sg:
+        if t._hooks:
+            entry = hooked.get(id(t))
+            if entry is None:
+                hooked[id(t)] = [t, g]
+            else:
+                entry[1] = entry[1] + g
+            return
         _accumulate_leaf(t, g, m)
 
 

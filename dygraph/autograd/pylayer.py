@@ -37,8 +37,14 @@ class PyLayerContext:
 
     def save_for_backward(self, *tensors):
         self.container = tensors
+        self._versions = [t._version[0] if isinstance(t, Tensor) else None for t in tensors]
 
     def saved_tensor(self):
+        for i, (t, version) in enumerate(zip(self.container, getattr(self, "_versions", ()))):
+            if version is not None and t._version[0] != version:
+                raise RuntimeError(
+                    f"PyLayer: saved tensor {i} (shape {t.shape}) was modified by an in-place "
+                    "operation after save_for_backward; clone it before changing it")
         return self.container
 
     saved_tensors = property(saved_tensor)

@@ -145,3 +145,8 @@ def is_integer(np_dtype):
 def to_dtype_object(np_dtype):
     """Map a NumPy dtype to its DType (fast: one dict lookup)."""
     return _BY_NP[np_dtype]
+
+
+def is_supported(np_dtype):
+    """True for the NumPy dtypes a tensor can hold (uint16/32/64 are not Paddle dtypes)."""
+    return np_dtype in _BY_NP

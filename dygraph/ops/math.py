@@ -84,7 +84,13 @@ class Pow(Op):
 
     def backward(self, m, g):
         a, b = self.x(0, m), self.x(1, m)
-        ga = g * b * m.power(a, b - 1) if self.edges[0] is not None else None
+        ga = None
+        if self.edges[0] is not None:
+            # b * a**(b-1) is 0 * inf at a = 0, b = 0, where the derivative is 0; a stand-in
+            # exponent keeps the discarded branch finite.
+            zero_b = b == 0
+            safe_b = m.where(zero_b, m.ones_like(b), b)
+            ga = m.where(zero_b, m.zeros_like(g), g * safe_b * m.power(a, safe_b - 1))
         gb = None
         if self.edges[1] is not None:
             safe = m.where(a > 0, a, m.ones_like(a))

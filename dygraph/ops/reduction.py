@@ -125,7 +125,7 @@ register("prod", tensor_fn=lambda a, axis=None, keepdims=False: prod(a, axis, ke
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001 - Paddle's name
-    """Sum over `axis` (int, list or None for all). Bool and int32 inputs sum to int64.
+    """Sum over `axis` (int, list or None for all). Bool, uint8 and int32 inputs sum to int64.
 
     Example:
         >>> import dygraph
@@ -135,7 +135,7 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001 - Pad
     x = as_tensor(x, "sum")
     kind = x._data.dtype.kind
     np_dtype = _dt.convert_dtype(dtype).np_dtype if dtype is not None else (
-        _dt.int64.np_dtype if kind == "b" or x._data.dtype == _dt.int32.np_dtype else None)
+        _dt.int64.np_dtype if kind in "bu" or x._data.dtype == _dt.int32.np_dtype else None)
     return apply(Sum(norm_axes(axis, x._data.ndim, "sum"), keepdim, np_dtype), x)
 
 

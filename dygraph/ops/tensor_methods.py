@@ -2,13 +2,13 @@
 
 import numpy as np
 
-from dygraph.autograd.function import apply
+from dygraph.autograd.function import Op, apply
 from dygraph.framework import dtype as _dt
 from dygraph.ops import compare, indexing
 from dygraph.ops import math as _math
 from dygraph.ops.common import _Identity, cast
 from dygraph.ops.inplace import make_inplace
-from dygraph.tensor import Tensor, _new_tensor
+from dygraph.tensor import Tensor
 
 _Add, _Sub, _Mul = _math.Add, _math.Subtract, _math.Multiply
 
@@ -55,11 +55,31 @@ def to(self, *args, **kwargs):
     if dtype is not None:
         out = cast(out, dtype)
     if device is not None:
-        from dygraph.backend import to_place
         from dygraph.framework.place import _parse_device
 
-        out = _new_tensor(to_place(out._data, _parse_device(device)), None, 0, out._sg)
+        out = apply(_ToPlace(_parse_device(device)), out)
     return out
+
+
+class _ToPlace(Op):
+    """A copy on another device; the gradient goes back to the source device."""
+
+    def __init__(self, place):
+        self.place = place
+
+    def forward(self, xp, x):
+        from dygraph.backend import place_of, to_place
+
+        self.source = place_of(x)
+        out = to_place(x, self.place)
+        return out.copy() if out is x else out
+
+    def backward(self, m, g):
+        if m.tensor_mode:
+            return (apply(_ToPlace(self.source), g),)
+        from dygraph.backend import to_place
+
+        return (to_place(g, self.source),)
 
 
 def cpu(self):

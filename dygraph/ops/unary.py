@@ -19,7 +19,7 @@ from dygraph.tensor import Tensor
 __all__ = ["exp", "log", "sqrt", "tanh", "sin", "cos", "abs", "sign", "square", "floor",
            "ceil", "round", "trunc", "where", "clip", "nan_to_num", *unary_explog.__all__,
            *unary_trig.__all__, *unary_special.__all__]
-NONDIFF = {"sign", "floor", "ceil", "round", "trunc"}
+NONDIFF = set()
 
 
 class Exp(Op):
@@ -147,15 +147,18 @@ class NanToNum(Op):
 
 
 class _Elementwise(Op):
-    """A non-differentiable elementwise op given by the name of an `xp` function."""
-
-    differentiable = False
+    """A piecewise-constant elementwise op (sign, floor, round...) given by the name of an
+    `xp` function: its gradient is zero wherever it exists, as in Paddle, so a result
+    still requires a gradient exactly when its input does."""
 
     def __init__(self, fn_name):
         self.fn_name = fn_name
 
     def forward(self, xp, x):
         return getattr(xp, self.fn_name)(x)
+
+    def backward(self, m, g):
+        return (g * 0.0,)
 
 
 def exp(x, name=None):

@@ -68,3 +68,12 @@ SPECS = [
            grad=False),
 ]
 SPECS.append(OpSpec("assign", lambda x: D.assign(x), lambda x: x.copy(), [A]))
+
+# Piecewise constant: the gradient is zero (inputs avoid the jumps with probability one).
+SPECS += [
+    OpSpec("sign", D.sign, np.sign, [A]),
+    OpSpec("floor", D.floor, np.floor, [A], domain=(-3.0, 3.0)),
+    OpSpec("ceil", D.ceil, np.ceil, [A], domain=(-3.0, 3.0)),
+    OpSpec("round", D.round, np.round, [A], domain=(-3.0, 3.0)),
+    OpSpec("trunc", D.trunc, np.trunc, [A], domain=(-3.0, 3.0)),
+]
