@@ -177,3 +177,15 @@ def test_unsigned_sums_and_unsupported_dtypes():
     assert paddle.to_tensor(np.ones(2, np.uint8)).sum().dtype == paddle.int64
     with pytest.raises(TypeError, match="uint32 is not supported"):
         paddle.to_tensor(np.zeros(2, np.uint32))
+
+
+def test_integers_apply_before_an_array_index_as_in_paddle():
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = paddle.to_tensor(a)
+    idx = paddle.to_tensor([0, 3])
+    np.testing.assert_array_equal(x[1, :, idx].numpy(), a[1][:, [0, 3]])  # [3, 2], not [2, 3]
+    np.testing.assert_array_equal(x[:, 1, idx].numpy(), a[:, 1][:, [0, 3]])
+    x[1, :, idx] = paddle.zeros([3, 2], dtype="float64")
+    expected = a.copy()
+    expected[1][:, [0, 3]] = 0
+    np.testing.assert_array_equal(x.numpy(), expected)

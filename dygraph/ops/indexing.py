@@ -25,6 +25,46 @@ def _convert_index(index, xp):
     return index
 
 
+def _ints_first(index, shape):
+    """Paddle (like PyTorch) applies integer indices before an array index, so
+    `x[1, :, idx]` means `x[1][:, idx]`; NumPy instead joins the int to the advanced index
+    and moves the result's dims to the front. For an index with integers and one array,
+    return (the index with each integer as a length-1 slice, the result axes to squeeze),
+    which NumPy reads the Paddle way; None when NumPy already agrees."""
+    if not isinstance(index, tuple) or any(i is None for i in index):
+        return None
+    arrays = [i for i in index if hasattr(i, "ndim") and hasattr(i, "dtype")]
+    ints = [i for i in index if isinstance(i, (int, np.integer)) and not isinstance(i, bool)]
+    if len(arrays) != 1 or not ints:
+        return None
+    consumed = sum(i.ndim if getattr(i, "dtype", None) == np.bool_ else 1
+                   for i in index if i is not Ellipsis)
+    expanded = []
+    for i in index:
+        if i is Ellipsis:
+            expanded.extend([slice(None)] * (len(shape) - consumed))
+        else:
+            expanded.append(i)
+    new, squeeze, dim, out_axis = [], [], 0, 0
+    for i in expanded:
+        if isinstance(i, (int, np.integer)) and not isinstance(i, bool):
+            size = shape[dim]
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for axis {dim} with size {size}")
+            new.append(slice(i, i + 1 if i != -1 else None))
+            squeeze.append(out_axis)
+            dim, out_axis = dim + 1, out_axis + 1
+        elif isinstance(i, slice):
+            new.append(i)
+            dim, out_axis = dim + 1, out_axis + 1
+        else:  # the array: a bool mask gives one axis, an integer array its own dims
+            new.append(i)
+            is_mask = i.dtype == np.bool_
+            dim += i.ndim if is_mask else 1
+            out_axis += 1 if is_mask else i.ndim
+    return tuple(new), tuple(squeeze)
+
+
 def _is_basic(index):
     items = index if isinstance(index, tuple) else (index,)
     return all(isinstance(i, (int, np.integer, slice)) or i is None or i is Ellipsis
@@ -90,7 +130,12 @@ def getitem(x, index):
     xp = np if type(x._data) is np.ndarray else _xp(x._data)
     idx = _convert_index(index, xp)
     try:
-        return apply(GetItem(idx), x)
+        reordered = _ints_first(idx, x._data.shape)
+        if reordered is None:
+            return apply(GetItem(idx), x)
+        from dygraph.ops.shape import squeeze
+
+        return squeeze(apply(GetItem(reordered[0]), x), list(reordered[1]))
     except IndexError as exc:
         raise op_error("getitem", f"index {index!r} is out of range for a tensor of shape "
                        f"{x.shape}: {exc}", IndexError) from None
@@ -141,6 +186,15 @@ def setitem(x, index, value):
         from dygraph.ops.common import cast
 
         value = cast(value, x._data.dtype)
+    reordered = _ints_first(idx, x._data.shape)
+    if reordered is not None:  # see _ints_first: the value goes where Paddle puts it
+        from dygraph.ops.shape import broadcast_to, unsqueeze
+
+        idx, axes = reordered
+        target = list(np.empty(x._data.shape, dtype=np.bool_)[idx].shape)
+        for axis in reversed(axes):
+            del target[axis]
+        value = unsqueeze(broadcast_to(value, target), list(axes)) if axes else value
     if not tracked:
         x._data[idx] = value._data
         x._version[0] += 1
