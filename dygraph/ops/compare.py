@@ -22,6 +22,10 @@ class _Elementwise(Op):
     def __init__(self, fn_name):
         self.fn_name = fn_name
 
+    @property
+    def name(self):
+        return self.fn_name
+
     def forward(self, xp, *arrays):
         return getattr(xp, self.fn_name)(*arrays)
 

@@ -154,6 +154,10 @@ class _Elementwise(Op):
     def __init__(self, fn_name):
         self.fn_name = fn_name
 
+    @property
+    def name(self):
+        return self.fn_name
+
     def forward(self, xp, x):
         return getattr(xp, self.fn_name)(x)
 
