@@ -27,62 +27,39 @@ def _time_once(fn, number):
     return (time.perf_counter() - start) / number * 1e6
 
 
-def _cases_dygraph():
-    import dygraph
-
+def _cases(lib, make):
+    """The three measured callables for framework `lib`; `make(array, grad)` makes a
+    tensor that requires gradients when `grad` is true."""
     a_np = np.random.rand(4, 4).astype(np.float32)
-    x = dygraph.to_tensor(a_np)
-    y = dygraph.to_tensor(a_np)
-    xg = dygraph.to_tensor(a_np, stop_gradient=False)
-    a = dygraph.to_tensor(a_np, stop_gradient=False)
-    b = dygraph.to_tensor(a_np, stop_gradient=False)
+    x, y = make(a_np, False), make(a_np, False)
+    xg, a, b = make(a_np, True), make(a_np, True), make(a_np, True)
 
     def chain():
         h = xg
         for _ in range(10):
-            h = dygraph.tanh(h * b + a)
+            h = lib.tanh(h * b + a)
         h.sum().backward()
 
     return {"a": lambda: x + y, "b": lambda: xg + y, "c": chain}
+
+
+def _cases_dygraph():
+    import dygraph
+
+    return _cases(dygraph, lambda v, g: dygraph.to_tensor(v, stop_gradient=not g))
 
 
 def _cases_torch():
     import torch
 
     torch.set_num_threads(2)
-    a_np = np.random.rand(4, 4).astype(np.float32)
-    x = torch.tensor(a_np)
-    y = torch.tensor(a_np)
-    xg = torch.tensor(a_np, requires_grad=True)
-    a = torch.tensor(a_np, requires_grad=True)
-    b = torch.tensor(a_np, requires_grad=True)
-
-    def chain():
-        h = xg
-        for _ in range(10):
-            h = torch.tanh(h * b + a)
-        h.sum().backward()
-
-    return {"a": lambda: x + y, "b": lambda: xg + y, "c": chain}
+    return _cases(torch, lambda v, g: torch.tensor(v, requires_grad=g))
 
 
 def _cases_paddle():
     import paddle
 
-    a_np = np.random.rand(4, 4).astype(np.float32)
-    x = paddle.to_tensor(a_np)
-    y = paddle.to_tensor(a_np)
-    xg = paddle.to_tensor(a_np, stop_gradient=False)
-    a = paddle.to_tensor(a_np, stop_gradient=False)
-    b = paddle.to_tensor(a_np, stop_gradient=False)
-
-    def chain():
-        h = xg
-        for _ in range(10):
-            h = paddle.tanh(h * b + a)
-        h.sum().backward()
-
-    return {"a": lambda: x + y, "b": lambda: xg + y, "c": chain}
+    return _cases(paddle, lambda v, g: paddle.to_tensor(v, stop_gradient=not g))
 
 
 def _numpy_forward_chain():
