@@ -256,7 +256,7 @@ class Tensor:
         """Mark an in-place change; refuse it on a leaf that needs gradients."""
         from dygraph.autograd.grad_mode import state
 
-        if state[0] and self._node is None and not self._sg:
+        if state.grad_on and self._node is None and not self._sg:
             raise op_error(op_name, "a leaf tensor that requires grad (stop_gradient=False) "
                            "cannot be changed in place while gradients are recorded; wrap "
                            "the change in `with dygraph.no_grad():`", RuntimeError)

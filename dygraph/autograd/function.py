@@ -31,10 +31,9 @@ from dygraph.autograd import grad_mode
 from dygraph.framework.errors import forward_error, op_error
 from dygraph.tensor import _new_tensor
 
-_grad_on = grad_mode.state
-# Set by the 1.x API (fluid.dygraph.guard): every intermediate result keeps its gradient,
-# because the 1.x examples read `.gradient()` of intermediate variables after backward.
-retain_all_grads = [False]
+# Per-thread switches (grad recording; the 1.x guard's "every intermediate keeps its
+# gradient", because the 1.x examples read `.gradient()` of intermediates after backward).
+_state = grad_mode.state
 
 _FLOAT_KINDS = frozenset("fc")
 # Errors an array library raises for bad shapes, dtypes or indices; apply re-raises them
@@ -128,7 +127,7 @@ def apply(op, *inputs):
             outs = op.forward(np if type(d) is np.ndarray else _xp_of(d), d)
         except _FORWARD_ERRORS as exc:
             raise forward_error(op.name, inputs, exc) from None
-        if x._sg or not _grad_on[0] or not op.differentiable:
+        if x._sg or not _state.grad_on or not op.differentiable:
             return _plain(outs)
         edges = ((x._node, x._idx) if x._node is not None else (None, x),)
     elif n == 2:
@@ -138,7 +137,7 @@ def apply(op, *inputs):
             outs = op.forward(np if type(d) is np.ndarray else _xp_of(d), d, y._data)
         except _FORWARD_ERRORS as exc:
             raise forward_error(op.name, inputs, exc) from None
-        if (x._sg and y._sg) or not _grad_on[0] or not op.differentiable:
+        if (x._sg and y._sg) or not _state.grad_on or not op.differentiable:
             return _plain(outs)
         edges = (_edge(x), _edge(y))
     else:
@@ -148,7 +147,7 @@ def apply(op, *inputs):
             outs = op.forward(xp, *arrays)
         except _FORWARD_ERRORS as exc:
             raise forward_error(op.name, inputs, exc) from None
-        if not _grad_on[0] or not op.differentiable or all(t._sg for t in inputs):
+        if not _state.grad_on or not op.differentiable or all(t._sg for t in inputs):
             return _plain(outs)
         edges = tuple(_edge(t) for t in inputs)
     multi = type(outs) is tuple
@@ -169,7 +168,7 @@ def apply(op, *inputs):
         if op.save_output:
             op.out_data = (outs,)
         result = _new_tensor(outs, op, 0, False)
-    if retain_all_grads[0]:
+    if _state.retain_all_grads:
         op.retained = {i: weakref.ref(r) for i, r in
                        enumerate(result if multi else (result,)) if r._node is op}
     return result

@@ -8,16 +8,30 @@ Example:
 """
 
 import functools
+import threading
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
 
-# One mutable cell read by `apply` on every op; a list avoids a global statement there.
-state = [True]
+
+class _ThreadState(threading.local):
+    """Switches that `apply` reads on every op, one set per thread.
+
+    Each thread starts from the class attributes, so `no_grad` in one thread (an inference
+    thread, or the `no_grad` inside another thread's `optimizer.step()`) never changes what a
+    second thread records. Reading an attribute of a `threading.local` costs about what the
+    list cell it replaces did (benchmarks/op_overhead.py).
+    """
+
+    grad_on = True  # new ops record a graph for backward
+    retain_all_grads = False  # 1.x guard(): every intermediate keeps its gradient
+
+
+state = _ThreadState()
 
 
 def is_grad_enabled():
     """True when new ops record a graph for backward."""
-    return state[0]
+    return state.grad_on
 
 
 class _GradSwitch:
@@ -26,12 +40,12 @@ class _GradSwitch:
     mode = True
 
     def __enter__(self):
-        self._prev = state[0]
-        state[0] = self.mode
+        self._prev = state.grad_on
+        state.grad_on = self.mode
         return self
 
     def __exit__(self, *exc):
-        state[0] = self._prev
+        state.grad_on = self._prev
         return False
 
     def __call__(self, func):
@@ -85,14 +99,14 @@ class set_grad_enabled(_GradSwitch):  # noqa: N801
 
     def __init__(self, mode):
         self.mode = bool(mode)
-        self._prev = state[0]
-        state[0] = self.mode
+        self._prev = state.grad_on
+        state.grad_on = self.mode
 
     def __enter__(self):
         return self
 
     def __call__(self, func):
-        state[0] = self._prev
+        state.grad_on = self._prev
         mode = self.mode
 
         @functools.wraps(func)

@@ -116,7 +116,7 @@ class PyLayer:
             outs = cls.forward(ctx, *args, **kwargs)
         single = isinstance(outs, Tensor)
         out_list = (outs,) if single else tuple(outs)
-        if not (grad_mode.state[0] and any(ctx.needs_input_grad)):
+        if not (grad_mode.state.grad_on and any(ctx.needs_input_grad)):
             return outs
         node = _PyLayerNode(cls, ctx)
         node.inputs = inputs

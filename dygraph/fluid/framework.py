@@ -4,7 +4,7 @@ In 1.x, `fluid.default_main_program().random_seed = seed` seeded the run; here t
 objects forward that to `dygraph.seed`.
 """
 
-from dygraph.autograd import function as _function
+from dygraph.autograd.grad_mode import state as _thread_state
 from dygraph.framework import random as _random
 
 __all__ = ["Program", "default_main_program", "default_startup_program", "in_dygraph_mode",
@@ -65,7 +65,7 @@ def in_dygraph_mode():
         >>> in_dygraph_mode()
         False
     """
-    return _function.retain_all_grads[0]
+    return _thread_state.retain_all_grads
 
 
 class program_guard:  # noqa: N801 - 1.x name

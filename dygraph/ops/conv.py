@@ -197,7 +197,7 @@ def _conv(x, weight, bias, stride, padding, dilation, groups, data_format, d, op
         raise op_error(op, f"the output would be empty: input size {list(in_sizes)} with "
                        f"padding {[list(p) for p in pads]} is smaller than the dilated kernel "
                        f"{[dil * (k - 1) + 1 for k, dil in zip(ksize, dilation)]}")
-    keep = grad_mode.state[0] and not weight._sg
+    keep = grad_mode.state.grad_on and not weight._sg
     inputs = (x, weight) if bias is None else (x, weight, bias)
     y = apply(Conv(geo, keep), *inputs)
     return to_channels_last(y, d) if last else y

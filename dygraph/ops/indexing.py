@@ -178,7 +178,7 @@ def setitem(x, index, value):
     """x[index] = value, in place; recorded for backward when x or value needs gradients."""
     xp = np if type(x._data) is np.ndarray else _xp(x._data)
     idx = _convert_index(index, xp)
-    tracked = grad_mode.state[0] and (
+    tracked = grad_mode.state.grad_on and (
         not x._sg or (isinstance(value, Tensor) and not value._sg))
     if not isinstance(value, Tensor):
         value = _new_tensor(xp.asarray(value, dtype=x._data.dtype), None, 0, True)

@@ -11,7 +11,7 @@ from dygraph.tensor import Tensor
 
 
 def _needs_record(x, args):
-    if not grad_mode.state[0]:
+    if not grad_mode.state.grad_on:
         return False
     if not x._sg:
         return True

@@ -206,7 +206,7 @@ def _cross_entropy(x, label, weight, ignore_index, reduction, soft_label, axis, 
         weights, denom = hard_weights(targets, w)
     else:
         weights, denom = _soft_weights(soft, w, axis, valid)
-    label_needs_grad = soft_label and not label._sg and grad_mode.state[0]
+    label_needs_grad = soft_label and not label._sg and grad_mode.state.grad_on
     if use_softmax and not label_needs_grad:
         return apply(SoftmaxCrossEntropy(axis, index, soft, weights, denom, reduction,
                                          out_shape), x)

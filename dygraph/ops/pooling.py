@@ -146,7 +146,7 @@ def _max_pool(x, kernel_size, stride, padding, return_mask, ceil_mode, data_form
 
 
 def _need_arg(x, return_mask):
-    return return_mask or (grad_mode.state[0] and not x._sg)
+    return return_mask or (grad_mode.state.grad_on and not x._sg)
 
 
 def _avg_pool(x, kernel_size, stride, padding, ceil_mode, exclusive, divisor_override,

@@ -16,8 +16,8 @@ import contextlib
 
 import numpy as np
 
-from dygraph.autograd import function as _function
 from dygraph.autograd.grad_mode import no_grad
+from dygraph.autograd.grad_mode import state as _thread_state
 from dygraph.framework import place as _place
 from dygraph.tensor import Tensor, to_tensor
 
@@ -37,17 +37,17 @@ def guard(place=None):
     from dygraph.utils import unique_name
 
     previous_place = _place.current_place()
-    previous_retain = _function.retain_all_grads[0]
+    previous_retain = _thread_state.retain_all_grads
     if place is not None:
         _place.set_device(place)
-    _function.retain_all_grads[0] = True
+    _thread_state.retain_all_grads = True
     try:
         # Fresh layer/parameter numbering per guard, as 1.x: a model rebuilt in a new guard
         # gets the same names, so checkpoints and optimizer state keyed by name load into it.
         with unique_name.guard():
             yield
     finally:
-        _function.retain_all_grads[0] = previous_retain
+        _thread_state.retain_all_grads = previous_retain
         _place._current[0] = previous_place
 
 
@@ -58,7 +58,7 @@ def enabled():
         >>> enabled()
         False
     """
-    return _function.retain_all_grads[0]
+    return _thread_state.retain_all_grads
 
 
 def to_variable(value, name=None, zero_copy=None):
