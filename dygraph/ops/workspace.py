@@ -8,9 +8,15 @@ Example:
     ((256, 256), dtype('float32'))
 """
 
+import os
+
 import numpy as np
 
 __all__ = ["workspace", "Lease"]
+
+# The most memory the workspace keeps for reuse; DYGRAPH_WORKSPACE_MB lowers (or raises)
+# it, and `workspace.limit` (bytes) can be set at run time. docs/MEMORY.md explains.
+_DEFAULT_LIMIT_MB = 256
 
 
 def _nbytes(shape, dtype):
@@ -36,7 +42,10 @@ class _Workspace:
     NumPy only: CuPy has its own memory pool.
     """
 
-    def __init__(self, limit_bytes=256 << 20):
+    def __init__(self, limit_bytes=None):
+        if limit_bytes is None:
+            limit_bytes = int(float(os.environ.get("DYGRAPH_WORKSPACE_MB",
+                                                   _DEFAULT_LIMIT_MB)) * (1 << 20))
         self.limit = limit_bytes
         self.free = {}
         self.held = 0
@@ -59,9 +68,14 @@ class _Workspace:
         return out
 
     def take(self, xp, shape, dtype):
+        """A scratch array (contents undefined); `give` it back when done."""
         if xp is not np:
             return xp.empty(shape, dtype)
-        stack = self.free.get((shape, dtype))
+        # The key must equal give()'s (a.shape, a.dtype) exactly: np.bool_ and
+        # dtype('bool') compare equal but hash differently, so a request made with the
+        # type never found the buffers given back under the dtype (a leak of ~0.45 MB a
+        # step in max-pool training until the cap was reached).
+        stack = self.free.get((tuple(shape), np.dtype(dtype)))
         if stack:
             a = stack.pop()
             self.held -= a.nbytes
