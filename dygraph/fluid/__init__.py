@@ -30,6 +30,10 @@ _LAZY_NAMES = {
     "ParamAttr": ("dygraph.fluid.param_attr", "ParamAttr"),
     "PyLayer": ("dygraph.fluid.dygraph.pylayer", "PyLayer"),
     "Layer": ("dygraph.fluid.dygraph.layers", "Layer"),
+    # Paddle 1.x has these at the top level too (fluid.save_dygraph), not only under
+    # fluid.dygraph.
+    "save_dygraph": ("dygraph.fluid.dygraph.checkpoint", "save_dygraph"),
+    "load_dygraph": ("dygraph.fluid.dygraph.checkpoint", "load_dygraph"),
 }
 
 

@@ -25,6 +25,7 @@ Example:
 import contextlib
 import io
 import json
+import math
 import os
 import secrets
 import struct
@@ -264,25 +265,35 @@ def save(obj, path, protocol=4, **configs):
 class _Reader:
     """Reads and checks one checkpoint; every failure names the source."""
 
+    # Lengths in a file are claims until the bytes are there: a buffer grows by at most
+    # this much beyond the bytes actually read, so a 4 KB file claiming gigabytes never
+    # makes load allocate them.
+    _STEP = 1 << 20
+
     def __init__(self, stream, source):
         self.stream = stream
         self.source = source
+        self.remaining = _remaining_bytes(stream)
 
     def fail(self, message):
         return ValueError(f"dygraph.load: {self.source}: {message}")
 
     def read_upto(self, n):
         """Up to n bytes, fewer only at the end of the file (streams may return less)."""
-        buffer = bytearray(n)
-        view = memoryview(buffer)
+        # A seekable file's size bounds the buffer; an unseekable stream's grows with the
+        # bytes that actually arrive.
+        first = min(n, self.remaining) if self.remaining is not None else min(n, self._STEP)
+        buffer = bytearray(first)
         got = 0
         while got < n:
-            count = self.stream.readinto(view[got:])
+            if got == len(buffer):
+                buffer.extend(bytes(min(n - got, len(buffer), self._STEP * 64)))
+            with memoryview(buffer) as view:
+                count = self.stream.readinto(view[got:])
             if not count:
-                del view
-                del buffer[got:]
                 break
             got += count
+        del buffer[got:]
         return buffer
 
     def read_exact(self, n, what):
@@ -322,6 +333,11 @@ class _Reader:
         if version > FORMAT_VERSION:
             raise self.fail(f"format version {version} was written by a newer DyGraph; "
                             f"this one reads up to version {FORMAT_VERSION}")
+        claimed = header_len + _pad(header_len) + payload_len
+        if self.remaining is not None and claimed > self.remaining - _PREAMBLE_SIZE:
+            raise self.fail(f"the file is truncated or damaged: its preamble claims "
+                            f"{claimed} bytes of header and array data, but only "
+                            f"{self.remaining - _PREAMBLE_SIZE} bytes follow it")
         header_bytes = self.read_exact(header_len, "header")
         if zlib.crc32(header_bytes) != header_crc:
             raise self.fail("the header is corrupt (CRC32 mismatch)")
@@ -374,7 +390,7 @@ class _Decoder:
                 type(offset) is not int or type(nbytes) is not int:
             raise self.reader.fail(f"array {index} has a malformed shape or offset")
         dtype = np.dtype(dtype).newbyteorder("<")
-        count = int(np.prod(dims, dtype=np.int64)) if dims else 1
+        count = math.prod(dims)  # exact: a huge shape cannot wrap around to a small count
         if count * dtype.itemsize != nbytes or offset < 0 or \
                 offset + nbytes > len(self.payload):
             raise self.reader.fail(f"array {index} ({nbytes} bytes at {offset}) does not "
@@ -480,6 +496,17 @@ def load(path, **configs):
                          f"file (for example {os.path.join(path, 'model.pdparams')!r})")
     with open(path, "rb") as stream:
         return _decode(_Reader(stream, repr(path)), return_numpy)
+
+
+def _remaining_bytes(stream):
+    """Bytes from the stream's position to its end, or None when it cannot seek."""
+    try:
+        here = stream.tell()
+        end = stream.seek(0, os.SEEK_END)
+        stream.seek(here)
+    except (AttributeError, OSError, ValueError):
+        return None
+    return end - here
 
 
 def _decode(reader, return_numpy):

@@ -172,6 +172,9 @@ def load_dygraph(model_path):
     found = []
     for suffix in (".pdparams", ".pdopt"):
         path = model_path + suffix
+        if os.path.isdir(path):
+            raise ValueError(f"load_dygraph: {path!r} is a directory, not a checkpoint "
+                             "file; pass the path that save_dygraph was given")
         found.append(load(path, return_numpy=True) if os.path.isfile(path) else None)
     if found == [None, None]:
         raise ValueError(f"load_dygraph: neither {model_path}.pdparams nor "
