@@ -4,6 +4,7 @@ Paddle rewrote thousands of messages because users could not read them; every ch
 DyGraph goes through `op_error` so the message shape is the same everywhere.
 """
 
+import math
 import os
 import sys
 
@@ -66,3 +67,19 @@ def as_number(value, what, owner):
     except (TypeError, ValueError):
         raise op_error(owner, f"{what} must be a number, got {type(value).__name__}",
                        TypeError) from None
+
+
+def check_learning_rate(value, owner):
+    """`value` as a float, refused (ValueError) unless finite and >= 0.
+
+    A NaN or infinite rate turns every weight into NaN/inf in one step, and a negative one
+    climbs the loss; Paddle accepts both, PyTorch refuses them, and so do we.
+
+    Example:
+        >>> check_learning_rate(0.1, 'SGD')
+        0.1
+    """
+    rate = as_number(value, "learning_rate", owner)
+    if not math.isfinite(rate) or rate < 0:
+        raise op_error(owner, f"learning_rate must be a finite number >= 0, got {rate}")
+    return rate

@@ -14,7 +14,7 @@ Example:
 import numbers
 import warnings
 
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import check_learning_rate, op_error
 
 __all__ = ["LRScheduler"]
 
@@ -58,7 +58,8 @@ class LRScheduler:
     _state_keys = ("last_epoch", "last_lr")
 
     def __init__(self, learning_rate=0.1, last_epoch=-1, verbose=False):
-        self.base_lr = _real(learning_rate, "learning_rate", type(self).__name__)
+        owner = type(self).__name__
+        self.base_lr = check_learning_rate(_real(learning_rate, "learning_rate", owner), owner)
         self.last_lr = self.base_lr
         self.last_epoch = _int(last_epoch, "last_epoch", type(self).__name__)
         self.verbose = verbose

@@ -22,7 +22,7 @@ import numpy as np
 
 from dygraph.autograd.grad_mode import no_grad
 from dygraph.backend import get_array_module
-from dygraph.framework.errors import as_number, op_error
+from dygraph.framework.errors import as_number, check_learning_rate, op_error
 from dygraph.optimizer.lr import LRScheduler
 from dygraph.optimizer.state import _MASTER, AccumulatorState, compute_dtype
 from dygraph.regularizer import L2Decay, WeightDecayRegularizer
@@ -77,6 +77,8 @@ class Optimizer(AccumulatorState):
                 learning_rate, (int, float, np.floating, np.integer, LRScheduler, Tensor)):
             raise op_error(owner, f"learning_rate must be a float or an LRScheduler, got "
                            f"{type(learning_rate).__name__}", TypeError)
+        if not isinstance(learning_rate, (LRScheduler, Tensor)):
+            learning_rate = check_learning_rate(learning_rate, owner)
         if grad_clip is not None and not callable(grad_clip):
             raise op_error(owner, f"grad_clip must be a ClipGradBy* object, got "
                            f"{type(grad_clip).__name__}", TypeError)
@@ -94,6 +96,12 @@ class Optimizer(AccumulatorState):
         self._acc = {}  # id(param) -> {accumulator name: array}
         self._pending = {}  # loaded state waiting for lazily created accumulators
         params = list(parameters)
+        if not params and not self._adopts_parameters:
+            # An empty list, or a generator already used up (model.parameters() consumed
+            # by an earlier optimizer), would make step() silently do nothing.
+            raise op_error(owner, "parameters is empty: nothing to optimize (was it a "
+                           "generator that was already used up? pass a list, e.g. "
+                           "list(model.parameters()))")
         if params and all(isinstance(p, dict) for p in params):
             for group in params:
                 self._add_param_group(dict(group))
@@ -157,8 +165,8 @@ class Optimizer(AccumulatorState):
                                f"parameter groups", ValueError)
             self._group_of[id(p)] = group
         group["params"] = params
-        group["learning_rate"] = as_number(group.get("learning_rate", 1.0),
-                                         "a group's learning_rate", owner)
+        group["learning_rate"] = check_learning_rate(group.get("learning_rate", 1.0),
+                                                   f"{owner} (a parameter group)")
         if "weight_decay" in group:
             group["weight_decay"] = self._weight_decay_option(group["weight_decay"], owner)
         else:
@@ -182,7 +190,9 @@ class Optimizer(AccumulatorState):
         """
         lr = self._learning_rate
         if isinstance(lr, LRScheduler):
-            return float(lr())
+            # A scheduler's rate is checked as it is used: a user schedule that yields NaN
+            # or a negative rate stops here instead of corrupting the weights.
+            return check_learning_rate(lr(), type(lr).__name__)
         return float(lr)
 
     def set_lr(self, value):
@@ -203,7 +213,7 @@ class Optimizer(AccumulatorState):
         if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)):
             raise op_error("set_lr", f"value must be a float, got {type(value).__name__}",
                            TypeError)
-        self._learning_rate = float(value)
+        self._learning_rate = check_learning_rate(value, "set_lr")
 
     def set_lr_scheduler(self, scheduler):
         """Replace the learning rate by an LRScheduler.
