@@ -38,7 +38,7 @@ _state = grad_mode.state
 _FLOAT_KINDS = frozenset("fc")
 # Errors an array library raises for bad shapes, dtypes or indices; apply re-raises them
 # naming the op, the inputs' shapes and dtypes and the user's line.
-_FORWARD_ERRORS = (ValueError, TypeError, IndexError, np.linalg.LinAlgError)
+_FORWARD_ERRORS = (ValueError, TypeError, IndexError, MemoryError, np.linalg.LinAlgError)
 
 
 class Op:

@@ -7,6 +7,9 @@ DyGraph goes through `op_error` so the message shape is the same everywhere.
 import math
 import os
 import sys
+import warnings
+
+import numpy as np
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -48,7 +51,14 @@ def forward_error(op_name, inputs, exc):
     if getattr(exc, "dygraph_op", None):
         return exc
     got = ", ".join(describe(t) for t in inputs)
-    return op_error(op_name, f"{exc} (inputs: {got})", type(exc))
+    kind = type(exc)
+    if kind.__module__.startswith("numpy._core"):
+        # NumPy's private subclasses (e.g. _ArrayMemoryError) need extra constructor
+        # arguments; raise the public built-in they derive from.
+        kind = next(c for c in kind.__mro__ if c.__module__ == "builtins")
+    err = op_error(op_name, f"{exc} (inputs: {got})", kind)
+    err.dygraph_cause = exc  # the array library's own message, for callers that rephrase
+    return err
 
 
 def as_number(value, what, owner):
@@ -83,3 +93,51 @@ def check_learning_rate(value, owner):
     if not math.isfinite(rate) or rate < 0:
         raise op_error(owner, f"learning_rate must be a finite number >= 0, got {rate}")
     return rate
+
+
+# -- floating-point warnings at the user's line ------------------------------------------
+_NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
+
+
+def _internal(filename):
+    path = os.path.abspath(filename)
+    return path.startswith(_PKG_DIR + os.sep) or path.startswith(_NUMPY_DIR + os.sep)
+
+
+def _floating_point_warning(kind, _flag):
+    """numpy's error callback: a RuntimeWarning naming the op, at the user's line.
+
+    NumPy warns at the Python line that called the ufunc, which inside an op is a line of
+    dygraph/; this re-issues the warning one level up, at the first frame outside dygraph
+    and NumPy, and names the op whose forward or backward was running.
+    """
+    frame, level, op = sys._getframe(1), 2, None
+    while frame is not None and _internal(frame.f_code.co_filename):
+        owner = frame.f_locals.get("self")
+        if op is None and owner is not None and hasattr(owner, "backward") and \
+                hasattr(owner, "forward"):
+            op = getattr(owner, "name", type(owner).__name__)
+        frame, level = frame.f_back, level + 1
+    where = f"{op}: " if op else ""
+    warnings.warn(f"{where}{kind} encountered (NaN or infinity in the result)",
+                  RuntimeWarning, stacklevel=level)
+
+
+def install_floating_point_warnings():
+    """Route NumPy's floating-point warnings (divide by zero, overflow, invalid value)
+    through `_floating_point_warning` in the calling thread; underflow stays ignored.
+
+    Called once when dygraph is imported. It changes NumPy's error mode for the importing
+    thread (np.geterr() reports 'call'); a later np.seterr or np.errstate of the user's
+    takes precedence, and other threads keep NumPy's own warnings.
+
+    Example:
+        >>> import numpy as np
+        >>> np.geterr()["invalid"]
+        'call'
+    """
+    np.seterrcall(_floating_point_warning)
+    np.seterr(divide="call", over="call", invalid="call")
+
+
+install_floating_point_warnings()

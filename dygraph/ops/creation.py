@@ -4,10 +4,12 @@ Random ops draw from the global generator, so `dygraph.seed(n)` makes them repro
 New tensors go to the current device (`dygraph.set_device`).
 """
 
+import functools
+
 import numpy as np
 
 from dygraph.framework import dtype as _dt
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import describe, op_error
 from dygraph.framework.place import current_place
 from dygraph.framework.random import rng
 from dygraph.ops.common import as_tensor, shape_list
@@ -17,6 +19,31 @@ __all__ = ["zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_li
            "empty_like", "arange", "linspace", "eye", "rand", "randn", "randint", "uniform",
            "normal", "standard_normal", "randperm", "bernoulli", "multinomial", "assign"]
 NONDIFF = set(__all__) - {"assign"}
+
+
+def _allocating(fn):
+    """Name the op in errors NumPy raises while building the result: negative sizes,
+    impossible shapes (MemoryError or 'array is too big')."""
+    op = fn.__name__
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except MemoryError as exc:
+            raise op_error(op, f"cannot allocate the result: {exc}", MemoryError) from None
+        except ValueError as exc:
+            if getattr(exc, "dygraph_op", None):  # already names the op and the line
+                raise
+            raise op_error(op, f"{exc} (arguments: {_brief(args, kwargs)})") from None
+
+    return wrapper
+
+
+def _brief(args, kwargs):
+    parts = [repr(a) if not isinstance(a, Tensor) else describe(a) for a in args]
+    parts += [f"{k}={v!r}" for k, v in kwargs.items()]
+    return ", ".join(parts)[:200]
 
 
 def _wrap(array, stop_gradient=True):
@@ -36,6 +63,7 @@ def _dtype_or(dtype, fallback):
     return _dt.convert_dtype(dtype).np_dtype if dtype is not None else fallback
 
 
+@_allocating
 def zeros(shape, dtype=None, name=None):
     """A tensor of zeros (default float32).
 
@@ -47,6 +75,7 @@ def zeros(shape, dtype=None, name=None):
     return _wrap(np.zeros(shape_list(shape, "zeros"), _float_dtype(dtype)))
 
 
+@_allocating
 def ones(shape, dtype=None, name=None):
     """A tensor of ones (default float32).
 
@@ -58,6 +87,7 @@ def ones(shape, dtype=None, name=None):
     return _wrap(np.ones(shape_list(shape, "ones"), _float_dtype(dtype)))
 
 
+@_allocating
 def full(shape, fill_value, dtype=None, name=None):
     """A tensor filled with `fill_value` (dtype from the value when not given).
 
@@ -76,6 +106,7 @@ def full(shape, fill_value, dtype=None, name=None):
     return _wrap(np.full(shape_list(shape, "full"), fill_value, dtype))
 
 
+@_allocating
 def empty(shape, dtype=None, name=None):
     """An uninitialised tensor (zeros here, so results never depend on stale memory).
 
@@ -84,7 +115,7 @@ def empty(shape, dtype=None, name=None):
         >>> dygraph.empty([2]).shape
         [2]
     """
-    return zeros(shape, dtype)
+    return _wrap(np.zeros(shape_list(shape, "empty"), _float_dtype(dtype)))
 
 
 def _like(x, fill, dtype):
@@ -93,6 +124,7 @@ def _like(x, fill, dtype):
     return _wrap(np.full(x._data.shape, fill, np_dtype))
 
 
+@_allocating
 def zeros_like(x, dtype=None, name=None):
     """Zeros with x's shape (and dtype unless given).
 
@@ -104,6 +136,7 @@ def zeros_like(x, dtype=None, name=None):
     return _like(x, 0, dtype)
 
 
+@_allocating
 def ones_like(x, dtype=None, name=None):
     """Ones with x's shape (and dtype unless given).
 
@@ -115,6 +148,7 @@ def ones_like(x, dtype=None, name=None):
     return _like(x, 1, dtype)
 
 
+@_allocating
 def full_like(x, fill_value, dtype=None, name=None):
     """`fill_value` with x's shape (and dtype unless given).
 
@@ -141,6 +175,7 @@ def _number(v):
     return v.item() if isinstance(v, Tensor) else v
 
 
+@_allocating
 def arange(start=0, end=None, step=1, dtype=None, name=None):
     """Evenly spaced values in [start, end); int64 for integer arguments, else float32.
 
@@ -162,6 +197,7 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
     return _wrap(np.arange(start, end, step).astype(np_dtype))
 
 
+@_allocating
 def linspace(start, stop, num, dtype=None, name=None):
     """`num` evenly spaced values from start to stop inclusive.
 
@@ -174,6 +210,7 @@ def linspace(start, stop, num, dtype=None, name=None):
     return _wrap(values.astype(_float_dtype(dtype)))
 
 
+@_allocating
 def eye(num_rows, num_columns=None, dtype=None, name=None):
     """Identity matrix of num_rows x num_columns.
 
@@ -187,6 +224,7 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
                         dtype=_float_dtype(dtype)))
 
 
+@_allocating
 def rand(shape, dtype=None, name=None):
     """Uniform random values in [0, 1).
 
@@ -198,6 +236,7 @@ def rand(shape, dtype=None, name=None):
     return _wrap(rng().random(shape_list(shape, "rand")).astype(_float_dtype(dtype)))
 
 
+@_allocating
 def randn(shape, dtype=None, name=None):
     """Standard normal random values.
 
@@ -212,6 +251,7 @@ def randn(shape, dtype=None, name=None):
 standard_normal = randn
 
 
+@_allocating
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
     """Random integers in [low, high) (or [0, low) when high is None).
 
@@ -228,6 +268,7 @@ def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
     return _wrap(values.astype(_dtype_or(dtype, np.int64)))
 
 
+@_allocating
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002
     """Uniform random values in [min, max).
 
@@ -241,6 +282,7 @@ def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A
     return _wrap(values.astype(_float_dtype(dtype)))
 
 
+@_allocating
 def normal(mean=0.0, std=1.0, shape=None, name=None):
     """Normal random values; mean and std may be tensors (broadcast) or numbers.
 
@@ -261,6 +303,7 @@ def normal(mean=0.0, std=1.0, shape=None, name=None):
     return _wrap(values.astype(_float_dtype(dtype)))
 
 
+@_allocating
 def randperm(n, dtype="int64", name=None):
     """A random permutation of 0..n-1.
 

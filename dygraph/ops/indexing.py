@@ -5,7 +5,7 @@ import numpy as np
 from dygraph.autograd import grad_mode
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import describe, op_error
 from dygraph.tensor import Tensor, _new_tensor
 
 __all__ = []  # reached through Tensor.__getitem__ / __setitem__
@@ -137,8 +137,9 @@ def getitem(x, index):
 
         return squeeze(apply(GetItem(reordered[0]), x), list(reordered[1]))
     except IndexError as exc:
+        cause = getattr(exc, "dygraph_cause", exc)  # NumPy's words, not an earlier wrapping
         raise op_error("getitem", f"index {index!r} is out of range for a tensor of shape "
-                       f"{x.shape}: {exc}", IndexError) from None
+                       f"{x.shape}: {cause}", IndexError) from None
 
 
 def _xp(array):
@@ -175,7 +176,25 @@ def _mask_out(m, g, index):
 
 
 def setitem(x, index, value):
-    """x[index] = value, in place; recorded for backward when x or value needs gradients."""
+    """x[index] = value, in place; recorded for backward when x or value needs gradients.
+
+    Example:
+        >>> import dygraph
+        >>> x = dygraph.zeros([3]); x[1] = 5.0; x.tolist()
+        [0.0, 5.0, 0.0]
+    """
+    try:
+        _setitem(x, index, value)
+    except (IndexError, ValueError) as exc:
+        if getattr(exc, "dygraph_op", None) and not hasattr(exc, "dygraph_cause"):
+            raise exc from None  # a check of ours, already in the final form
+        exc = getattr(exc, "dygraph_cause", exc)
+        what = "is out of range for" if isinstance(exc, IndexError) else "does not fit"
+        raise op_error("setitem", f"index {index!r} {what} a tensor of shape {x.shape} "
+                       f"(value: {describe(value)}): {exc}", type(exc)) from None
+
+
+def _setitem(x, index, value):
     xp = np if type(x._data) is np.ndarray else _xp(x._data)
     idx = _convert_index(index, xp)
     tracked = grad_mode.state.grad_on and (

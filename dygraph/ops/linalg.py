@@ -9,6 +9,7 @@ from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor, binary_operands, check_axis
 from dygraph.ops.einsum import einsum
 from dygraph.ops.linalg_common import constant, xp_of
+from dygraph.tensor import Tensor
 
 __all__ = ["matmul", "bmm", "mm", "mv", "dot", "outer", "einsum", "t", "cross", "kron",
            "trace"]
@@ -81,6 +82,12 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
         >>> dygraph.matmul(dygraph.ones([4, 2]), dygraph.ones([2])).shape
         [4]
     """
+    if isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype != y._data.dtype:
+        # Paddle and PyTorch refuse mixed dtypes here rather than promote (a float64
+        # operand would silently make the product and its gradients float64).
+        raise op_error("matmul", f"x dtype {x._data.dtype.name} differs from y dtype "
+                       f"{y._data.dtype.name} (shapes {x.shape} and {y.shape}); cast one "
+                       "of them first")
     x, y = binary_operands(x, y, "matmul")
     xs, ys = x._data.shape, y._data.shape
     if len(xs) == 0 or len(ys) == 0:

@@ -73,7 +73,7 @@ def linear(x, weight, bias=None, name=None):
         >>> F.linear(x, w, dygraph.to_tensor([0.5, 0.5, 0.5])).numpy()
         array([[1.5, 2.5, 3.5]], dtype=float32)
     """
-    x = float_operand(x, "linear")
+    x = as_tensor(x, "linear")
     weight = as_tensor(weight, "linear")
     xd, wd = x._data, weight._data
     if wd.ndim != 2 or xd.ndim < 1 or xd.shape[-1] != wd.shape[0]:
@@ -81,8 +81,10 @@ def linear(x, weight, bias=None, name=None):
                        f"{list(wd.shape)}; expected weight [in_features, out_features] with "
                        "in_features equal to the last dim of x")
     if xd.dtype != wd.dtype:
+        # Paddle and PyTorch refuse this too: a silent cast would hide integer features
+        # fed by mistake (labels, ids) and float64 data doubling the cost of a layer.
         raise op_error("linear", f"x dtype {xd.dtype.name} differs from weight dtype "
-                       f"{wd.dtype.name}", TypeError)
+                       f"{wd.dtype.name}; cast x first, e.g. x.astype('{wd.dtype.name}')")
     if bias is None:
         return apply(Linear(), x, weight)
     bias = as_tensor(bias, "linear")

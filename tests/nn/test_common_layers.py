@@ -61,8 +61,17 @@ def test_linear_rejects_mismatched_input():
     fc = nn.Linear(3, 2)
     with pytest.raises(ValueError, match="in_features"):
         fc(dygraph.ones([2, 4]))
-    with pytest.raises(TypeError, match="dtype"):
+    # Paddle refuses a dtype that differs from the weight's (ValueError); no silent cast,
+    # not even of integer features.
+    with pytest.raises(ValueError, match="x dtype float64 differs from weight dtype float32"):
         fc(dygraph.ones([2, 3], dtype="float64"))
+    with pytest.raises(ValueError, match="x dtype int64 differs from weight dtype float32"):
+        fc(dygraph.to_tensor([[1, 2, 3]]))
+
+
+def test_matmul_refuses_mixed_float_dtypes():
+    with pytest.raises(ValueError, match="matmul: x dtype float64 differs from y dtype float32"):
+        dygraph.matmul(dygraph.ones([2, 2], dtype="float64"), dygraph.ones([2, 2]))
 
 
 def test_bilinear_matches_einsum_and_gradcheck(float64):
