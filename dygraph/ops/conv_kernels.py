@@ -16,12 +16,14 @@ are the shortest.
 
 Example:
     >>> import numpy as np
-    >>> from dygraph.ops.im2col import Geometry
+    >>> from dygraph.ops.conv_depthwise import depthwise_data, direct_depthwise_data
+from dygraph.ops.im2col import Geometry
     >>> geo = Geometry((1,), (1,), ((0, 0),), 1)
     >>> conv_forward(np, np.ones((1, 1, 4)), np.ones((1, 1, 2)), None, geo)[0]
     array([[[2., 2., 2.]]])
 """
 
+from dygraph.ops.conv_depthwise import depthwise_data, direct_depthwise_data
 from dygraph.ops.im2col import Geometry, chunk, col2im, im2col, prod
 from dygraph.ops.workspace import Lease, workspace
 
@@ -114,6 +116,8 @@ def conv_data(xp, g, w, in_sizes, geo, gt=None):
         >>> conv_data(np, np.ones((1, 1, 3)), np.ones((1, 1, 2)), (4,), geo)
         array([[[1., 2., 2., 1.]]])
     """
+    if direct_depthwise_data(w, geo):
+        return depthwise_data(xp, g, w, in_sizes, geo)
     n, m = g.shape[:2]
     ksize = w.shape[2:]
     osz = g.shape[2:]

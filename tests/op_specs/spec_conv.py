@@ -93,6 +93,12 @@ SPECS = [
                                  groups=2),
            lambda x, w: conv_ref(x, w, None, [2, 1], [1, 0, 0, 2], [1, 2], 2),
            [(2, 4, 6, 5), (6, 2, 2, 2)], id="strided-groups"),
+    # Depthwise with a stride: the data gradient is the direct kernel of conv_depthwise.py.
+    OpSpec("nn.functional.conv2d",
+           lambda x, w, b: F.conv2d(x, w, b, stride=[2, 3], padding=[1, 2, 0, 1],
+                                    dilation=[1, 2], groups=3),
+           lambda x, w, b: conv_ref(x, w, b, [2, 3], [1, 2, 0, 1], [1, 2], 3),
+           [(2, 3, 7, 8), (3, 1, 3, 2), (3,)], id="depthwise-strided"),
     OpSpec("nn.functional.conv2d",
            lambda x, w: F.conv2d(x, w, padding="same", data_format="NHWC"),
            _nhwc(lambda x, w: conv_ref(x, w, None, 1, [1, 1, 0, 1])),
