@@ -16,8 +16,7 @@ are the shortest.
 
 Example:
     >>> import numpy as np
-    >>> from dygraph.ops.conv_depthwise import depthwise_data, direct_depthwise_data
-from dygraph.ops.im2col import Geometry
+    >>> from dygraph.ops.im2col import Geometry
     >>> geo = Geometry((1,), (1,), ((0, 0),), 1)
     >>> conv_forward(np, np.ones((1, 1, 4)), np.ones((1, 1, 2)), None, geo)[0]
     array([[[2., 2., 2.]]])
@@ -29,6 +28,11 @@ from dygraph.ops.workspace import Lease, workspace
 
 __all__ = ["per_sample", "transpose_grad", "conv_forward", "conv_data", "conv_filter",
            "data_by_rows"]
+
+
+# Below this many output positions (over the batch) the filter gradient is computed in the
+# filter's own layout (see conv_filter).
+_FILTER_FLIP_POSITIONS = 512
 
 
 def per_sample(taps, groups, out_len):
@@ -121,7 +125,7 @@ def conv_data(xp, g, w, in_sizes, geo, gt=None):
     n, m = g.shape[:2]
     ksize = w.shape[2:]
     osz = g.shape[2:]
-    if _rows_pay(osz[-1], in_sizes[-1], geo):
+    if _rows_pay(osz[-1], in_sizes[-1], geo, n * prod(osz), m):
         return data_by_rows(xp, g, w, in_sizes, geo)
     grp = geo.groups
     c = w.shape[1] * grp
@@ -181,12 +185,19 @@ def conv_filter(xp, x, g, ksize, geo, cols=None, gt=None):
             term = xp.matmul(
                 g[n0:n0 + nc].reshape(nc, grp, m // grp, out_len),
                 part.reshape(grp, taps // grp, nc, out_len).transpose(2, 0, 3, 1)).sum(axis=0)
-        else:
-            # cols @ gT.T, then transposed: BLAS runs this orientation faster than gT @ cols.T.
+        elif nc * out_len >= _FILTER_FLIP_POSITIONS:
+            # cols @ gT.T, then transposed: with many positions BLAS runs this orientation
+            # faster than gT @ cols.T, and the transposing copy of dW is cheap beside it.
             term = xp.matmul(
                 part.reshape(grp, taps // grp, -1),
                 gt[:, n0 * out_len:(n0 + nc) * out_len].reshape(grp, m // grp, -1).swapaxes(1, 2)
             ).swapaxes(1, 2)
+        else:
+            # Few positions (a net's last stages): dW comes out in its own layout; copying a
+            # transposed 512x4608 dW cost 17 ms against 1 ms for this product.
+            term = xp.matmul(
+                gt[:, n0 * out_len:(n0 + nc) * out_len].reshape(grp, m // grp, -1),
+                part.reshape(grp, taps // grp, -1).swapaxes(1, 2))
         dw = term if dw is None else dw + term
         if cols is None:
             workspace.give(part)
@@ -197,10 +208,13 @@ def conv_filter(xp, x, g, ksize, geo, cols=None, gt=None):
     return xp.ascontiguousarray(dw).reshape((m, c // grp) + tuple(ksize))
 
 
-def _rows_pay(out_last, in_last, geo):
+def _rows_pay(out_last, in_last, geo, positions, m):
     """Fold the last dim into the GEMM when its stride is 1 and the GEMM grows by at most
-    half (W / O <= 1.5): the saved col2im pass costs more than that."""
-    return geo.stride[-1] == 1 and 2 * in_last <= 3 * out_last
+    half (W / O <= 1.5): the saved col2im pass costs more than that. The fold reshuffles the
+    weight (a transposing copy of M*C*K values) while col2im passes over C*K values per
+    output position, so it pays only with at least M positions over the batch: not for
+    ResNet's last stages (512 channels, 16 positions), where the copy cost 8x the GEMM."""
+    return geo.stride[-1] == 1 and 2 * in_last <= 3 * out_last and positions >= m
 
 
 def data_by_rows(xp, g, w, in_sizes, geo):

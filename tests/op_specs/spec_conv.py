@@ -106,6 +106,15 @@ SPECS = [
     # Few output positions and many taps: the one-GEMM-per-batch path.
     OpSpec("nn.functional.conv2d", lambda x, w: F.conv2d(x, w),
            lambda x, w: conv_ref(x, w), [(3, 4, 3, 3), (2, 4, 3, 3)], id="batch-gemm"),
+    # Many output positions over the batch but few per sample: the filter gradient as
+    # (cols @ gT.T).T (conv_kernels._FILTER_FLIP_POSITIONS).
+    OpSpec("nn.functional.conv2d", lambda x, w: F.conv2d(x, w),
+           lambda x, w: conv_ref(x, w), [(60, 3, 4, 4), (2, 3, 2, 2)], id="many-positions"),
+    # More output channels than output positions: the data gradient through col2im rather
+    # than the folded last dim (conv_kernels._rows_pay).
+    OpSpec("nn.functional.conv2d", lambda x, w: F.conv2d(x, w, padding=1),
+           lambda x, w: conv_ref(x, w, None, 1, 1), [(1, 2, 2, 2), (8, 2, 3, 3)],
+           id="wide-filter"),
     OpSpec("nn.functional.conv3d", lambda x, w, b: F.conv3d(x, w, b, stride=[1, 2, 1],
                                                             padding=1),
            lambda x, w, b: conv_ref(x, w, b, [1, 2, 1], 1),
