@@ -125,7 +125,7 @@ def conv_data(xp, g, w, in_sizes, geo, gt=None):
     n, m = g.shape[:2]
     ksize = w.shape[2:]
     osz = g.shape[2:]
-    if _rows_pay(osz[-1], in_sizes[-1], geo, n * prod(osz), m):
+    if _rows_pay(osz[-1], in_sizes[-1], geo, n * prod(osz), w):
         return data_by_rows(xp, g, w, in_sizes, geo)
     grp = geo.groups
     c = w.shape[1] * grp
@@ -208,13 +208,16 @@ def conv_filter(xp, x, g, ksize, geo, cols=None, gt=None):
     return xp.ascontiguousarray(dw).reshape((m, c // grp) + tuple(ksize))
 
 
-def _rows_pay(out_last, in_last, geo, positions, m):
+def _rows_pay(out_last, in_last, geo, positions, w):
     """Fold the last dim into the GEMM when its stride is 1 and the GEMM grows by at most
     half (W / O <= 1.5): the saved col2im pass costs more than that. The fold reshuffles the
-    weight (a transposing copy of M*C*K values) while col2im passes over C*K values per
-    output position, so it pays only with at least M positions over the batch: not for
-    ResNet's last stages (512 channels, 16 positions), where the copy cost 8x the GEMM."""
-    return geo.stride[-1] == 1 and 2 * in_last <= 3 * out_last and positions >= m
+    weight (a transposing copy of all its values) while col2im passes over C*K values per
+    output position, so it pays only while the weight is no bigger than the columns: not
+    for ResNet's last stages (512x512x3x3 weights, 16 positions), where the copy cost 8x
+    the GEMM; always for depthwise weights (one input channel per filter)."""
+    taps = w.shape[1] * geo.groups * prod(w.shape[2:])
+    return (geo.stride[-1] == 1 and 2 * in_last <= 3 * out_last
+            and w.size <= taps * positions)
 
 
 def data_by_rows(xp, g, w, in_sizes, geo):
