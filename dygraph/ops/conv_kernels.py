@@ -26,13 +26,24 @@ from dygraph.ops.conv_depthwise import depthwise_data, direct_depthwise_data
 from dygraph.ops.im2col import Geometry, chunk, col2im, im2col, prod
 from dygraph.ops.workspace import Lease, workspace
 
-__all__ = ["per_sample", "transpose_grad", "conv_forward", "conv_data", "conv_filter",
+__all__ = ["pointwise", "per_sample", "transpose_grad", "conv_forward", "conv_data", "conv_filter",
            "data_by_rows"]
 
 
 # Below this many output positions (over the batch) the filter gradient is computed in the
 # filter's own layout (see conv_filter).
 _FILTER_FLIP_POSITIONS = 512
+
+
+def pointwise(ksize, geo):
+    """True for a 1x1 conv with stride 1 and no padding: its columns are the input itself.
+
+    Example:
+        >>> pointwise((1, 1), Geometry((1, 1), (1, 1), ((0, 0), (0, 0)), 1))
+        True
+    """
+    return (all(k == 1 for k in ksize) and all(s == 1 for s in geo.stride)
+            and not any(lo or hi for lo, hi in geo.pads))
 
 
 def per_sample(taps, groups, out_len):
@@ -80,13 +91,20 @@ def conv_forward(xp, x, w, b, geo, keep_cols=False):
     batched = per_sample(taps, grp, out_len)
     step = chunk(n, taps * out_len * x.itemsize)
     kept = None
+    direct = batched and pointwise(ksize, geo)
     for n0 in range(0, n, step):
         part = x[n0:n0 + step]
         nc = part.shape[0]
+        dst = out[n0:n0 + nc].reshape(nc, m, out_len)
+        if direct:  # a 1x1 conv reads x as it is: its columns are x itself
+            xp.matmul(w3, part.reshape(nc, grp, taps // grp, out_len),
+                      out=dst.reshape(nc, grp, m // grp, out_len))
+            if b is not None:
+                dst += b.reshape(1, m, 1)
+            continue
         keep = keep_cols and nc == n
         cols = im2col(xp, part, ksize, geo,
                       out=workspace.take(xp, (taps, nc * out_len), x.dtype))
-        dst = out[n0:n0 + nc].reshape(nc, m, out_len)
         if batched:
             xp.matmul(w3, cols.reshape(grp, taps // grp, nc, out_len).transpose(2, 0, 1, 3),
                       out=dst.reshape(nc, grp, m // grp, out_len))
@@ -125,9 +143,16 @@ def conv_data(xp, g, w, in_sizes, geo, gt=None):
     n, m = g.shape[:2]
     ksize = w.shape[2:]
     osz = g.shape[2:]
+    grp = geo.groups
+    if pointwise(ksize, geo) and per_sample(w.shape[1] * grp, grp, prod(osz)):
+        # 1x1: dx[n] = W^T g[n], written in place; no columns to fold back.
+        c = w.shape[1] * grp
+        out = workspace.output(xp, (n, c) + tuple(in_sizes), g.dtype)
+        wt = w.reshape(grp, m // grp, c // grp).swapaxes(1, 2)
+        xp.matmul(wt, g.reshape(n, grp, m // grp, -1), out=out.reshape(n, grp, c // grp, -1))
+        return out
     if _rows_pay(osz[-1], in_sizes[-1], geo, n * prod(osz), w):
         return data_by_rows(xp, g, w, in_sizes, geo)
-    grp = geo.groups
     c = w.shape[1] * grp
     out_len, taps = prod(osz), c * prod(ksize)
     batched = per_sample(taps, grp, out_len)
@@ -177,6 +202,12 @@ def conv_filter(xp, x, g, ksize, geo, cols=None, gt=None):
     for n0 in range(0, n, step):
         nc = min(step, n - n0)
         part = cols.array if cols is not None else None
+        if batched and pointwise(ksize, geo):
+            # x itself in the (nc, grp, L, Cg) layout the product below reads.
+            xs = x[n0:n0 + nc].reshape(nc, grp, taps // grp, out_len).swapaxes(2, 3)
+            term = xp.matmul(g[n0:n0 + nc].reshape(nc, grp, m // grp, out_len), xs).sum(axis=0)
+            dw = term if dw is None else dw + term
+            continue
         if part is None:
             part = im2col(xp, x[n0:n0 + nc], ksize, geo,
                           out=workspace.take(xp, (taps, nc * out_len), x.dtype))

@@ -106,6 +106,10 @@ SPECS = [
     # Few output positions and many taps: the one-GEMM-per-batch path.
     OpSpec("nn.functional.conv2d", lambda x, w: F.conv2d(x, w),
            lambda x, w: conv_ref(x, w), [(3, 4, 3, 3), (2, 4, 3, 3)], id="batch-gemm"),
+    # 1x1 (grouped): no columns, the products read x and write dx directly.
+    OpSpec("nn.functional.conv2d", lambda x, w, b: F.conv2d(x, w, b, groups=2),
+           lambda x, w, b: conv_ref(x, w, b, 1, 0, 1, 2), [(2, 4, 3, 3), (6, 2, 1, 1), (6,)],
+           id="pointwise-groups"),
     # Many output positions over the batch but few per sample: the filter gradient as
     # (cols @ gT.T).T (conv_kernels._FILTER_FLIP_POSITIONS).
     OpSpec("nn.functional.conv2d", lambda x, w: F.conv2d(x, w),
