@@ -93,7 +93,11 @@ SPECS = [
                                  groups=2),
            lambda x, w: conv_ref(x, w, None, [2, 1], [1, 0, 0, 2], [1, 2], 2),
            [(2, 4, 6, 5), (6, 2, 2, 2)], id="strided-groups"),
-    # Depthwise with a stride: the data gradient is the direct kernel of conv_depthwise.py.
+    # Depthwise convs (conv_depthwise.py): a small map runs channels-last; a larger one
+    # with a stride has its data gradient scattered channels-first.
+    OpSpec("nn.functional.conv2d", lambda x, w: F.conv2d(x, w, stride=2, padding=1, groups=2),
+           lambda x, w: conv_ref(x, w, None, 2, 1, 1, 2), [(1, 2, 18, 18), (2, 1, 3, 3)],
+           id="depthwise-large-strided"),
     OpSpec("nn.functional.conv2d",
            lambda x, w, b: F.conv2d(x, w, b, stride=[2, 3], padding=[1, 2, 0, 1],
                                     dilation=[1, 2], groups=3),
