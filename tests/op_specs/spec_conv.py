@@ -93,6 +93,16 @@ SPECS = [
                                  groups=2),
            lambda x, w: conv_ref(x, w, None, [2, 1], [1, 0, 0, 2], [1, 2], 2),
            [(2, 4, 6, 5), (6, 2, 2, 2)], id="strided-groups"),
+    # Depthwise convs (conv_depthwise.py): a small map runs channels-last; a larger one
+    # with a stride has its data gradient scattered channels-first.
+    OpSpec("nn.functional.conv2d", lambda x, w: F.conv2d(x, w, stride=2, padding=1, groups=2),
+           lambda x, w: conv_ref(x, w, None, 2, 1, 1, 2), [(1, 2, 18, 18), (2, 1, 3, 3)],
+           id="depthwise-large-strided"),
+    OpSpec("nn.functional.conv2d",
+           lambda x, w, b: F.conv2d(x, w, b, stride=[2, 3], padding=[1, 2, 0, 1],
+                                    dilation=[1, 2], groups=3),
+           lambda x, w, b: conv_ref(x, w, b, [2, 3], [1, 2, 0, 1], [1, 2], 3),
+           [(2, 3, 7, 8), (3, 1, 3, 2), (3,)], id="depthwise-strided"),
     OpSpec("nn.functional.conv2d",
            lambda x, w: F.conv2d(x, w, padding="same", data_format="NHWC"),
            _nhwc(lambda x, w: conv_ref(x, w, None, 1, [1, 1, 0, 1])),
@@ -100,6 +110,19 @@ SPECS = [
     # Few output positions and many taps: the one-GEMM-per-batch path.
     OpSpec("nn.functional.conv2d", lambda x, w: F.conv2d(x, w),
            lambda x, w: conv_ref(x, w), [(3, 4, 3, 3), (2, 4, 3, 3)], id="batch-gemm"),
+    # 1x1 (grouped): no columns, the products read x and write dx directly.
+    OpSpec("nn.functional.conv2d", lambda x, w, b: F.conv2d(x, w, b, groups=2),
+           lambda x, w, b: conv_ref(x, w, b, 1, 0, 1, 2), [(2, 4, 3, 3), (6, 2, 1, 1), (6,)],
+           id="pointwise-groups"),
+    # Many output positions over the batch but few per sample: the filter gradient as
+    # (cols @ gT.T).T (conv_kernels._FILTER_FLIP_POSITIONS).
+    OpSpec("nn.functional.conv2d", lambda x, w: F.conv2d(x, w),
+           lambda x, w: conv_ref(x, w), [(60, 3, 4, 4), (2, 3, 2, 2)], id="many-positions"),
+    # More output channels than output positions: the data gradient through col2im rather
+    # than the folded last dim (conv_kernels._rows_pay).
+    OpSpec("nn.functional.conv2d", lambda x, w: F.conv2d(x, w, padding=1),
+           lambda x, w: conv_ref(x, w, None, 1, 1), [(1, 2, 2, 2), (8, 2, 3, 3)],
+           id="wide-filter"),
     OpSpec("nn.functional.conv3d", lambda x, w, b: F.conv3d(x, w, b, stride=[1, 2, 1],
                                                             padding=1),
            lambda x, w, b: conv_ref(x, w, b, [1, 2, 1], 1),

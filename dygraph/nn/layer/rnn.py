@@ -20,6 +20,7 @@ from dygraph.nn.layer.rnn_cells import (
     first_leaf,
     map_structure,
 )
+from dygraph.nn.layer.rnn_sequence import run_sequence
 from dygraph.ops import manipulation, shape
 from dygraph.ops.common import as_tensor
 from dygraph.ops.unary import where
@@ -33,15 +34,17 @@ def _const(array):
     return _new_tensor(array, None, 0, True)
 
 
-def _step_masks(sequence_length, steps, batch, like):
-    """Per time step, the [B, 1] bool mask of sequences still running and its float form."""
+def _running(sequence_length, steps, batch, like):
+    """The [T, B, 1] bool array: True where a sequence is still running at a step."""
     lengths = as_tensor(sequence_length, "RNN")
     if lengths.shape != [batch] or lengths._data.dtype.kind not in "iu":
         raise op_error("RNN", f"sequence_length must be integers of shape [{batch}], got "
                        f"{describe(lengths)}")
     xp = get_array_module(like)
-    running = xp.arange(steps)[:, None, None] < lengths._data.reshape(1, -1, 1)
-    return [(_const(m), _const(m.astype(like.dtype))) for m in running]
+    return xp.arange(steps)[:, None, None] < lengths._data.reshape(1, -1, 1)
+
+
+_SEQUENCE_CELLS = (SimpleRNNCell, LSTMCell, GRUCell)
 
 
 def run_cell(cell, inputs, initial_states=None, sequence_length=None, time_major=False,
@@ -60,13 +63,22 @@ def run_cell(cell, inputs, initial_states=None, sequence_length=None, time_major
     states = initial_states
     if states is None:
         states = cell.get_initial_states(leaf, batch_dim_idx=1, dtype=leaf.dtype)
-    masks = None
+    running = None
     if sequence_length is not None:
-        masks = _step_masks(sequence_length, steps, batch, leaf._data)
+        running = _running(sequence_length, steps, batch, leaf._data)
     # Library cells project the whole sequence with one matmul; a cell with forward hooks
     # or extra arguments is called step by step so that its hooks and arguments apply.
     fused = (isinstance(cell, RNNCellBase) and hasattr(cell, "step") and not kwargs
              and not cell._forward_pre_hooks and not cell._forward_post_hooks)
+    if fused and type(cell) in _SEQUENCE_CELLS:
+        # The whole recurrence as one op (rnn_sequence): no per-step ops, and each weight
+        # gradient is one product over all steps.
+        keep = None if running is None else _const(running.astype(leaf._data.dtype))
+        out, states = run_sequence(cell, cell.input_gates(x), states, keep, is_reverse)
+        return (out if time_major else shape.transpose(out, [1, 0, 2])), states
+    masks = None
+    if running is not None:
+        masks = [(_const(m), _const(m.astype(leaf._data.dtype))) for m in running]
     if fused:
         xs = manipulation.unbind(cell.input_gates(x), axis=0)
     outputs = [None] * steps

@@ -1,0 +1,162 @@
+"""PyTorch mirrors of the DyGraph models in benchmarks/models.py, loaded with their weights.
+
+`mirror(name, dygraph_model)` builds the same architecture in PyTorch and copies every
+parameter and buffer across: convolution and recurrent weights share their layout, a
+Linear weight is stored [in, out] by DyGraph (Paddle) and [out, in] by PyTorch, and the
+three attention projections of a DyGraph MultiHeadAttention become PyTorch's packed
+`in_proj_weight`.
+"""
+
+import numpy as np
+import torch
+from torch import nn
+
+
+class _BasicBlock(nn.Module):
+    def __init__(self, inplanes, planes, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(inplanes, planes, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(planes)
+        self.relu = nn.ReLU()
+        self.conv2 = nn.Conv2d(planes, planes, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(planes)
+        self.downsample = None
+        if stride != 1 or inplanes != planes:
+            self.downsample = nn.Sequential(nn.Conv2d(inplanes, planes, 1, stride, bias=False),
+                                            nn.BatchNorm2d(planes))
+
+    def forward(self, x):
+        identity = x if self.downsample is None else self.downsample(x)
+        out = self.relu(self.bn1(self.conv1(x)))
+        return self.relu(self.bn2(self.conv2(out)) + identity)
+
+
+class _ResNet18(nn.Module):
+    def __init__(self, num_classes):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 64, 7, 2, 3, bias=False)
+        self.bn1 = nn.BatchNorm2d(64)
+        self.relu = nn.ReLU()
+        self.maxpool = nn.MaxPool2d(3, 2, 1)
+        inplanes = 64
+        for i, planes in enumerate((64, 128, 256, 512)):
+            stride = 1 if i == 0 else 2
+            setattr(self, f"layer{i + 1}", nn.Sequential(
+                _BasicBlock(inplanes, planes, stride), _BasicBlock(planes, planes, 1)))
+            inplanes = planes
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(512, num_classes)
+
+    def forward(self, x):
+        x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
+        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
+        return self.fc(torch.flatten(self.avgpool(x), 1))
+
+
+def _conv_bn(cin, cout, kernel=3, stride=1, groups=1, act=True):
+    layers = [nn.Conv2d(cin, cout, kernel, stride, (kernel - 1) // 2, groups=groups,
+                        bias=False), nn.BatchNorm2d(cout)]
+    if act:
+        layers.append(nn.ReLU6())
+    return nn.Sequential(*layers)
+
+
+class _InvertedResidual(nn.Module):
+    def __init__(self, inp, oup, stride, expand_ratio):
+        super().__init__()
+        hidden = int(round(inp * expand_ratio))
+        self.use_res_connect = stride == 1 and inp == oup
+        layers = [_conv_bn(inp, hidden, 1)] if expand_ratio != 1 else []
+        layers += [_conv_bn(hidden, hidden, stride=stride, groups=hidden),
+                   _conv_bn(hidden, oup, 1, act=False)]
+        self.conv = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return x + self.conv(x) if self.use_res_connect else self.conv(x)
+
+
+class _MobileNetV2(nn.Module):
+    def __init__(self, dy_model, num_classes):
+        super().__init__()
+        from dygraph.vision.models import mobilenetv2
+
+        features = [_conv_bn(3, 32, stride=2)]
+        channels = 32
+        for t, c, n, s in mobilenetv2._STAGES:
+            for i in range(n):
+                features.append(_InvertedResidual(channels, c, s if i == 0 else 1, t))
+                channels = c
+        features.append(_conv_bn(channels, dy_model.last_channel, 1))
+        self.features = nn.Sequential(*features)
+        self.pool2d_avg = nn.AdaptiveAvgPool2d(1)
+        self.classifier = nn.Sequential(nn.Dropout(0.2),
+                                        nn.Linear(dy_model.last_channel, num_classes))
+
+    def forward(self, x):
+        return self.classifier(torch.flatten(self.pool2d_avg(self.features(x)), 1))
+
+
+class _SequenceClassifier(nn.Module):
+    def __init__(self, name):
+        super().__init__()
+        self.name = name
+        if name == "lstm":
+            self.body = nn.LSTM(64, 128, num_layers=2, batch_first=True)
+        elif name == "gru":
+            self.body = nn.GRU(64, 256, batch_first=True)
+        else:
+            layer = nn.TransformerEncoderLayer(128, 4, 512, dropout=0.0, batch_first=True)
+            self.body = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+        self.head = nn.Linear(256 if name == "gru" else 128, 10)
+
+    def forward(self, x):
+        if self.name == "transformer":
+            return self.head(self.body(x).mean(dim=1))
+        out, _ = self.body(x)
+        return self.head(out[:, -1])
+
+
+def _renamed(name, dy_state):
+    """DyGraph state_dict entries under PyTorch's names, as NumPy arrays."""
+    out = {}
+    for key, value in dy_state.items():
+        value = value.numpy()
+        if name in ("lstm", "gru") and key.startswith("body."):
+            layer, _, param = key[len("body."):].split(".")  # "0", "cell", "weight_ih"
+            out[f"body.{param}_l{layer}"] = value
+            continue
+        key = key.replace("._mean", ".running_mean").replace("._variance", ".running_var")
+        out[key] = value
+    if name == "transformer":
+        for i in range(2):
+            pre = f"body.layers.{i}.self_attn."
+            w = [out.pop(f"{pre}{p}_proj.weight") for p in "qkv"]
+            b = [out.pop(f"{pre}{p}_proj.bias") for p in "qkv"]
+            out[pre + "in_proj_weight"] = np.concatenate([m.T for m in w])
+            out[pre + "in_proj_bias"] = np.concatenate(b)
+    return out
+
+
+def mirror(name, dy_model):
+    """A PyTorch module equal to DyGraph's `dy_model` (see benchmarks/models.py)."""
+    if name == "resnet18":
+        model = _ResNet18(10)
+    elif name == "mobilenetv2":
+        model = _MobileNetV2(dy_model, 10)
+    else:
+        model = _SequenceClassifier(name)
+    source = _renamed(name, dy_model.state_dict())
+    target = model.state_dict()
+    linear_weights = {f"{path}.weight" for path, module in model.named_modules()
+                      if isinstance(module, nn.Linear)}
+    with torch.no_grad():
+        for key, tensor in target.items():
+            if key.endswith("num_batches_tracked"):
+                continue
+            value = source.pop(key)
+            if key in linear_weights:
+                value = value.T  # Linear: [in, out] -> [out, in]
+            tensor.copy_(torch.from_numpy(np.ascontiguousarray(value)))
+    if source:
+        raise ValueError(f"{name}: DyGraph entries without a PyTorch place: {sorted(source)}")
+    return model
