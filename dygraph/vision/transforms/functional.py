@@ -19,9 +19,17 @@ import numpy as np
 from dygraph.tensor import Tensor, _new_tensor
 from dygraph.tensor import to_tensor as _make_tensor
 from dygraph.vision.image import is_pil_image, require_pil
+from dygraph.vision.transforms.functional_color import (
+    adjust_brightness,
+    adjust_contrast,
+    adjust_hue,
+    adjust_saturation,
+)
+from dygraph.vision.transforms.functional_warp import affine, erase, perspective
 
 __all__ = ["to_tensor", "normalize", "resize", "crop", "center_crop", "pad", "hflip", "vflip",
-           "rotate", "to_grayscale"]
+           "rotate", "to_grayscale", "adjust_brightness", "adjust_contrast", "adjust_saturation",
+           "adjust_hue", "affine", "perspective", "erase"]
 
 _PIL_FILTERS = {"nearest": "NEAREST", "bilinear": "BILINEAR", "bicubic": "BICUBIC",
                 "box": "BOX", "lanczos": "LANCZOS", "hamming": "HAMMING"}

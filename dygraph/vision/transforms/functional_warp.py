@@ -1,0 +1,252 @@
+"""Affine and perspective warps, and erasing a region, on NumPy HWC arrays, PIL images and
+CHW Tensors.
+
+Warps map each output pixel back to the input (inverse mapping) with Pillow's conventions:
+pixel (x, y) covers [x, x + 1) x [y, y + 1), its centre is (x + 0.5, y + 0.5), and the
+default centre of an affine warp is (w / 2, h / 2). NumPy arrays and Tensors are warped by
+the same NumPy code ('nearest' or 'bilinear'); PIL images by Pillow itself, so the three
+agree pixel for pixel with nearest sampling.
+
+Example:
+    >>> import numpy as np
+    >>> img = np.arange(4, dtype=np.uint8).reshape(2, 2)
+    >>> affine(img, angle=0, translate=(1, 0), scale=1.0, shear=0).tolist()
+    [[0, 0], [0, 2]]
+"""
+
+import math
+import numbers
+
+import numpy as np
+
+from dygraph.tensor import Tensor
+from dygraph.vision.image import is_pil_image, require_pil
+
+__all__ = ["affine", "perspective", "erase", "affine_matrix", "perspective_coeffs"]
+
+
+def affine_matrix(center, angle, translate, scale, shear):
+    """The inverse affine map (output to input) as 6 numbers [a, b, c, d, e, f], for a
+    rotation by `angle` degrees (clockwise on screen, as Paddle's `affine`) and `shear`
+    (x, y) degrees about `center`, then scaling by `scale` and translating by `translate`.
+
+    Example:
+        >>> [round(v, 6) + 0.0 for v in affine_matrix((0, 0), 0, (2, 3), 1.0, (0, 0))]
+        [1.0, 0.0, -2.0, 0.0, 1.0, -3.0]
+    """
+    rot = math.radians(angle)
+    sx, sy = math.radians(shear[0]), math.radians(shear[1])
+    # Forward rotation-with-shear [[a, b], [c, d]] has determinant 1, so its inverse is
+    # [[d, -b], [-c, a]]; scale divides it.
+    a = math.cos(rot - sy) / math.cos(sy)
+    b = -math.cos(rot - sy) * math.tan(sx) / math.cos(sy) - math.sin(rot)
+    c = math.sin(rot - sy) / math.cos(sy)
+    d = -math.sin(rot - sy) * math.tan(sx) / math.cos(sy) + math.cos(rot)
+    m = [d / scale, -b / scale, 0.0, -c / scale, a / scale, 0.0]
+    (cx, cy), (tx, ty) = center, translate
+    m[2] = m[0] * (-cx - tx) + m[1] * (-cy - ty) + cx
+    m[5] = m[3] * (-cx - tx) + m[4] * (-cy - ty) + cy
+    return m
+
+
+def perspective_coeffs(startpoints, endpoints):
+    """The 8 coefficients (a, b, c, d, e, f, g, h) mapping output points to input points:
+    (x, y) -> ((a x + b y + c) / (g x + h y + 1), (d x + e y + f) / (g x + h y + 1)), fitted
+    so that each of the four `endpoints` maps to its `startpoints` corner.
+
+    Example:
+        >>> pts = [[0, 0], [3, 0], [3, 3], [0, 3]]
+        >>> (np.round(perspective_coeffs(pts, pts), 6) + 0.0).tolist()
+        [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]
+    """
+    rows = []
+    for (ox, oy), (ix, iy) in zip(endpoints, startpoints):
+        rows.append([ox, oy, 1, 0, 0, 0, -ix * ox, -ix * oy])
+        rows.append([0, 0, 0, ox, oy, 1, -iy * ox, -iy * oy])
+    target = np.asarray(startpoints, np.float64).reshape(8)
+    return np.linalg.lstsq(np.asarray(rows, np.float64), target, rcond=None)[0].tolist()
+
+
+def _fill_pixel(fill, img):
+    fill = np.asarray(fill, np.float64)
+    channels = img.shape[2] if img.ndim == 3 else 1
+    if fill.size not in (1, channels):
+        raise ValueError(f"fill should be a number or one value per channel ({channels}), "
+                         f"but got {fill.tolist()}")
+    return fill.reshape(-1)[:channels] if img.ndim == 3 else fill.reshape(-1)[0]
+
+
+def _warp(img, src_x, src_y, interpolation, fill):
+    """Sample `img` at continuous input coordinates (pixel corners at integers); points
+    outside the image get `fill`."""
+    h, w = img.shape[:2]
+    inside = (src_x >= 0) & (src_x < w) & (src_y >= 0) & (src_y < h)
+    if interpolation == "nearest":
+        xi = np.clip(np.floor(src_x).astype(np.int64), 0, w - 1)
+        yi = np.clip(np.floor(src_y).astype(np.int64), 0, h - 1)
+        out = img[yi, xi].astype(np.float64)
+    elif interpolation == "bilinear":
+        fx, fy = np.clip(src_x - 0.5, 0, w - 1), np.clip(src_y - 0.5, 0, h - 1)
+        x0, y0 = np.floor(fx).astype(np.int64), np.floor(fy).astype(np.int64)
+        x1, y1 = np.minimum(x0 + 1, w - 1), np.minimum(y0 + 1, h - 1)
+        wx, wy = fx - x0, fy - y0
+        if img.ndim == 3:
+            wx, wy = wx[..., None], wy[..., None]
+        data = img.astype(np.float64)
+        top = data[y0, x0] * (1 - wx) + data[y0, x1] * wx
+        out = top * (1 - wy) + (data[y1, x0] * (1 - wx) + data[y1, x1] * wx) * wy
+    else:
+        raise ValueError(f"NumPy arrays and Tensors support 'nearest' and 'bilinear' "
+                         f"interpolation, but got {interpolation!r} (use a PIL image for "
+                         f"'bicubic')")
+    out[~inside] = _fill_pixel(fill, img)
+    if img.dtype.kind in "iu":
+        info = np.iinfo(img.dtype)
+        out = np.clip(np.rint(out), info.min, info.max)
+    return out.astype(img.dtype)
+
+
+def _output_grid(h, w):
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
+    return xx + 0.5, yy + 0.5
+
+
+def _on_hwc(img, owner, fn):
+    """Apply an HWC-array function to an array or a CHW Tensor (returning the same kind)."""
+    if isinstance(img, Tensor):
+        from dygraph.vision.transforms.functional import _tensor_out
+
+        data = img.numpy()
+        hwc = data.transpose(1, 2, 0) if data.ndim == 3 else data
+        out = fn(hwc)
+        return _tensor_out(out.transpose(2, 0, 1) if out.ndim == 3 else out)
+    if not isinstance(img, np.ndarray):
+        raise TypeError(f"{owner}: expected a NumPy array, a PIL image or a Tensor, but got "
+                        f"{type(img).__name__}")
+    if img.ndim not in (2, 3):
+        raise ValueError(f"{owner}: expected an H x W or H x W x C array, but got shape "
+                         f"{list(img.shape)}")
+    return fn(img)
+
+
+def _pil_resample(interpolation):
+    from dygraph.vision.transforms.functional import _pil_filter
+
+    return _pil_filter(interpolation)
+
+
+def _pil_fill(fill, img):
+    if isinstance(fill, numbers.Number):
+        return fill if len(img.getbands()) == 1 else (fill,) * len(img.getbands())
+    return tuple(fill)
+
+
+def affine(img, angle, translate, scale, shear, interpolation="nearest", fill=0, center=None):
+    """Rotate by `angle` degrees (clockwise, unlike `rotate`) about `center` (default the image
+    centre), shear by `shear` degrees (a number for x only, or (x, y)), scale by `scale`
+    and translate by `translate` pixels (dx, dy); uncovered pixels get `fill`.
+
+    Example:
+        >>> import numpy as np
+        >>> img = np.array([[1, 2], [3, 4]], np.uint8)
+        >>> affine(img, 90, (0, 0), 1.0, 0).tolist()
+        [[3, 1], [4, 2]]
+    """
+    if not isinstance(angle, numbers.Number):
+        raise TypeError(f"affine: angle should be a number, but got {type(angle).__name__}")
+    if not (isinstance(translate, (list, tuple)) and len(translate) == 2):
+        raise TypeError(f"affine: translate should be a sequence of 2 numbers, got "
+                        f"{translate!r}")
+    if scale <= 0:
+        raise ValueError(f"affine: scale should be positive, but got {scale!r}")
+    if isinstance(shear, numbers.Number):
+        shear = (shear, 0.0)
+    shear = tuple(shear)
+    if len(shear) == 1:
+        shear = shear * 2
+    if len(shear) != 2:
+        raise ValueError(f"affine: shear should be a number or 1 or 2 numbers, got {shear!r}")
+    if is_pil_image(img):
+        w, h = img.size
+        matrix = affine_matrix(center or (w * 0.5, h * 0.5), angle, translate, scale, shear)
+        return img.transform(img.size, require_pil().Transform.AFFINE, matrix,
+                             _pil_resample(interpolation), fillcolor=_pil_fill(fill, img))
+
+    def warp(hwc):
+        h, w = hwc.shape[:2]
+        m = affine_matrix(center or (w * 0.5, h * 0.5), angle, translate, scale, shear)
+        xx, yy = _output_grid(h, w)
+        return _warp(hwc, m[0] * xx + m[1] * yy + m[2], m[3] * xx + m[4] * yy + m[5],
+                     interpolation, fill)
+
+    return _on_hwc(img, "affine", warp)
+
+
+def perspective(img, startpoints, endpoints, interpolation="nearest", fill=0):
+    """Warp so that the four corner points `startpoints` ([top-left, top-right,
+    bottom-right, bottom-left], each [x, y]) move to `endpoints`; uncovered pixels get
+    `fill`.
+
+    Example:
+        >>> import numpy as np
+        >>> img = np.arange(16, dtype=np.uint8).reshape(4, 4)
+        >>> corners = [[0, 0], [3, 0], [3, 3], [0, 3]]
+        >>> bool((perspective(img, corners, corners) == img).all())
+        True
+    """
+    for name, points in (("startpoints", startpoints), ("endpoints", endpoints)):
+        if np.shape(points) != (4, 2):
+            raise ValueError(f"perspective: {name} should be 4 [x, y] points, but got shape "
+                             f"{list(np.shape(points))}")
+    coeffs = perspective_coeffs(startpoints, endpoints)
+    if is_pil_image(img):
+        return img.transform(img.size, require_pil().Transform.PERSPECTIVE, coeffs,
+                             _pil_resample(interpolation), fillcolor=_pil_fill(fill, img))
+
+    def warp(hwc):
+        a, b, c, d, e, f, g, h_ = coeffs
+        xx, yy = _output_grid(*hwc.shape[:2])
+        denom = g * xx + h_ * yy + 1.0
+        return _warp(hwc, (a * xx + b * yy + c) / denom, (d * xx + e * yy + f) / denom,
+                     interpolation, fill)
+
+    return _on_hwc(img, "perspective", warp)
+
+
+def erase(img, i, j, h, w, v, inplace=False):
+    """Replace the `h` x `w` region whose top-left corner is row `i`, column `j` with `v`
+    (a number, or an array broadcastable to the region: HWC for arrays and PIL images,
+    CHW for Tensors). `inplace` writes into an array or Tensor instead of a copy.
+
+    Example:
+        >>> import numpy as np
+        >>> erase(np.ones((2, 3), np.uint8), 0, 1, 2, 1, 0).tolist()
+        [[1, 0, 1], [1, 0, 1]]
+    """
+    if isinstance(img, Tensor):
+        value = v.numpy() if isinstance(v, Tensor) else np.asarray(v)
+        if inplace:
+            img[..., i:i + h, j:j + w] = value.astype(img.numpy().dtype)
+            return img
+        from dygraph.vision.transforms.functional import _tensor_out
+
+        data = img.numpy().copy()
+        data[..., i:i + h, j:j + w] = value
+        return _tensor_out(data)
+    if is_pil_image(img):
+        data = np.array(img)
+        _erase_hwc(data, i, j, h, w, v)
+        return require_pil().fromarray(data, img.mode)
+    if not isinstance(img, np.ndarray):
+        raise TypeError(f"erase: expected a NumPy array, a PIL image or a Tensor, but got "
+                        f"{type(img).__name__}")
+    out = img if inplace else img.copy()
+    _erase_hwc(out, i, j, h, w, v)
+    return out
+
+
+def _erase_hwc(data, i, j, h, w, v):
+    value = np.asarray(v)
+    if data.ndim == 2 and value.ndim == 3:
+        value = value[..., 0]  # an H x W x 1 value for an image without a channel axis
+    data[i:i + h, j:j + w] = value

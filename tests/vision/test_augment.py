@@ -1,0 +1,193 @@
+"""Colour adjustments, affine/perspective warps, erasing and the random augmentation
+transforms, on NumPy arrays, PIL images and CHW Tensors."""
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import dygraph
+from dygraph.vision import transforms as T
+from dygraph.vision.transforms import functional as F
+from dygraph.vision.transforms.functional_warp import affine_matrix
+
+PADDLE_TRANSFORM_NAMES = [
+    "BaseTransform", "Compose", "Resize", "RandomResizedCrop", "CenterCrop",
+    "RandomHorizontalFlip", "RandomVerticalFlip", "Transpose", "Normalize",
+    "BrightnessTransform", "SaturationTransform", "ContrastTransform", "HueTransform",
+    "ColorJitter", "RandomCrop", "Pad", "RandomAffine", "RandomRotation", "RandomPerspective",
+    "Grayscale", "ToTensor", "RandomErasing", "to_tensor", "hflip", "vflip", "resize", "pad",
+    "affine", "rotate", "perspective", "to_grayscale", "crop", "center_crop",
+    "adjust_brightness", "adjust_contrast", "adjust_hue", "normalize", "erase"]
+
+
+def image(h=7, w=9, seed=0):
+    return np.random.default_rng(seed).integers(0, 256, (h, w, 3), dtype=np.uint8)
+
+
+def as_tensor(hwc):
+    return dygraph.to_tensor(np.ascontiguousarray(hwc.transpose(2, 0, 1)))
+
+
+def test_every_paddle_transform_name_exists():
+    missing = [n for n in PADDLE_TRANSFORM_NAMES if not hasattr(T, n)]
+    assert missing == []
+
+
+def test_colour_adjustments_follow_the_blend_formulas():
+    img = image().astype(np.float32) / 255
+    grey = img @ np.array([0.299, 0.587, 0.114], np.float32)
+    np.testing.assert_allclose(F.adjust_brightness(img, 1.3), np.clip(img * 1.3, 0, 1),
+                               rtol=1e-6)
+    expect = np.clip(grey.mean() + 0.6 * (img - grey.mean()), 0, 1)
+    np.testing.assert_allclose(F.adjust_contrast(img, 0.6), expect, rtol=1e-5, atol=1e-6)
+    expect = np.clip(grey[..., None] + 1.7 * (img - grey[..., None]), 0, 1)
+    np.testing.assert_allclose(F.adjust_saturation(img, 1.7), expect, rtol=1e-5, atol=1e-6)
+    # uint8 results are clipped at 255 and truncated, as Paddle's Tensor functions do.
+    assert F.adjust_brightness(np.array([[100, 200]], np.uint8), 1.5).tolist() == [[150, 255]]
+    assert F.adjust_contrast(np.full((2, 2, 3), 9, np.uint8), 0.0).max() == 9
+
+
+@pytest.mark.parametrize("name, factor", [("adjust_brightness", 1.4), ("adjust_contrast", 0.5),
+                                          ("adjust_saturation", 1.8), ("adjust_hue", 0.2)])
+def test_colour_adjustments_agree_across_image_kinds(name, factor):
+    fn, img = getattr(F, name), image()
+    out = fn(img, factor)
+    assert out.dtype == np.uint8 and out.shape == img.shape
+    tensor_out = fn(as_tensor(img), factor)
+    assert isinstance(tensor_out, dygraph.Tensor)
+    np.testing.assert_array_equal(tensor_out.numpy().transpose(1, 2, 0), out)
+    pil_out = np.asarray(fn(Image.fromarray(img), factor)).astype(int)
+    # Pillow rounds where we truncate, and quantises hue to 1/256 of a turn.
+    assert np.abs(pil_out - out).max() <= (8 if name == "adjust_hue" else 1)
+
+
+def test_adjust_hue_rotates_colours():
+    red = np.array([[[1.0, 0.0, 0.0]]], np.float32)
+    np.testing.assert_allclose(F.adjust_hue(red, 1 / 3), [[[0, 1, 0]]], atol=1e-6)
+    np.testing.assert_allclose(F.adjust_hue(red, -0.5), [[[0, 1, 1]]], atol=1e-6)
+    grey = np.full((2, 2, 3), 0.4, np.float32)
+    np.testing.assert_allclose(F.adjust_hue(grey, 0.3), grey, atol=1e-6)
+    one_channel = np.zeros((2, 2, 1), np.uint8)
+    assert F.adjust_hue(one_channel, 0.3) is one_channel
+    with pytest.raises(ValueError, match=r"hue_factor should be in \[-0.5, 0.5\]"):
+        F.adjust_hue(red, 0.6)
+    with pytest.raises(ValueError, match="non-negative"):
+        F.adjust_brightness(red, -1)
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(angle=30, translate=(1, 2), scale=0.9, shear=(10, 5)),
+    dict(angle=90, translate=(0, 0), scale=1.0, shear=0),
+    dict(angle=-17, translate=(-2, 1), scale=1.3, shear=20, center=(2, 3))])
+def test_affine_nearest_matches_pillow_on_arrays_and_tensors(kwargs):
+    img = image()
+    expect = np.asarray(Image.fromarray(img).transform(
+        (9, 7), Image.Transform.AFFINE, affine_matrix(
+            kwargs.get("center", (4.5, 3.5)), kwargs["angle"], kwargs["translate"],
+            kwargs["scale"], (kwargs["shear"], 0) if np.isscalar(kwargs["shear"])
+            else kwargs["shear"]), Image.Resampling.NEAREST, fillcolor=(7, 7, 7)))
+    np.testing.assert_array_equal(F.affine(img, fill=7, **kwargs), expect)
+    np.testing.assert_array_equal(np.asarray(F.affine(Image.fromarray(img), fill=7, **kwargs)),
+                                  expect)
+    out = F.affine(as_tensor(img), fill=7, **kwargs)
+    np.testing.assert_array_equal(out.numpy().transpose(1, 2, 0), expect)
+
+
+def test_affine_shift_rotation_and_fill():
+    img = np.arange(12, dtype=np.uint8).reshape(3, 4)
+    shifted = F.affine(img, 0, (1, 0), 1.0, 0, fill=99)
+    assert shifted[:, 0].tolist() == [99, 99, 99]
+    np.testing.assert_array_equal(shifted[:, 1:], img[:, :3])
+    square = np.arange(9, dtype=np.float32).reshape(3, 3)
+    np.testing.assert_array_equal(F.affine(square, 90, (0, 0), 1.0, 0), np.rot90(square, -1))
+    rgb = F.affine(np.zeros((2, 2, 3), np.uint8), 0, (2, 0), 1.0, 0, fill=(1, 2, 3))
+    assert rgb[0, 0].tolist() == [1, 2, 3]
+    bilinear = F.affine(image(), 12, (0, 0), 1.1, 0, interpolation="bilinear")
+    assert bilinear.shape == (7, 9, 3) and bilinear.dtype == np.uint8
+    with pytest.raises(ValueError, match="'nearest' and 'bilinear'"):
+        F.affine(img, 10, (0, 0), 1.0, 0, interpolation="bicubic")
+    with pytest.raises(ValueError, match="scale should be positive"):
+        F.affine(img, 10, (0, 0), 0.0, 0)
+
+
+def test_perspective_identity_and_pillow_agreement():
+    img = image()
+    corners = [[0, 0], [8, 0], [8, 6], [0, 6]]
+    np.testing.assert_array_equal(F.perspective(img, corners, corners), img)
+    moved = [[1, 2], [7, 0], [8, 5], [2, 6]]
+    ours = F.perspective(img, corners, moved, fill=3)
+    pil = np.asarray(F.perspective(Image.fromarray(img), corners, moved, fill=3))
+    np.testing.assert_array_equal(ours, pil)
+    np.testing.assert_array_equal(
+        F.perspective(as_tensor(img), corners, moved, fill=3).numpy().transpose(1, 2, 0), ours)
+    with pytest.raises(ValueError, match="4 \\[x, y\\] points"):
+        F.perspective(img, corners[:3], moved)
+
+
+def test_erase_on_every_image_kind():
+    img = np.ones((4, 5, 3), np.uint8)
+    out = F.erase(img, 1, 2, 2, 3, 0)
+    assert out[1:3, 2:5].max() == 0 and out.sum() == img.sum() - 18 and img.min() == 1
+    same = F.erase(img, 0, 0, 1, 1, 7, inplace=True)
+    assert same is img and img[0, 0].tolist() == [7, 7, 7]
+    t = as_tensor(np.ones((4, 5, 3), np.float32))
+    erased = F.erase(t, 1, 2, 2, 3, dygraph.zeros([3, 2, 3]))
+    assert erased.numpy()[:, 1:3, 2:5].max() == 0 and t.numpy().min() == 1
+    pil = F.erase(Image.fromarray(np.ones((4, 5, 3), np.uint8)), 0, 0, 2, 2, (9, 8, 7))
+    assert np.asarray(pil)[1, 1].tolist() == [9, 8, 7]
+
+
+def test_color_transforms_draw_factors_in_range():
+    dygraph.seed(3)
+    img = np.full((2, 2, 3), 100, np.uint8)
+    for _ in range(20):
+        value = int(T.BrightnessTransform(0.5)(img)[0, 0, 0])
+        assert 50 <= value <= 150
+    assert T.BrightnessTransform(0)(img) is img
+    assert np.array_equal(T.ColorJitter()(img), img)
+    assert T.ColorJitter(0.3, 0.3, 0.3, 0.1)(as_tensor(img)).shape == [3, 2, 2]
+    with pytest.raises(ValueError, match="hue range should lie in"):
+        T.HueTransform(0.7)
+    with pytest.raises(ValueError, match="non-negative"):
+        T.ContrastTransform(-0.1)
+
+
+def test_random_transforms_are_seeded_and_share_draws_across_keys():
+    img = image(12, 16)
+    transform = T.Compose([T.RandomResizedCrop(5), T.RandomAffine(20, (0.1, 0.1), (0.8, 1.2),
+                                                                   shear=(-5, 5, -5, 5))])
+    dygraph.seed(7)
+    first = transform(img)
+    dygraph.seed(7)
+    assert first.shape == (5, 5, 3) and np.array_equal(transform(img), first)
+    for transform in (T.RandomPerspective(prob=1.0, keys=("image", "image")),
+                      T.RandomAffine(30, keys=("image", "image")),
+                      T.RandomErasing(1.0, value="random", keys=("image", "image"))):
+        first, second = transform((img, img.copy()))
+        assert np.array_equal(first, second) and not np.array_equal(first, img)
+
+
+def test_random_resized_crop_full_scale_is_a_resize():
+    img = image(8, 8)
+    out = T.RandomResizedCrop((4, 4), scale=(1.0, 1.0), ratio=(1.0, 1.0))(img)
+    np.testing.assert_array_equal(out, F.resize(img, (4, 4)))
+    wide = T.RandomResizedCrop(3, scale=(2.0, 2.0), ratio=(1.0, 1.0))(image(4, 10))
+    assert wide.shape == (3, 3, 3)  # no draw fits: falls back to the central square crop
+    with pytest.raises(ValueError, match="scale and ratio should be"):
+        T.RandomResizedCrop(3, scale=(1.0, 0.5))
+
+
+def test_random_erasing():
+    dygraph.seed(0)
+    t = dygraph.ones([3, 10, 10])
+    erased = T.RandomErasing(prob=1.0, value=(0, 0, 0))(t).numpy()
+    assert erased.min() == 0 and erased.max() == 1 and t.numpy().min() == 1
+    assert (erased == 0).all(axis=0).sum() == (erased == 0).any(axis=0).sum()
+    arr = np.full((10, 10, 3), 200, np.uint8)
+    noisy = T.RandomErasing(prob=1.0, value="random")(arr)
+    assert noisy.dtype == np.uint8 and (noisy != 200).any()
+    assert T.RandomErasing(prob=0.0)(arr) is arr
+    with pytest.raises(ValueError, match="must be 'random'"):
+        T.RandomErasing(value="noise")
+    with pytest.raises(ValueError, match="scale should be"):
+        T.RandomErasing(scale=(0.5, 1.5))
