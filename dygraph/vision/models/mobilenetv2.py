@@ -12,7 +12,7 @@ Example:
 
 import dygraph
 from dygraph import nn
-from dygraph.vision.models._utils import check_pretrained, make_divisible
+from dygraph.vision.models._utils import build_model, make_divisible
 
 __all__ = ["MobileNetV2", "InvertedResidual", "mobilenet_v2"]
 
@@ -108,5 +108,5 @@ def mobilenet_v2(pretrained=False, scale=1.0, **kwargs):
     Example:
         >>> model = mobilenet_v2(scale=0.5, num_classes=10)
     """
-    check_pretrained(pretrained, "mobilenet_v2")
-    return MobileNetV2(scale=scale, **kwargs)
+    return build_model("mobilenet_v2", pretrained,
+                       lambda: MobileNetV2(scale=scale, **kwargs))
