@@ -15,4 +15,5 @@ from dygraph.vision.datasets.idx import IDXFormatError, read_idx, write_idx
 from dygraph.vision.datasets.mnist import MNIST, SAMPLE_SIZES, FashionMNIST, mnist_sample_paths
 
 __all__ = ["MNIST", "FashionMNIST", "Cifar10", "Cifar100", "Flowers", "DatasetFolder",
-           "ImageFolder", "mnist_sample_paths", "SAMPLE_SIZES", "data_home", "read_idx", "write_idx", "IDXFormatError"]
+           "ImageFolder", "mnist_sample_paths", "SAMPLE_SIZES", "data_home", "read_idx",
+           "write_idx", "IDXFormatError"]
