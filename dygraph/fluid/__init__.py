@@ -30,6 +30,8 @@ _LAZY_NAMES = {
     "ParamAttr": ("dygraph.fluid.param_attr", "ParamAttr"),
     "PyLayer": ("dygraph.fluid.dygraph.pylayer", "PyLayer"),
     "Layer": ("dygraph.fluid.dygraph.layers", "Layer"),
+    "set_flags": ("dygraph.framework.flags", "set_flags"),
+    "get_flags": ("dygraph.framework.flags", "get_flags"),
 }
 
 
