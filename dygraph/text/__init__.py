@@ -1,5 +1,5 @@
 """Text (`paddle.text`): the classic NLP datasets Imdb, Imikolov, UCIHousing, Movielens,
-Conll05st, WMT14 and WMT16, with Paddle's arguments and item formats.
+Conll05st, WMT14 and WMT16, with Paddle's arguments and item formats, and Viterbi decoding.
 
 Example:
     >>> from dygraph.text import UCIHousing
@@ -16,6 +16,7 @@ from dygraph.text.datasets import (
     Movielens,
     UCIHousing,
 )
+from dygraph.text.viterbi_decode import ViterbiDecoder, viterbi_decode
 
 __all__ = ["Conll05st", "Imdb", "Imikolov", "Movielens", "UCIHousing", "WMT14", "WMT16",
-           "datasets"]
+           "ViterbiDecoder", "viterbi_decode", "datasets"]
