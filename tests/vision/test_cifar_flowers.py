@@ -143,3 +143,49 @@ def test_flowers_missing_files_offline(tmp_path, monkeypatch):
     monkeypatch.setenv("DYGRAPH_HOME", str(tmp_path))
     with pytest.raises(FileNotFoundError, match="102flowers.tgz is missing"):
         Flowers(mode="train", download=False)
+
+
+def test_flowers_in_dataloader_workers(tmp_path):
+    data, labels, setid, colours = flowers_files(tmp_path)
+    from dygraph.io import DataLoader
+
+    train = Flowers(data, labels, setid, mode="train", backend="cv2")
+    batches = list(DataLoader(train, batch_size=1, num_workers=2))
+    assert [b[1].numpy().reshape(-1).tolist() for b in batches] == [[14], [15], [16]]
+    assert batches[0][0].shape == [1, 8, 12, 3]
+
+
+def voc_archive(path, ids=("2007_000032", "2007_000033"), val=("2007_000033",)):
+    members = {}
+    for i, name in enumerate(ids):
+        image, mask = io.BytesIO(), io.BytesIO()
+        Image.new("RGB", (6, 4), (10 * i, 20, 30)).save(image, format="JPEG", quality=95)
+        Image.fromarray(np.full((4, 6), i + 1, np.uint8), mode="L").save(mask, format="PNG")
+        members[f"VOCdevkit/VOC2012/JPEGImages/{name}.jpg"] = image.getvalue()
+        members[f"VOCdevkit/VOC2012/SegmentationClass/{name}.png"] = mask.getvalue()
+    split = "VOCdevkit/VOC2012/ImageSets/Segmentation/{}.txt"
+    members[split.format("trainval")] = "\n".join(ids).encode() + b"\n"
+    members[split.format("val")] = "\n".join(val).encode() + b"\n"
+    members[split.format("train")] = ids[0].encode() + b"\n"
+    with tarfile.open(path, "w") as archive:
+        for name, payload in members.items():
+            add_member(archive, name, payload)
+    return str(path)
+
+
+def test_voc2012_images_and_masks(tmp_path, monkeypatch):
+    from dygraph.vision.datasets import VOC2012
+
+    path = voc_archive(tmp_path / "voc.tar")
+    train = VOC2012(path, mode="train", backend="cv2")
+    assert len(train) == 2
+    image, mask = train[1]
+    assert image.shape == (4, 6, 3) and image.dtype == np.float32
+    assert mask.shape == (4, 6) and mask.dtype == np.float32 and (mask == 2).all()
+    valid = VOC2012(path, mode="valid", backend="pil", transform=T.Resize((2, 3)))
+    image, mask = valid[0]
+    assert len(valid) == 1 and image.size == (3, 2) and mask.size == (6, 4)
+    assert len(VOC2012(path, mode="test", backend="cv2")) == 1
+    monkeypatch.setenv("DYGRAPH_HOME", str(tmp_path / "home"))
+    with pytest.raises(FileNotFoundError, match="VOCtrainval_11-May-2012.tar is missing"):
+        VOC2012(download=False)

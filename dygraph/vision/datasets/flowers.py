@@ -11,14 +11,13 @@ Example:
 """
 
 import io
-import os
-import tarfile
 
 import numpy as np
 
 from dygraph.io.dataset import Dataset
 from dygraph.utils.lazy_import import try_import
 from dygraph.vision.datasets.download import fetch_file
+from dygraph.vision.datasets.tar_reader import TarReader
 from dygraph.vision.image import check_backend, require_pil
 
 __all__ = ["Flowers"]
@@ -60,31 +59,12 @@ class Flowers(Dataset):
                              "is not installed: run `pip install scipy`").loadmat
         self.labels = np.asarray(loadmat(self.label_file)["labels"]).reshape(-1)
         self.indexes = np.asarray(loadmat(self.setid_file)[self.SPLITS[self.mode]]).reshape(-1)
-        self._archive, self._archive_pid, self._members = None, None, None
-
-    def _open(self):
-        # A tar handle cannot be shared with forked DataLoader workers: one per process.
-        if self._archive is None or self._archive_pid != os.getpid():
-            self._archive = tarfile.open(self.data_file)
-            self._archive_pid = os.getpid()
-            self._members = {m.name.lstrip("./"): m for m in self._archive.getmembers()
-                             if m.isfile()}
-        return self._archive
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state.update(_archive=None, _archive_pid=None, _members=None)
-        return state
+        self._images = TarReader(self.data_file)
 
     def __getitem__(self, idx):
         index = int(self.indexes[idx])
         label = np.array([self.labels[index - 1]], dtype=np.int64)
-        archive = self._open()
-        name = f"jpg/image_{index:05d}.jpg"
-        if name not in self._members:
-            raise KeyError(f"Flowers: {self.data_file} has no member {name}")
-        image = require_pil().open(io.BytesIO(archive.extractfile(self._members[name])
-                                              .read()))
+        image = require_pil().open(io.BytesIO(self._images.read(f"jpg/image_{index:05d}.jpg")))
         if self.backend == "cv2":
             image = np.asarray(image.convert("RGB"))
         if self.transform is not None:
