@@ -372,8 +372,12 @@ def __getattr__(name):
         from dygraph.fluid.layers.tensor_op import fill_constant
 
         return fill_constant
+    import types
+
     import dygraph
 
     if not name.startswith("_") and name in dir(dygraph):
-        return getattr(dygraph, name)
+        value = getattr(dygraph, name)
+        if not isinstance(value, types.ModuleType):
+            return value
     raise AttributeError(f"module 'dygraph.tensor' has no attribute {name!r}")

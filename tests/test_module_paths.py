@@ -128,3 +128,25 @@ def test_framework_and_utils_namespaces():
     with pytest.raises(ImportError, match="^custom message$"):
         utils.try_import("no_such_pkg_xyz", "custom message")
     assert utils.unique_name.generate("fc") != utils.unique_name.generate("fc")
+
+
+def test_utils_deprecated_and_run_check(capsys):
+    @dygraph.utils.deprecated(update_to="dygraph.add", since="0.1", reason="old", level=1)
+    def plus(a, b):
+        """Add."""
+        return a + b
+
+    with pytest.warns(UserWarning, match='Please use "dygraph.add" instead'):
+        assert plus(1, 2) == 3
+    assert "is deprecated since 0.1" in plus.__doc__
+
+    @dygraph.utils.deprecated(level=2)
+    def gone():
+        return 1
+
+    with pytest.raises(RuntimeError, match="has been deprecated"):
+        gone()
+    with pytest.raises(ValueError, match="level should be 0, 1 or 2"):
+        dygraph.utils.deprecated(level=3)
+    dygraph.utils.run_check()
+    assert "DyGraph works well on 1 CPU." in capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""dygraph.utils (`paddle.utils`): unique_name and try_import.
+"""dygraph.utils (`paddle.utils`): unique_name, try_import, deprecated and run_check.
 
 Example:
     >>> from dygraph.utils import try_import, unique_name
@@ -7,6 +7,8 @@ Example:
 """
 
 from dygraph.utils import unique_name
+from dygraph.utils.deprecated import deprecated
+from dygraph.utils.install_check import run_check
 from dygraph.utils.lazy_import import try_import
 
-__all__ = ["unique_name", "try_import"]
+__all__ = ["unique_name", "try_import", "deprecated", "run_check"]
