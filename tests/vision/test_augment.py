@@ -93,6 +93,30 @@ def test_affine_nearest_matches_pillow_on_arrays_and_tensors(kwargs):
     np.testing.assert_array_equal(out.numpy().transpose(1, 2, 0), expect)
 
 
+@pytest.mark.parametrize("interpolation", ["nearest", "bilinear"])
+def test_rotate_affine_perspective_equal_pillow_pixel_for_pixel(interpolation):
+    rng = np.random.default_rng(1)
+    for img in (image(), rng.integers(0, 256, (8, 6), dtype=np.uint8)):
+        pil = Image.fromarray(img)
+        h, w = img.shape[:2]
+        for angle, expand, center in ((13, False, None), (45, True, None), (90, True, None),
+                                      (123.4, False, (2, 3)), (-30, True, None)):
+            expect = np.asarray(F.rotate(pil, angle, interpolation, expand, center, fill=7))
+            np.testing.assert_array_equal(F.rotate(img, angle, interpolation, expand, center,
+                                                   fill=7), expect)
+        expect = np.asarray(F.affine(pil, 25, (1, -2), 1.2, (8, 3), interpolation))
+        np.testing.assert_array_equal(F.affine(img, 25, (1, -2), 1.2, (8, 3), interpolation),
+                                      expect)
+        start = [[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]
+        end = [[1, 2], [w - 2, 0], [w - 1, h - 2], [2, h - 1]]
+        np.testing.assert_array_equal(
+            F.perspective(img, start, end, interpolation),
+            np.asarray(F.perspective(pil, start, end, interpolation)))
+    tensor_out = F.rotate(as_tensor(image()), 30, interpolation, True)
+    np.testing.assert_array_equal(tensor_out.numpy().transpose(1, 2, 0),
+                                  F.rotate(image(), 30, interpolation, True))
+
+
 def test_affine_shift_rotation_and_fill():
     img = np.arange(12, dtype=np.uint8).reshape(3, 4)
     shifted = F.affine(img, 0, (1, 0), 1.0, 0, fill=99)

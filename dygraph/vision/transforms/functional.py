@@ -25,7 +25,13 @@ from dygraph.vision.transforms.functional_color import (
     adjust_hue,
     adjust_saturation,
 )
-from dygraph.vision.transforms.functional_warp import affine, erase, perspective
+from dygraph.vision.transforms.functional_warp import (
+    affine,
+    erase,
+    perspective,
+    pil_fill,
+    rotate_array,
+)
 
 __all__ = ["to_tensor", "normalize", "resize", "crop", "center_crop", "pad", "hflip", "vflip",
            "rotate", "to_grayscale", "adjust_brightness", "adjust_contrast", "adjust_saturation",
@@ -314,7 +320,8 @@ def vflip(img):
 def rotate(img, angle, interpolation="nearest", expand=False, center=None, fill=0):
     """Rotate by `angle` degrees counter-clockwise about `center` ((x, y), default the
     middle); `expand` grows the output to hold the whole rotated image; uncovered pixels
-    get `fill`.
+    get `fill`. Arrays and tensors are rotated with Pillow's geometry and arithmetic, so
+    the three image kinds agree pixel for pixel.
 
     Example:
         >>> import numpy as np
@@ -323,49 +330,9 @@ def rotate(img, angle, interpolation="nearest", expand=False, center=None, fill=
     """
     _check_image(img, "rotate")
     if is_pil_image(img):
-        return img.rotate(angle, _pil_filter(interpolation), expand, center, fillcolor=fill)
-    if interpolation not in ("nearest", "bilinear"):
-        raise ValueError(f"rotate: NumPy arrays support 'nearest' and 'bilinear' "
-                         f"interpolation, got {interpolation!r}")
-    h, w = img.shape[:2]
-    cx, cy = ((w - 1) / 2.0, (h - 1) / 2.0) if center is None else center
-    theta = np.deg2rad(angle)
-    cos, sin = np.cos(theta), np.sin(theta)
-    out_h, out_w, ox, oy = h, w, cx, cy
-    if expand:
-        xs = np.array([0, w - 1, 0, w - 1]) - cx
-        ys = np.array([0, 0, h - 1, h - 1]) - cy
-        rx, ry = xs * cos + ys * sin, -xs * sin + ys * cos
-        out_w = int(np.ceil(rx.max() - rx.min() + 1 - 1e-9))
-        out_h = int(np.ceil(ry.max() - ry.min() + 1 - 1e-9))
-        ox, oy = (out_w - 1) / 2.0, (out_h - 1) / 2.0
-    yy, xx = np.mgrid[0:out_h, 0:out_w]
-    dx, dy = xx - ox, yy - oy
-    # Inverse map: the source pixel that lands on each output pixel (image y points down).
-    sx = dx * cos - dy * sin + cx
-    sy = dx * sin + dy * cos + cy
-    out = _sample(img, sx, sy, interpolation)
-    inside = (sx > -0.5) & (sx < w - 0.5) & (sy > -0.5) & (sy < h - 0.5)
-    out[~inside] = np.asarray(fill, dtype=img.dtype)
-    return out
-
-
-def _sample(img, sx, sy, interpolation):
-    h, w = img.shape[:2]
-    if interpolation == "nearest":
-        yi = np.clip(np.rint(sy).astype(np.int64), 0, h - 1)
-        xi = np.clip(np.rint(sx).astype(np.int64), 0, w - 1)
-        return img[yi, xi]
-    sx, sy = np.clip(sx, 0, w - 1), np.clip(sy, 0, h - 1)
-    x0, y0 = np.floor(sx).astype(np.int64), np.floor(sy).astype(np.int64)
-    x1, y1 = np.minimum(x0 + 1, w - 1), np.minimum(y0 + 1, h - 1)
-    wx, wy = sx - x0, sy - y0
-    if img.ndim == 3:
-        wx, wy = wx[..., None], wy[..., None]
-    data = img.astype(np.float32)
-    top = data[y0, x0] * (1 - wx) + data[y0, x1] * wx
-    bottom = data[y1, x0] * (1 - wx) + data[y1, x1] * wx
-    return _cast_like(top * (1 - wy) + bottom * wy, img.dtype)
+        return img.rotate(angle, _pil_filter(interpolation), expand, center,
+                          fillcolor=pil_fill(fill, img))
+    return rotate_array(img, angle, interpolation, expand, center, fill)
 
 
 def to_grayscale(img, num_output_channels=1):

@@ -4,8 +4,9 @@ CHW Tensors.
 Warps map each output pixel back to the input (inverse mapping) with Pillow's conventions:
 pixel (x, y) covers [x, x + 1) x [y, y + 1), its centre is (x + 0.5, y + 0.5), and the
 default centre of an affine warp is (w / 2, h / 2). NumPy arrays and Tensors are warped by
-the same NumPy code ('nearest' or 'bilinear'); PIL images by Pillow itself, so the three
-agree pixel for pixel with nearest sampling.
+the same NumPy code ('nearest' or 'bilinear'), which follows Pillow's arithmetic (16.16
+fixed point for nearest affine sampling, truncation after bilinear interpolation); PIL
+images by Pillow itself. The three agree pixel for pixel.
 
 Example:
     >>> import numpy as np
@@ -22,7 +23,8 @@ import numpy as np
 from dygraph.tensor import Tensor
 from dygraph.vision.image import is_pil_image, require_pil
 
-__all__ = ["affine", "perspective", "erase", "affine_matrix", "perspective_coeffs"]
+__all__ = ["affine", "perspective", "erase", "rotate_array", "affine_matrix",
+           "perspective_coeffs"]
 
 
 def affine_matrix(center, angle, translate, scale, shear):
@@ -77,15 +79,16 @@ def _fill_pixel(fill, img):
 
 
 def _warp(img, src_x, src_y, interpolation, fill):
-    """Sample `img` at continuous input coordinates (pixel corners at integers); points
-    outside the image get `fill`."""
+    """Sample `img` at input coordinates (pixel corners at integers; integer arrays are
+    taken as the pixel indices themselves); points outside the image get `fill`. Integer
+    images are truncated after bilinear interpolation, as Pillow does."""
     h, w = img.shape[:2]
-    inside = (src_x >= 0) & (src_x < w) & (src_y >= 0) & (src_y < h)
     if interpolation == "nearest":
-        xi = np.clip(np.floor(src_x).astype(np.int64), 0, w - 1)
-        yi = np.clip(np.floor(src_y).astype(np.int64), 0, h - 1)
-        out = img[yi, xi].astype(np.float64)
+        xi, yi = np.floor(src_x).astype(np.int64), np.floor(src_y).astype(np.int64)
+        inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
+        out = img[np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)].astype(np.float64)
     elif interpolation == "bilinear":
+        inside = (src_x >= 0) & (src_x < w) & (src_y >= 0) & (src_y < h)
         fx, fy = np.clip(src_x - 0.5, 0, w - 1), np.clip(src_y - 0.5, 0, h - 1)
         x0, y0 = np.floor(fx).astype(np.int64), np.floor(fy).astype(np.int64)
         x1, y1 = np.minimum(x0 + 1, w - 1), np.minimum(y0 + 1, h - 1)
@@ -93,8 +96,10 @@ def _warp(img, src_x, src_y, interpolation, fill):
         if img.ndim == 3:
             wx, wy = wx[..., None], wy[..., None]
         data = img.astype(np.float64)
-        top = data[y0, x0] * (1 - wx) + data[y0, x1] * wx
-        out = top * (1 - wy) + (data[y1, x0] * (1 - wx) + data[y1, x1] * wx) * wy
+        # Pillow's form and order of operations, so that truncation agrees with it.
+        top = data[y0, x0] + (data[y0, x1] - data[y0, x0]) * wx
+        bottom = data[y1, x0] + (data[y1, x1] - data[y1, x0]) * wx
+        out = top + (bottom - top) * wy
     else:
         raise ValueError(f"NumPy arrays and Tensors support 'nearest' and 'bilinear' "
                          f"interpolation, but got {interpolation!r} (use a PIL image for "
@@ -102,13 +107,37 @@ def _warp(img, src_x, src_y, interpolation, fill):
     out[~inside] = _fill_pixel(fill, img)
     if img.dtype.kind in "iu":
         info = np.iinfo(img.dtype)
-        out = np.clip(np.rint(out), info.min, info.max)
+        out = np.clip(np.floor(out), info.min, info.max)
     return out.astype(img.dtype)
 
 
 def _output_grid(h, w):
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
     return xx + 0.5, yy + 0.5
+
+
+def _affine_coords(m, out_h, out_w, interpolation):
+    """Input coordinates of every output pixel under the inverse affine map `m`. For
+    nearest sampling they are Pillow's: pixel indices in 16.16 fixed point (or exact for a
+    pure scale and shift), so that arrays and PIL images agree pixel for pixel."""
+    yy, xx = np.mgrid[0:out_h, 0:out_w].astype(np.int64)
+    if interpolation != "nearest":
+        xs, ys = _output_grid(out_h, out_w)
+        return m[0] * xs + m[1] * ys + m[2], m[3] * xs + m[4] * ys + m[5]
+    if m[1] == 0 and m[3] == 0:
+        return (m[2] + m[0] * 0.5 + xx * m[0], m[5] + m[4] * 0.5 + yy * m[4])
+    corners = [(0, 0), (out_w, 0), (0, out_h), (out_w, out_h)]
+    if all(abs(x * m[0] + y * m[1] + m[2]) < 32768.0 and abs(x * m[3] + y * m[4] + m[5])
+           < 32768.0 for x, y in corners):
+        def fix(v):
+            return int(math.floor(v * 65536.0 + 0.5))
+
+        a0, a1, a3, a4 = fix(m[0]), fix(m[1]), fix(m[3]), fix(m[4])
+        a2 = fix(m[2] + m[0] * 0.5 + m[1] * 0.5)
+        a5 = fix(m[5] + m[3] * 0.5 + m[4] * 0.5)
+        return (a2 + xx * a0 + yy * a1) >> 16, (a5 + xx * a3 + yy * a4) >> 16
+    xs, ys = _output_grid(out_h, out_w)
+    return m[0] * xs + m[1] * ys + m[2], m[3] * xs + m[4] * ys + m[5]
 
 
 def _on_hwc(img, owner, fn):
@@ -135,7 +164,9 @@ def _pil_resample(interpolation):
     return _pil_filter(interpolation)
 
 
-def _pil_fill(fill, img):
+def pil_fill(fill, img):
+    """Pillow's fill colour for `fill`: a number fills every band (Pillow alone would take
+    a number as a packed colour and fill only the first band of an RGB image)."""
     if isinstance(fill, numbers.Number):
         return fill if len(img.getbands()) == 1 else (fill,) * len(img.getbands())
     return tuple(fill)
@@ -170,16 +201,44 @@ def affine(img, angle, translate, scale, shear, interpolation="nearest", fill=0,
         w, h = img.size
         matrix = affine_matrix(center or (w * 0.5, h * 0.5), angle, translate, scale, shear)
         return img.transform(img.size, require_pil().Transform.AFFINE, matrix,
-                             _pil_resample(interpolation), fillcolor=_pil_fill(fill, img))
+                             _pil_resample(interpolation), fillcolor=pil_fill(fill, img))
 
     def warp(hwc):
         h, w = hwc.shape[:2]
         m = affine_matrix(center or (w * 0.5, h * 0.5), angle, translate, scale, shear)
-        xx, yy = _output_grid(h, w)
-        return _warp(hwc, m[0] * xx + m[1] * yy + m[2], m[3] * xx + m[4] * yy + m[5],
-                     interpolation, fill)
+        return _warp(hwc, *_affine_coords(m, h, w, interpolation), interpolation, fill)
 
     return _on_hwc(img, "affine", warp)
+
+
+def rotate_array(img, angle, interpolation="nearest", expand=False, center=None, fill=0):
+    """`rotate` for an HWC (or H x W) array, with Pillow's geometry: counter-clockwise by
+    `angle` degrees about `center` (default (w / 2, h / 2)); `expand` makes the output
+    ceil/floor-bounded around the rotated corners, as Pillow does.
+
+    Example:
+        >>> import numpy as np
+        >>> rotate_array(np.array([[1, 2, 3]], np.uint8), 90, expand=True).tolist()
+        [[3], [2], [1]]
+    """
+    h, w = img.shape[:2]
+    cx, cy = (w / 2.0, h / 2.0) if center is None else center
+    theta = -math.radians(angle % 360.0)
+    # Pillow rounds the matrix to 15 digits, which makes 90-degree turns exact.
+    m = [round(math.cos(theta), 15), round(math.sin(theta), 15), 0.0,
+         round(-math.sin(theta), 15), round(math.cos(theta), 15), 0.0]
+    m[2] = m[0] * -cx + m[1] * -cy + cx
+    m[5] = m[3] * -cx + m[4] * -cy + cy
+    out_h, out_w = h, w
+    if expand:
+        corners = [(0, 0), (w, 0), (w, h), (0, h)]
+        xs = [m[0] * x + m[1] * y + m[2] for x, y in corners]
+        ys = [m[3] * x + m[4] * y + m[5] for x, y in corners]
+        out_w = math.ceil(max(xs)) - math.floor(min(xs))
+        out_h = math.ceil(max(ys)) - math.floor(min(ys))
+        dx, dy = -(out_w - w) / 2.0, -(out_h - h) / 2.0
+        m[2], m[5] = m[0] * dx + m[1] * dy + m[2], m[3] * dx + m[4] * dy + m[5]
+    return _warp(img, *_affine_coords(m, out_h, out_w, interpolation), interpolation, fill)
 
 
 def perspective(img, startpoints, endpoints, interpolation="nearest", fill=0):
@@ -201,7 +260,7 @@ def perspective(img, startpoints, endpoints, interpolation="nearest", fill=0):
     coeffs = perspective_coeffs(startpoints, endpoints)
     if is_pil_image(img):
         return img.transform(img.size, require_pil().Transform.PERSPECTIVE, coeffs,
-                             _pil_resample(interpolation), fillcolor=_pil_fill(fill, img))
+                             _pil_resample(interpolation), fillcolor=pil_fill(fill, img))
 
     def warp(hwc):
         a, b, c, d, e, f, g, h_ = coeffs
