@@ -336,7 +336,9 @@ def rotate(img, angle, interpolation="nearest", expand=False, center=None, fill=
 
 
 def to_grayscale(img, num_output_channels=1):
-    """Grey image from RGB (weights 0.299, 0.587, 0.114): H x W x 1 (or x 3, repeated).
+    """Grey image from RGB: H x W x 1 (or x 3, repeated). Arrays and PIL images use the
+    ITU-R 601 weights (0.299, 0.587, 0.114), as OpenCV and Pillow do; Tensors Paddle's
+    tensor weights (0.2989, 0.587, 0.114).
 
     Example:
         >>> import numpy as np
@@ -347,7 +349,8 @@ def to_grayscale(img, num_output_channels=1):
         raise ValueError(f"to_grayscale: num_output_channels should be 1 or 3, got "
                          f"{num_output_channels!r}")
     if isinstance(img, Tensor):
-        out = to_grayscale(img.numpy().transpose(1, 2, 0), num_output_channels)
+        hwc = img.numpy().transpose(1, 2, 0)
+        out = _grey_hwc(hwc, num_output_channels, TENSOR_GREY_WEIGHTS)
         return _tensor_out(out.transpose(2, 0, 1))
     _check_image(img, "to_grayscale")
     if is_pil_image(img):
@@ -355,9 +358,17 @@ def to_grayscale(img, num_output_channels=1):
         if num_output_channels == 1:
             return grey
         return require_pil().merge("RGB", [grey, grey, grey])
+    return _grey_hwc(img, num_output_channels, GREY_WEIGHTS)
+
+
+GREY_WEIGHTS = np.array([0.299, 0.587, 0.114], np.float32)
+TENSOR_GREY_WEIGHTS = np.array([0.2989, 0.587, 0.114], np.float32)
+
+
+def _grey_hwc(img, num_output_channels, weights):
     if img.ndim == 2 or img.shape[2] == 1:
         grey = img.reshape(img.shape[0], img.shape[1]).astype(np.float32)
     else:
-        grey = img[..., :3].astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
+        grey = img[..., :3].astype(np.float32) @ weights
     grey = _cast_like(grey, img.dtype)[:, :, None]
     return np.repeat(grey, num_output_channels, axis=2)

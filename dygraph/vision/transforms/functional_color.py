@@ -22,7 +22,9 @@ from dygraph.vision.image import is_pil_image, require_pil
 
 __all__ = ["adjust_brightness", "adjust_contrast", "adjust_saturation", "adjust_hue"]
 
+# ITU-R 601 grey weights for arrays; Paddle's tensor functions use 0.2989 for red.
 _GREY_WEIGHTS = np.array([0.299, 0.587, 0.114], np.float32)
+_TENSOR_GREY_WEIGHTS = np.array([0.2989, 0.587, 0.114], np.float32)
 
 
 def _as_hwc(img, owner):
@@ -60,8 +62,9 @@ def _blend(img, target, factor):
     return np.clip(out, 0.0, top).astype(img.dtype)
 
 
-def _grey(hwc):
-    return (hwc.astype(np.float32) @ _GREY_WEIGHTS)[:, :, None]
+def _grey(hwc, img):
+    weights = _TENSOR_GREY_WEIGHTS if isinstance(img, Tensor) else _GREY_WEIGHTS
+    return (hwc.astype(np.float32) @ weights)[:, :, None]
 
 
 def _check_factor(factor, owner, name):
@@ -102,7 +105,8 @@ def adjust_contrast(img, contrast_factor):
     if is_pil_image(img):
         return _enhance(img, "Contrast", contrast_factor)
     hwc, restore = _as_hwc(img, "adjust_contrast")
-    grey = hwc.astype(np.float32) if _channels(hwc, "adjust_contrast") == 1 else _grey(hwc)
+    one = _channels(hwc, "adjust_contrast") == 1
+    grey = hwc.astype(np.float32) if one else _grey(hwc, img)
     return restore(_blend(hwc, np.float32(grey.mean()), contrast_factor))
 
 
@@ -121,7 +125,7 @@ def adjust_saturation(img, saturation_factor):
     hwc, restore = _as_hwc(img, "adjust_saturation")
     if _channels(hwc, "adjust_saturation") == 1:
         return img
-    return restore(_blend(hwc, _grey(hwc), saturation_factor))
+    return restore(_blend(hwc, _grey(hwc, img), saturation_factor))
 
 
 def _rgb_to_hsv(rgb):
