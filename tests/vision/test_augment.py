@@ -213,10 +213,40 @@ def test_random_erasing():
     noisy = T.RandomErasing(prob=1.0, value="random")(arr)
     assert noisy.dtype == np.uint8 and (noisy != 200).any()
     assert T.RandomErasing(prob=0.0)(arr) is arr
-    with pytest.raises(ValueError, match="must be 'random'"):
+    with pytest.raises(ValueError, match="value must be 'random' when type is str"):
         T.RandomErasing(value="noise")
-    with pytest.raises(ValueError, match="scale should be"):
-        T.RandomErasing(scale=(0.5, 1.5))
+
+
+def test_argument_errors_as_paddles_tests_expect():
+    # Paddle checks some arguments with assert: those errors are AssertionError and
+    # ValueError at once, with Paddle's messages.
+    cases = [(lambda: T.RandomErasing(scale=0.5), "scale should be a tuple or list"),
+             (lambda: T.RandomErasing(ratio=0.8), "ratio should be a tuple or list"),
+             (lambda: T.RandomErasing(scale=(10, 0.4)),
+              r"scale should be of kind \(min, max\) and in range \[0, 1\]"),
+             (lambda: T.RandomErasing(ratio=(3.3, 0.3)), r"ratio should be of kind \(min, max\)"),
+             (lambda: T.RandomErasing(prob=1.5), r"The probability should be in range \[0, 1\]"),
+             (lambda: T.RandomResizedCrop(8, scale=(1.0, 0.5)), "should be"),
+             (lambda: T.RandomPerspective(prob=2.0), "should be in")]
+    for make, message in cases:
+        for kind in (AssertionError, ValueError):
+            with pytest.raises(kind, match=message):
+                make()
+    for make in (lambda: T.ContrastTransform(-1.0), lambda: T.SaturationTransform(-1.0),
+                 lambda: T.HueTransform(-1.0), lambda: T.BrightnessTransform(-1.0),
+                 lambda: T.BrightnessTransform([-0.1, -0.2]), lambda: T.RandomAffine(-10),
+                 lambda: T.RandomAffine([-30, 60], translate=[2, 2]),
+                 lambda: T.RandomAffine(10, translate=[0.2, 0.2], scale=[1, 2, 3]),
+                 lambda: T.RandomAffine(10, shear=[1, 2, 3]),
+                 lambda: T.RandomAffine(10, shear=[-10, 10, 0, 20, 40]),
+                 lambda: T.RandomAffine(10, center=(1, 2, 3)),
+                 lambda: T.BrightnessTransform("0.1", keys=1)):
+        with pytest.raises(ValueError):
+            make()
+    with pytest.raises(TypeError):
+        T.BrightnessTransform("0.1")
+    with pytest.raises(TypeError):
+        T.RandomResizedCrop(64)(1)
 
 
 def test_tensor_grey_uses_paddles_tensor_weights():

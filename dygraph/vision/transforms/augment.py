@@ -26,7 +26,17 @@ from dygraph.vision.transforms.transforms import BaseTransform, Compose, _size_p
 
 __all__ = ["BrightnessTransform", "ContrastTransform", "SaturationTransform", "HueTransform",
            "ColorJitter", "RandomResizedCrop", "RandomAffine", "RandomPerspective",
-           "RandomErasing"]
+           "RandomErasing", "TransformArgumentError"]
+
+
+class TransformArgumentError(ValueError, AssertionError):
+    """A bad transform argument. Paddle checks these with `assert`, so its callers catch
+    AssertionError; this is a ValueError too.
+
+    Example:
+        >>> issubclass(TransformArgumentError, AssertionError)
+        True
+    """
 
 
 def _factor_range(value, owner, name, center=1.0, bound=None):
@@ -38,7 +48,7 @@ def _factor_range(value, owner, name, center=1.0, bound=None):
         low, high = center - value, center + value
         if center == 1.0:
             low = max(low, 0.0)
-    elif isinstance(value, Sequence) and len(value) == 2:
+    elif isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 2:
         low, high = float(value[0]), float(value[1])
     else:
         raise TypeError(f"{owner}: {name} should be a number or (min, max), got {value!r}")
@@ -53,7 +63,7 @@ def _factor_range(value, owner, name, center=1.0, bound=None):
 class _ColorTransform(BaseTransform):
     _name = "value"
     _center = 1.0
-    _bound = None
+    _bound = (0.0, float("inf"))
 
     def __init__(self, value, keys=None):
         super().__init__(keys)
@@ -163,8 +173,8 @@ class RandomResizedCrop(BaseTransform):
         super().__init__(keys)
         self.size = _size_pair(size, "RandomResizedCrop")
         if scale[0] > scale[1] or ratio[0] > ratio[1]:
-            raise ValueError(f"RandomResizedCrop: scale and ratio should be (min, max), got "
-                             f"scale={scale!r}, ratio={ratio!r}")
+            raise TransformArgumentError(f"RandomResizedCrop: scale and ratio should be "
+                                         f"(min, max), got scale={scale!r}, ratio={ratio!r}")
         self.scale, self.ratio = tuple(scale), tuple(ratio)
         self.interpolation = interpolation
 
@@ -231,6 +241,8 @@ class RandomAffine(BaseTransform):
         if not isinstance(fill, (numbers.Number, Sequence)):
             raise TypeError(f"RandomAffine: fill should be a number or a sequence, got "
                             f"{type(fill).__name__}")
+        if center is not None and not (isinstance(center, Sequence) and len(center) == 2):
+            raise ValueError(f"RandomAffine: center should be (x, y), got {center!r}")
         self.translate, self.scale = translate, scale
         self.shear = None if shear is None else _angle_range(shear, "RandomAffine", "shear",
                                                              (2, 4))
@@ -273,8 +285,9 @@ class RandomPerspective(BaseTransform):
                  keys=None):
         super().__init__(keys)
         if not (0 <= prob <= 1 and 0 <= distortion_scale <= 1):
-            raise ValueError(f"RandomPerspective: prob and distortion_scale should be in "
-                             f"[0, 1], got {prob!r} and {distortion_scale!r}")
+            raise TransformArgumentError(f"RandomPerspective: prob and distortion_scale "
+                                         f"should be in [0, 1], got {prob!r} and "
+                                         f"{distortion_scale!r}")
         self.prob, self.distortion_scale = prob, distortion_scale
         self.interpolation, self.fill = interpolation, fill
 
@@ -321,15 +334,26 @@ class RandomErasing(BaseTransform):
     def __init__(self, prob=0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0,
                  inplace=False, keys=None):
         super().__init__(keys)
-        if not (0 <= scale[0] <= scale[1] <= 1):
-            raise ValueError(f"RandomErasing: scale should be (min, max) in [0, 1], got "
-                             f"{scale!r}")
+        # Paddle's messages, so that code matching them keeps working.
+        for name, pair in (("scale", scale), ("ratio", ratio)):
+            if not isinstance(pair, (tuple, list)):
+                raise TransformArgumentError(f"RandomErasing: {name} should be a tuple or "
+                                             f"list, got {pair!r}")
+        if not 0 <= scale[0] <= scale[1] <= 1:
+            raise TransformArgumentError(f"RandomErasing: scale should be of kind (min, max) "
+                                         f"and in range [0, 1], got {scale!r}")
         if not 0 <= ratio[0] <= ratio[1]:
-            raise ValueError(f"RandomErasing: ratio should be (min, max), got {ratio!r}")
+            raise TransformArgumentError(f"RandomErasing: ratio should be of kind (min, max), "
+                                         f"got {ratio!r}")
         if not 0 <= prob <= 1:
-            raise ValueError(f"RandomErasing: prob should be in [0, 1], got {prob!r}")
+            raise TransformArgumentError(f"RandomErasing: The probability should be in range "
+                                         f"[0, 1], got {prob!r}")
+        if not isinstance(value, (numbers.Number, str, tuple, list)):
+            raise TypeError(f"RandomErasing: value should be a number, tuple, list or str, "
+                            f"got {type(value).__name__}")
         if isinstance(value, str) and value != "random":
-            raise ValueError(f"RandomErasing: a string value must be 'random', got {value!r}")
+            raise ValueError(f"RandomErasing: value must be 'random' when type is str, got "
+                             f"{value!r}")
         self.prob, self.scale, self.ratio = prob, tuple(scale), tuple(ratio)
         self.value, self.inplace = value, inplace
 

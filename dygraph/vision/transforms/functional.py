@@ -226,6 +226,9 @@ def image_size(img):
         return img.size[1], img.size[0]
     if isinstance(img, Tensor):
         return tuple(img.shape[-2:])
+    if not isinstance(img, np.ndarray):
+        raise TypeError(f"expected a NumPy array, a PIL image or a Tensor, but got "
+                        f"{type(img).__name__}")
     return img.shape[0], img.shape[1]
 
 
