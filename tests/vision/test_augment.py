@@ -257,3 +257,44 @@ def test_tensor_grey_uses_paddles_tensor_weights():
                                                          + 0.114 * 50, rel=1e-6)
     saturated = F.adjust_saturation(as_tensor(rgb / 255), 0.0).numpy()[:, 0, 0]
     np.testing.assert_allclose(saturated, [tensor_grey / 255] * 3, rtol=1e-6)
+
+
+def test_batches_of_tensors_match_image_by_image():
+    dygraph.seed(777)
+    batch = dygraph.rand([2, 3, 8, 8])
+    calls = [lambda img: F.erase(img, 1, 1, 2, 2, 0.5),
+             lambda img: F.affine(img, 45, translate=[0.2, 0.2], scale=0.5, shear=[-10, 10]),
+             lambda img: F.perspective(img, [[0, 0], [3, 0], [4, 5], [6, 7]],
+                                       [[0, 1], [3, 1], [4, 4], [5, 7]]),
+             lambda img: F.adjust_brightness(img, 2.1), lambda img: F.adjust_contrast(img, 0.3),
+             lambda img: F.adjust_saturation(img, 1.1), lambda img: F.adjust_hue(img, -0.2)]
+    for call in calls:
+        expect = np.stack([call(batch[i]).numpy() for i in range(2)])
+        np.testing.assert_allclose(call(batch).numpy(), expect, rtol=1e-6)
+    for transform in (T.ColorJitter(1.2, 0.2, 0.5, 0.2), T.RandomPerspective(1.0, 0.7),
+                      T.RandomAffine(15, translate=[0.1, 0.1]),
+                      T.RandomErasing(1.0, value=(0.5, 0.2, 0.01))):
+        assert transform(batch).shape == [2, 3, 8, 8]
+
+
+def test_erase_on_tensors_is_differentiable():
+    img = dygraph.randn([3, 14, 14])
+    img.stop_gradient = False
+    value = dygraph.ones([1, 1, 1])
+    value.stop_gradient = False
+    F.erase(img, 3, 3, 5, 5, value).sum().backward()
+    expected = np.ones((3, 14, 14), np.float32)
+    expected[:, 3:8, 3:8] = 0.0
+    np.testing.assert_array_equal(img.grad.numpy(), expected)
+    assert value.grad.numpy().item() == 75.0
+    same = dygraph.zeros([1, 4, 4])
+    assert F.erase(same, 0, 0, 2, 2, 1.0, inplace=True) is same
+    assert same.numpy().sum() == 4.0
+
+
+def test_to_tensor_of_other_pil_modes():
+    grey = Image.fromarray(np.arange(0, 256, 16, dtype=np.uint8).reshape(4, 4))
+    assert F.to_tensor(grey.convert("I;16")).dtype == dygraph.int32
+    assert F.to_tensor(grey.convert("F")).dtype == dygraph.float32
+    assert F.to_tensor(grey.convert("1")).numpy().max() == 1.0
+    assert F.to_tensor(grey.convert("YCbCr")).shape == [3, 4, 4]

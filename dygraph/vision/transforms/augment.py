@@ -388,10 +388,10 @@ class RandomErasing(BaseTransform):
         data = img.numpy() if chw else np.asarray(img)
         if data.ndim == 2 and not chw:
             data = data[:, :, None]
-        if data.ndim != 3:
-            raise ValueError(f"RandomErasing: expected a CHW Tensor or an HWC image, but got "
-                             f"shape {list(data.shape)}")
-        channels, height, width = data.shape if chw else (data.shape[2], *data.shape[:2])
+        if data.ndim != 3 and not (chw and data.ndim == 4):
+            raise ValueError(f"RandomErasing: expected a CHW Tensor (or a batch of them) or "
+                             f"an HWC image, but got shape {list(data.shape)}")
+        channels, height, width = data.shape[-3:] if chw else (data.shape[2], *data.shape[:2])
         return self._box(channels, height, width, data.dtype, chw)
 
     def _apply_image(self, img):

@@ -96,6 +96,8 @@ def to_tensor(pic, data_format="CHW"):
         raise ValueError(f"to_tensor: data_format should be 'CHW' or 'HWC', got {data_format!r}")
     if is_pil_image(pic):
         array = np.asarray(pic)
+        if pic.mode == "I;16":  # uint16 has no tensor dtype: widen, as Paddle does
+            array = array.astype(np.int32)
         if pic.mode == "1":
             array = array.astype(np.uint8) * 255
     elif isinstance(pic, np.ndarray):

@@ -1,7 +1,7 @@
 """Colour adjustments behind ColorJitter: brightness, contrast, saturation and hue.
 
-NumPy HWC arrays and CHW Tensors share one NumPy implementation with the semantics of
-Paddle's Tensor functions: the image is blended with an "extreme" image (black for
+NumPy HWC arrays and CHW Tensors (or batches of them) share one NumPy implementation with
+the semantics of Paddle's Tensor functions: the image is blended with an "extreme" image (black for
 brightness, the mean grey level for contrast, the grey image for saturation) and clipped to
 the dtype's range (255 for integer images, 1.0 for floats); integer results are truncated,
 as Paddle's Tensor path does. PIL images use Pillow's own `ImageEnhance` and HSV conversion.
@@ -19,6 +19,7 @@ import numpy as np
 
 from dygraph.tensor import Tensor
 from dygraph.vision.image import is_pil_image, require_pil
+from dygraph.vision.transforms.functional_warp import per_image
 
 __all__ = ["adjust_brightness", "adjust_contrast", "adjust_saturation", "adjust_hue"]
 
@@ -77,6 +78,7 @@ def _enhance(img, enhancer, factor):
     return getattr(image_enhance, enhancer)(img).enhance(factor)
 
 
+@per_image
 def adjust_brightness(img, brightness_factor):
     """Scale brightness: 0 gives a black image, 1 the original, 2 twice as bright.
 
@@ -93,6 +95,7 @@ def adjust_brightness(img, brightness_factor):
     return restore(_blend(hwc, np.float32(0.0), brightness_factor))
 
 
+@per_image
 def adjust_contrast(img, contrast_factor):
     """Scale contrast about the mean grey level: 0 gives a solid grey image, 1 the original.
 
@@ -110,6 +113,7 @@ def adjust_contrast(img, contrast_factor):
     return restore(_blend(hwc, np.float32(grey.mean()), contrast_factor))
 
 
+@per_image
 def adjust_saturation(img, saturation_factor):
     """Scale colour saturation: 0 gives the grey image, 1 the original, 2 twice as vivid.
     One-channel images are returned unchanged.
@@ -154,6 +158,7 @@ def _hsv_to_rgb(hue, sat, val):
     return np.stack(channels, axis=-1)
 
 
+@per_image
 def adjust_hue(img, hue_factor):
     """Shift the hue by `hue_factor` turns (in [-0.5, 0.5]; +-0.5 gives the complementary
     colours). One-channel images are returned unchanged.

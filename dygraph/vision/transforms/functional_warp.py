@@ -15,6 +15,7 @@ Example:
     [[0, 0], [0, 2]]
 """
 
+import functools
 import math
 import numbers
 
@@ -24,7 +25,28 @@ from dygraph.tensor import Tensor
 from dygraph.vision.image import is_pil_image, require_pil
 
 __all__ = ["affine", "perspective", "erase", "rotate_array", "affine_matrix",
-           "perspective_coeffs"]
+           "perspective_coeffs", "per_image"]
+
+
+def per_image(fn):
+    """Let `fn`, written for one image, take a batch of CHW Tensors ([N, C, H, W]) too:
+    each image is processed alone and the results are stacked, as Paddle's tensor
+    functions treat batches.
+
+    Example:
+        >>> import dygraph
+        >>> per_image(lambda img: img * 2)(dygraph.ones([2, 1, 1, 1])).shape
+        [2, 1, 1, 1]
+    """
+    @functools.wraps(fn)
+    def wrapper(img, *args, **kwargs):
+        if isinstance(img, Tensor) and len(img.shape) == 4:
+            import dygraph
+
+            return dygraph.stack([fn(img[i], *args, **kwargs) for i in range(img.shape[0])])
+        return fn(img, *args, **kwargs)
+
+    return wrapper
 
 
 def affine_matrix(center, angle, translate, scale, shear):
@@ -172,6 +194,7 @@ def pil_fill(fill, img):
     return tuple(fill)
 
 
+@per_image
 def affine(img, angle, translate, scale, shear, interpolation="nearest", fill=0, center=None):
     """Rotate by `angle` degrees (clockwise, unlike `rotate`) about `center` (default the image
     centre), shear by `shear` degrees (a number for x only, or (x, y)), scale by `scale`
@@ -241,6 +264,7 @@ def rotate_array(img, angle, interpolation="nearest", expand=False, center=None,
     return _warp(img, *_affine_coords(m, out_h, out_w, interpolation), interpolation, fill)
 
 
+@per_image
 def perspective(img, startpoints, endpoints, interpolation="nearest", fill=0):
     """Warp so that the four corner points `startpoints` ([top-left, top-right,
     bottom-right, bottom-left], each [x, y]) move to `endpoints`; uncovered pixels get
@@ -275,7 +299,9 @@ def perspective(img, startpoints, endpoints, interpolation="nearest", fill=0):
 def erase(img, i, j, h, w, v, inplace=False):
     """Replace the `h` x `w` region whose top-left corner is row `i`, column `j` with `v`
     (a number, or an array broadcastable to the region: HWC for arrays and PIL images,
-    CHW for Tensors). `inplace` writes into an array or Tensor instead of a copy.
+    CHW for Tensors, which may be batches [N, C, H, W]). `inplace` writes into an array or
+    Tensor instead of a copy. On Tensors it is differentiable: no gradient reaches the
+    erased pixels of `img`, and a Tensor `v` gets the gradient of the region.
 
     Example:
         >>> import numpy as np
@@ -283,15 +309,11 @@ def erase(img, i, j, h, w, v, inplace=False):
         [[1, 0, 1], [1, 0, 1]]
     """
     if isinstance(img, Tensor):
-        value = v.numpy() if isinstance(v, Tensor) else np.asarray(v)
-        if inplace:
-            img[..., i:i + h, j:j + w] = value.astype(img.numpy().dtype)
-            return img
-        from dygraph.vision.transforms.functional import _tensor_out
-
-        data = img.numpy().copy()
-        data[..., i:i + h, j:j + w] = value
-        return _tensor_out(data)
+        if not isinstance(v, Tensor):
+            v = np.asarray(v, dtype=img.numpy().dtype)
+        out = img if inplace else img.clone()
+        out[..., i:i + h, j:j + w] = v
+        return out
     if is_pil_image(img):
         data = np.array(img)
         _erase_hwc(data, i, j, h, w, v)
