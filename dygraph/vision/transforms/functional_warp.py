@@ -105,6 +105,9 @@ def _warp(img, src_x, src_y, interpolation, fill):
     taken as the pixel indices themselves); points outside the image get `fill`. Integer
     images are truncated after bilinear interpolation, as Pillow does."""
     h, w = img.shape[:2]
+    if src_x.dtype.kind == "f":  # a degenerate warp maps points to infinity: outside
+        finite = np.isfinite(src_x) & np.isfinite(src_y)
+        src_x, src_y = np.where(finite, src_x, -1.0), np.where(finite, src_y, -1.0)
     if interpolation == "nearest":
         xi, yi = np.floor(src_x).astype(np.int64), np.floor(src_y).astype(np.int64)
         inside = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
@@ -290,8 +293,9 @@ def perspective(img, startpoints, endpoints, interpolation="nearest", fill=0):
         a, b, c, d, e, f, g, h_ = coeffs
         xx, yy = _output_grid(*hwc.shape[:2])
         denom = g * xx + h_ * yy + 1.0
-        return _warp(hwc, (a * xx + b * yy + c) / denom, (d * xx + e * yy + f) / denom,
-                     interpolation, fill)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            src_x, src_y = (a * xx + b * yy + c) / denom, (d * xx + e * yy + f) / denom
+        return _warp(hwc, src_x, src_y, interpolation, fill)
 
     return _on_hwc(img, "perspective", warp)
 
