@@ -148,6 +148,34 @@ def test_pretrained_true_is_refused_before_building(build):
         build(pretrained=True)
 
 
+def test_paddle_pdparams_pickles_load_safely(tmp_path):
+    # Paddle's .pdparams is a pickle of {structured name: ndarray}; the models read it with
+    # the restricted unpickler (with Paddle 3.3's own files, outputs matched Paddle's
+    # forward to float32 rounding for every family).
+    import os
+    import pickle
+
+    source = models.mobilenet_v2(scale=0.5, num_classes=3).eval()
+    assert "features.1.conv.1.weight" in source.state_dict()  # Paddle's layout
+    path = tmp_path / "mobilenet_v2.pdparams"
+    with open(path, "wb") as f:
+        pickle.dump({k: v.numpy() for k, v in source.state_dict().items()}, f, protocol=4)
+    loaded = models.mobilenet_v2(pretrained=str(path), scale=0.5, num_classes=3).eval()
+    x = images([1, 3, 32, 32])
+    np.testing.assert_array_equal(loaded(x).numpy(), source(x).numpy())
+
+    class Exploit:
+        def __reduce__(self):
+            return (os.system, ("touch pwned",))
+
+    evil = tmp_path / "evil.pdparams"
+    with open(evil, "wb") as f:
+        pickle.dump({"_conv.weight": Exploit()}, f)
+    with pytest.raises(pickle.UnpicklingError, match="refusing"):
+        models.squeezenet1_1(pretrained=str(evil))
+    assert not os.path.exists("pwned")
+
+
 def test_pretrained_local_path_is_loaded(tmp_path):
     source = models.squeezenet1_1(num_classes=3)
     path = str(tmp_path / "squeezenet1_1.pdparams")

@@ -5,7 +5,8 @@ import os
 
 from dygraph import nn
 
-__all__ = ["check_pretrained", "build_model", "make_divisible", "ConvNormActivation"]
+__all__ = ["check_pretrained", "build_model", "load_weights", "make_divisible",
+           "ConvNormActivation"]
 
 
 def _is_path(pretrained):
@@ -33,8 +34,8 @@ def check_pretrained(pretrained, arch):
 
 
 def build_model(arch, pretrained, make):
-    """`make()` after `check_pretrained`; when `pretrained` is a path, its state dict is
-    loaded into the model (a missing file raises FileNotFoundError).
+    """`make()` after `check_pretrained`; when `pretrained` is a path, its weights are
+    loaded into the model (see `load_weights`; a missing file raises FileNotFoundError).
 
     Example:
         >>> build_model("tiny", False, lambda: nn.Linear(2, 3)).weight.shape
@@ -43,13 +44,43 @@ def build_model(arch, pretrained, make):
     check_pretrained(pretrained, arch)
     model = make()
     if _is_path(pretrained):
-        import dygraph
-
-        if not os.path.exists(pretrained):
-            raise FileNotFoundError(f"{arch}: pretrained weights file {str(pretrained)!r} "
-                                    f"does not exist")
-        model.set_state_dict(dygraph.load(str(pretrained)))
+        model.set_state_dict(load_weights(str(pretrained), arch))
     return model
+
+
+def load_weights(path, arch="model"):
+    """The state dict in a weights file: a DyGraph checkpoint, or PaddlePaddle's own
+    `.pdparams` (a pickle of name -> array, read with the restricted unpickler of
+    `vision.datasets.safe_pickle`, which refuses anything but plain data, so the file
+    cannot run code).
+
+    Example:
+        >>> import os, pickle, tempfile
+        >>> import numpy as np
+        >>> path = os.path.join(tempfile.mkdtemp(), 'w.pdparams')
+        >>> with open(path, 'wb') as f:
+        ...     pickle.dump({'weight': np.ones((2, 3), np.float32)}, f)
+        >>> load_weights(path)['weight'].shape
+        (2, 3)
+    """
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{arch}: pretrained weights file {path!r} does not exist")
+    with open(path, "rb") as f:
+        start = f.read(2)
+    if start[:1] == b"\x80" and len(start) == 2 and 2 <= start[1] <= 5:
+        from dygraph.vision.datasets.safe_pickle import safe_load
+
+        with open(path, "rb") as f:
+            state = safe_load(f, encoding="latin1")
+        if not isinstance(state, dict):
+            raise ValueError(f"{arch}: {path} holds a {type(state).__name__}, not a state "
+                             f"dict of arrays")
+        # Older Paddle versions store a name map under this key; it is not a weight.
+        state.pop("StructuredToParameterName@@", None)
+        return state
+    import dygraph
+
+    return dygraph.load(path)
 
 
 def make_divisible(value, divisor=8, min_value=None):

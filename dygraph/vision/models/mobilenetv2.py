@@ -49,8 +49,10 @@ class InvertedResidual(nn.Layer):
         hidden = int(round(inp * expand_ratio))
         self.use_res_connect = stride == 1 and inp == oup
         layers = [_conv_bn(inp, hidden, kernel_size=1)] if expand_ratio != 1 else []
+        # The linear projection's conv and batch norm sit directly in the Sequential (not
+        # grouped), so that the state-dict keys are Paddle's.
         layers += [_conv_bn(hidden, hidden, stride=stride, groups=hidden),
-                   _conv_bn(hidden, oup, kernel_size=1, act=False)]
+                   *_conv_bn(hidden, oup, kernel_size=1, act=False)]
         self.conv = nn.Sequential(*layers)
 
     def forward(self, x):
