@@ -144,6 +144,16 @@ def test_missing_files_offline_say_where_to_put_them(tmp_path, monkeypatch, make
         make()
 
 
+def test_a_corrupt_file_in_the_data_home_is_reported(tmp_path, monkeypatch):
+    monkeypatch.setenv("DYGRAPH_HOME", str(tmp_path))
+    folder = tmp_path / "uci_housing"
+    folder.mkdir()
+    builders.housing(folder / "housing.data")
+    with pytest.raises(ValueError, match="not the expected d4accdce"):
+        UCIHousing(download=False)
+    assert len(UCIHousing(data_file=str(folder / "housing.data"))) == 8
+
+
 def test_download_failure_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("DYGRAPH_HOME", str(tmp_path))
     monkeypatch.setattr(UCIHousing, "URL", (tmp_path / "no-server" / "housing.data").as_uri())

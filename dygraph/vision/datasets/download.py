@@ -127,10 +127,15 @@ def fetch_file(owner, data_file, folder, name, urls, md5, allow_download):
             raise FileNotFoundError(f"{owner}: data file {data_file!r} does not exist")
         return data_file
     path = os.path.join(dataset_dir(folder), name)
-    if os.path.isfile(path) and (md5 is None or md5_of(path) == md5):
+    found = os.path.isfile(path)
+    if found and (md5 is None or md5_of(path) == md5):
         return path
     hint = (f"Put the file at {path} (set $DYGRAPH_HOME to use another data home), or pass "
             f"its path as data_file=")
+    if found and not allow_download:
+        raise ValueError(f"{owner}: {path} has md5 {md5_of(path)}, not the expected {md5} "
+                         f"(an interrupted copy?). Replace it, pass download=True to fetch "
+                         f"it again, or pass its path as data_file= to use it unchecked.")
     if not allow_download:
         raise FileNotFoundError(f"{owner}: {name} is missing and download=False. {hint}.")
     try:
