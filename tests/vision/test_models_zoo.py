@@ -88,6 +88,10 @@ def step(model, x, num_classes=4):
     (lambda: models.densenet121(num_classes=4), [2, 3, 32, 32]),
     (lambda: models.inception_v3(num_classes=4), [1, 3, 75, 75]),
     (lambda: models.resnext50_64x4d(num_classes=4), [2, 3, 32, 32]),
+    (lambda: models.wide_resnet50_2(num_classes=4), [2, 3, 32, 32]),
+    (lambda: models.mobilenet_v2(num_classes=4), [2, 3, 32, 32]),
+    # The heaviest (a 25088 x 4096 classifier): about 4 s on one core.
+    (lambda: models.vgg11(batch_norm=True, num_classes=4), [2, 3, 32, 32]),
 ])
 def test_output_shape_and_training_step(build, shape):
     out, moved = step(build(), images(shape))
