@@ -356,3 +356,28 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         array = to_place(array, target)
     sg = bool(stop_gradient) or array.dtype.kind not in _FLOAT_KINDS
     return _new_tensor(array, None, 0, sg)
+
+
+def __getattr__(name):
+    """`paddle.tensor.<op>`: Paddle's `paddle.tensor` namespace holds the tensor functions
+    too (`paddle.tensor.fill_constant`, `paddle.tensor.matmul`, ...); they are DyGraph's
+    top-level ops.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.tensor.fill_constant([2], 'float32', 3.0).numpy().tolist()
+        [3.0, 3.0]
+    """
+    if name == "fill_constant":
+        from dygraph.fluid.layers.tensor_op import fill_constant
+
+        return fill_constant
+    import types
+
+    import dygraph
+
+    if not name.startswith("_") and name in dir(dygraph):
+        value = getattr(dygraph, name)
+        if not isinstance(value, types.ModuleType):
+            return value
+    raise AttributeError(f"module 'dygraph.tensor' has no attribute {name!r}")

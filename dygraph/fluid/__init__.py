@@ -34,6 +34,8 @@ _LAZY_NAMES = {
     # fluid.dygraph.
     "save_dygraph": ("dygraph.fluid.dygraph.checkpoint", "save_dygraph"),
     "load_dygraph": ("dygraph.fluid.dygraph.checkpoint", "load_dygraph"),
+    "set_flags": ("dygraph.framework.flags", "set_flags"),
+    "get_flags": ("dygraph.framework.flags", "get_flags"),
 }
 
 

@@ -1,8 +1,18 @@
-"""Framework-wide pieces: dtypes, places, randomness and error formatting.
+"""Framework-wide pieces: dtypes, places, randomness, flags and error formatting.
 
-`dygraph.framework.ParamAttr` is reachable too, as in Paddle's docs (loaded on first use:
-the nn package imports this one).
+As `paddle.framework`, it also offers ParamAttr and a few top-level names (places, default
+dtype, seed, save/load, grad, no_grad, flags, the mode switches), loaded on first use (the
+nn package imports this one).
+
+Example:
+    >>> import dygraph
+    >>> dygraph.framework.get_default_dtype() == dygraph.get_default_dtype()
+    True
 """
+
+_TOP_LEVEL = {"CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "get_default_dtype",
+              "set_default_dtype", "seed", "save", "load", "grad", "no_grad", "dtype",
+              "set_flags", "get_flags", "in_dynamic_mode", "enable_static", "disable_static"}
 
 
 def __getattr__(name):
@@ -10,4 +20,9 @@ def __getattr__(name):
         from dygraph.nn.param_attr import ParamAttr
 
         return ParamAttr
+    if name in _TOP_LEVEL:
+        import dygraph
+
+        if hasattr(dygraph, name):
+            return getattr(dygraph, name)
     raise AttributeError(f"module 'dygraph.framework' has no attribute {name!r}")

@@ -2,7 +2,7 @@
 checkpoints, data parallelism, learning-rate decays)."""
 
 from dygraph.fluid.dygraph import base
-from dygraph.fluid.dygraph.base import enabled, guard, no_grad, to_variable
+from dygraph.fluid.dygraph.base import enabled, grad, guard, no_grad, to_variable
 from dygraph.utils.lazy import lazy_attributes
 
 # Names that live in modules of this package, loaded on first use.

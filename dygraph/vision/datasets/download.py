@@ -17,7 +17,7 @@ import urllib.error
 import urllib.request
 
 __all__ = ["data_home", "dataset_dir", "find_file", "md5_of", "download", "DownloadError",
-           "mirror_urls"]
+           "mirror_urls", "fetch_file"]
 
 # Seconds to wait for a mirror to answer before trying the next one.
 DOWNLOAD_TIMEOUT = 30
@@ -109,3 +109,37 @@ def download(urls, path, md5=None, timeout=DOWNLOAD_TIMEOUT):
                 os.remove(part)
     raise DownloadError(f"could not download {os.path.basename(path)}:\n  "
                         + "\n  ".join(errors))
+
+
+def fetch_file(owner, data_file, folder, name, urls, md5, allow_download):
+    """The path of a dataset file: `data_file` when given (it must exist), else
+    `<data home>/<folder>/<name>`, downloaded (md5-checked) when missing and
+    `allow_download`. Offline or with downloads off, the error says where to put the file.
+
+    Example:
+        >>> fetch_file('Demo', None, 'demo', 'x.tgz', [], None, False)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        FileNotFoundError: Demo: x.tgz is missing and download=False...
+    """
+    if data_file is not None:
+        if not os.path.isfile(data_file):
+            raise FileNotFoundError(f"{owner}: data file {data_file!r} does not exist")
+        return data_file
+    path = os.path.join(dataset_dir(folder), name)
+    found = os.path.isfile(path)
+    if found and (md5 is None or md5_of(path) == md5):
+        return path
+    hint = (f"Put the file at {path} (set $DYGRAPH_HOME to use another data home), or pass "
+            f"its path as data_file=")
+    if found and not allow_download:
+        raise ValueError(f"{owner}: {path} has md5 {md5_of(path)}, not the expected {md5} "
+                         f"(an interrupted copy?). Replace it, pass download=True to fetch "
+                         f"it again, or pass its path as data_file= to use it unchecked.")
+    if not allow_download:
+        raise FileNotFoundError(f"{owner}: {name} is missing and download=False. {hint}.")
+    try:
+        return download(urls, path, md5)
+    except DownloadError as exc:
+        raise RuntimeError(f"{owner}: {name} could not be downloaded (offline?). {hint}, or "
+                           f"check the network connection.\n{exc}") from None

@@ -12,7 +12,7 @@ Example:
 
 import dygraph
 from dygraph import nn
-from dygraph.vision.models._utils import check_pretrained, make_divisible
+from dygraph.vision.models._utils import build_model, make_divisible
 
 __all__ = ["MobileNetV2", "InvertedResidual", "mobilenet_v2"]
 
@@ -49,8 +49,10 @@ class InvertedResidual(nn.Layer):
         hidden = int(round(inp * expand_ratio))
         self.use_res_connect = stride == 1 and inp == oup
         layers = [_conv_bn(inp, hidden, kernel_size=1)] if expand_ratio != 1 else []
+        # The linear projection's conv and batch norm sit directly in the Sequential (not
+        # grouped), so that the state-dict keys are Paddle's.
         layers += [_conv_bn(hidden, hidden, stride=stride, groups=hidden),
-                   _conv_bn(hidden, oup, kernel_size=1, act=False)]
+                   *_conv_bn(hidden, oup, kernel_size=1, act=False)]
         self.conv = nn.Sequential(*layers)
 
     def forward(self, x):
@@ -108,5 +110,5 @@ def mobilenet_v2(pretrained=False, scale=1.0, **kwargs):
     Example:
         >>> model = mobilenet_v2(scale=0.5, num_classes=10)
     """
-    check_pretrained(pretrained, "mobilenet_v2")
-    return MobileNetV2(scale=scale, **kwargs)
+    return build_model("mobilenet_v2", pretrained,
+                       lambda: MobileNetV2(scale=scale, **kwargs))

@@ -1,6 +1,6 @@
 """ResNet ("Deep Residual Learning for Image Recognition") as in `paddle.vision.models`:
 `ResNet(Block, depth)`, the blocks, and the constructors resnet18/34/50/101/152,
-wide_resnet50_2/101_2 and resnext50_32x4d.
+wide_resnet50_2/101_2 and resnext50/101/152 in 32x4d and 64x4d.
 
 The layout matches Paddle's and torchvision's, so parameter counts agree: resnet18 has
 11,689,512 trainable parameters with 1000 classes. (The constructors' examples are skipped
@@ -15,11 +15,12 @@ Example:
 
 import dygraph
 from dygraph import nn
-from dygraph.vision.models._utils import check_pretrained
+from dygraph.vision.models._utils import build_model
 
 __all__ = ["ResNet", "BasicBlock", "BottleneckBlock", "resnet18", "resnet34", "resnet50",
            "resnet101", "resnet152", "wide_resnet50_2", "wide_resnet101_2",
-           "resnext50_32x4d"]
+           "resnext50_32x4d", "resnext50_64x4d", "resnext101_32x4d", "resnext101_64x4d",
+           "resnext152_32x4d", "resnext152_64x4d"]
 
 
 def _conv(in_channels, out_channels, kernel_size, stride=1, groups=1, dilation=1):
@@ -171,8 +172,7 @@ class ResNet(nn.Layer):
 
 
 def _resnet(arch, Block, depth, pretrained, **kwargs):
-    check_pretrained(pretrained, arch)
-    return ResNet(Block, depth, **kwargs)
+    return build_model(arch, pretrained, lambda: ResNet(Block, depth, **kwargs))
 
 
 def resnet18(pretrained=False, **kwargs):
@@ -247,3 +247,53 @@ def resnext50_32x4d(pretrained=False, **kwargs):
     """
     return _resnet("resnext50_32x4d", BottleneckBlock, 50, pretrained, width=4, groups=32,
                    **kwargs)
+
+
+def resnext50_64x4d(pretrained=False, **kwargs):
+    """ResNeXt-50 64x4d: ResNet-50 with 64 groups of width 4 in each bottleneck.
+
+    Example:
+        >>> model = resnext50_64x4d(num_classes=10)  # doctest: +SKIP
+    """
+    return _resnet("resnext50_64x4d", BottleneckBlock, 50, pretrained, width=4,
+                   groups=64, **kwargs)
+
+
+def resnext101_32x4d(pretrained=False, **kwargs):
+    """ResNeXt-101 32x4d: ResNet-101 with 32 groups of width 4 in each bottleneck.
+
+    Example:
+        >>> model = resnext101_32x4d(num_classes=10)  # doctest: +SKIP
+    """
+    return _resnet("resnext101_32x4d", BottleneckBlock, 101, pretrained, width=4,
+                   groups=32, **kwargs)
+
+
+def resnext101_64x4d(pretrained=False, **kwargs):
+    """ResNeXt-101 64x4d: ResNet-101 with 64 groups of width 4 in each bottleneck.
+
+    Example:
+        >>> model = resnext101_64x4d(num_classes=10)  # doctest: +SKIP
+    """
+    return _resnet("resnext101_64x4d", BottleneckBlock, 101, pretrained, width=4,
+                   groups=64, **kwargs)
+
+
+def resnext152_32x4d(pretrained=False, **kwargs):
+    """ResNeXt-152 32x4d: ResNet-152 with 32 groups of width 4 in each bottleneck.
+
+    Example:
+        >>> model = resnext152_32x4d(num_classes=10)  # doctest: +SKIP
+    """
+    return _resnet("resnext152_32x4d", BottleneckBlock, 152, pretrained, width=4,
+                   groups=32, **kwargs)
+
+
+def resnext152_64x4d(pretrained=False, **kwargs):
+    """ResNeXt-152 64x4d: ResNet-152 with 64 groups of width 4 in each bottleneck.
+
+    Example:
+        >>> model = resnext152_64x4d(num_classes=10)  # doctest: +SKIP
+    """
+    return _resnet("resnext152_64x4d", BottleneckBlock, 152, pretrained, width=4,
+                   groups=64, **kwargs)

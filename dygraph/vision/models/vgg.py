@@ -15,7 +15,7 @@ Example:
 
 import dygraph
 from dygraph import nn
-from dygraph.vision.models._utils import check_pretrained
+from dygraph.vision.models._utils import build_model
 
 __all__ = ["VGG", "make_layers", "vgg11", "vgg13", "vgg16", "vgg19"]
 
@@ -89,8 +89,8 @@ class VGG(nn.Layer):
 
 def _vgg(depth, pretrained, batch_norm, **kwargs):
     arch = f"vgg{depth}" + ("_bn" if batch_norm else "")
-    check_pretrained(pretrained, arch)
-    return VGG(make_layers(_CONFIGS[depth], batch_norm), **kwargs)
+    return build_model(arch, pretrained,
+                       lambda: VGG(make_layers(_CONFIGS[depth], batch_norm), **kwargs))
 
 
 def vgg11(pretrained=False, batch_norm=False, **kwargs):

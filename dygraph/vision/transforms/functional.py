@@ -19,9 +19,23 @@ import numpy as np
 from dygraph.tensor import Tensor, _new_tensor
 from dygraph.tensor import to_tensor as _make_tensor
 from dygraph.vision.image import is_pil_image, require_pil
+from dygraph.vision.transforms.functional_color import (
+    adjust_brightness,
+    adjust_contrast,
+    adjust_hue,
+    adjust_saturation,
+)
+from dygraph.vision.transforms.functional_warp import (
+    affine,
+    erase,
+    perspective,
+    pil_fill,
+    rotate_array,
+)
 
 __all__ = ["to_tensor", "normalize", "resize", "crop", "center_crop", "pad", "hflip", "vflip",
-           "rotate", "to_grayscale"]
+           "rotate", "to_grayscale", "adjust_brightness", "adjust_contrast", "adjust_saturation",
+           "adjust_hue", "affine", "perspective", "erase"]
 
 _PIL_FILTERS = {"nearest": "NEAREST", "bilinear": "BILINEAR", "bicubic": "BICUBIC",
                 "box": "BOX", "lanczos": "LANCZOS", "hamming": "HAMMING"}
@@ -82,6 +96,8 @@ def to_tensor(pic, data_format="CHW"):
         raise ValueError(f"to_tensor: data_format should be 'CHW' or 'HWC', got {data_format!r}")
     if is_pil_image(pic):
         array = np.asarray(pic)
+        if pic.mode == "I;16":  # uint16 has no tensor dtype: widen, as Paddle does
+            array = array.astype(np.int32)
         if pic.mode == "1":
             array = array.astype(np.uint8) * 255
     elif isinstance(pic, np.ndarray):
@@ -212,6 +228,9 @@ def image_size(img):
         return img.size[1], img.size[0]
     if isinstance(img, Tensor):
         return tuple(img.shape[-2:])
+    if not isinstance(img, np.ndarray):
+        raise TypeError(f"expected a NumPy array, a PIL image or a Tensor, but got "
+                        f"{type(img).__name__}")
     return img.shape[0], img.shape[1]
 
 
@@ -306,7 +325,8 @@ def vflip(img):
 def rotate(img, angle, interpolation="nearest", expand=False, center=None, fill=0):
     """Rotate by `angle` degrees counter-clockwise about `center` ((x, y), default the
     middle); `expand` grows the output to hold the whole rotated image; uncovered pixels
-    get `fill`.
+    get `fill`. Arrays and tensors are rotated with Pillow's geometry and arithmetic, so
+    the three image kinds agree pixel for pixel.
 
     Example:
         >>> import numpy as np
@@ -315,53 +335,15 @@ def rotate(img, angle, interpolation="nearest", expand=False, center=None, fill=
     """
     _check_image(img, "rotate")
     if is_pil_image(img):
-        return img.rotate(angle, _pil_filter(interpolation), expand, center, fillcolor=fill)
-    if interpolation not in ("nearest", "bilinear"):
-        raise ValueError(f"rotate: NumPy arrays support 'nearest' and 'bilinear' "
-                         f"interpolation, got {interpolation!r}")
-    h, w = img.shape[:2]
-    cx, cy = ((w - 1) / 2.0, (h - 1) / 2.0) if center is None else center
-    theta = np.deg2rad(angle)
-    cos, sin = np.cos(theta), np.sin(theta)
-    out_h, out_w, ox, oy = h, w, cx, cy
-    if expand:
-        xs = np.array([0, w - 1, 0, w - 1]) - cx
-        ys = np.array([0, 0, h - 1, h - 1]) - cy
-        rx, ry = xs * cos + ys * sin, -xs * sin + ys * cos
-        out_w = int(np.ceil(rx.max() - rx.min() + 1 - 1e-9))
-        out_h = int(np.ceil(ry.max() - ry.min() + 1 - 1e-9))
-        ox, oy = (out_w - 1) / 2.0, (out_h - 1) / 2.0
-    yy, xx = np.mgrid[0:out_h, 0:out_w]
-    dx, dy = xx - ox, yy - oy
-    # Inverse map: the source pixel that lands on each output pixel (image y points down).
-    sx = dx * cos - dy * sin + cx
-    sy = dx * sin + dy * cos + cy
-    out = _sample(img, sx, sy, interpolation)
-    inside = (sx > -0.5) & (sx < w - 0.5) & (sy > -0.5) & (sy < h - 0.5)
-    out[~inside] = np.asarray(fill, dtype=img.dtype)
-    return out
-
-
-def _sample(img, sx, sy, interpolation):
-    h, w = img.shape[:2]
-    if interpolation == "nearest":
-        yi = np.clip(np.rint(sy).astype(np.int64), 0, h - 1)
-        xi = np.clip(np.rint(sx).astype(np.int64), 0, w - 1)
-        return img[yi, xi]
-    sx, sy = np.clip(sx, 0, w - 1), np.clip(sy, 0, h - 1)
-    x0, y0 = np.floor(sx).astype(np.int64), np.floor(sy).astype(np.int64)
-    x1, y1 = np.minimum(x0 + 1, w - 1), np.minimum(y0 + 1, h - 1)
-    wx, wy = sx - x0, sy - y0
-    if img.ndim == 3:
-        wx, wy = wx[..., None], wy[..., None]
-    data = img.astype(np.float32)
-    top = data[y0, x0] * (1 - wx) + data[y0, x1] * wx
-    bottom = data[y1, x0] * (1 - wx) + data[y1, x1] * wx
-    return _cast_like(top * (1 - wy) + bottom * wy, img.dtype)
+        return img.rotate(angle, _pil_filter(interpolation), expand, center,
+                          fillcolor=pil_fill(fill, img))
+    return rotate_array(img, angle, interpolation, expand, center, fill)
 
 
 def to_grayscale(img, num_output_channels=1):
-    """Grey image from RGB (weights 0.299, 0.587, 0.114): H x W x 1 (or x 3, repeated).
+    """Grey image from RGB: H x W x 1 (or x 3, repeated). Arrays and PIL images use the
+    ITU-R 601 weights (0.299, 0.587, 0.114), as OpenCV and Pillow do; Tensors Paddle's
+    tensor weights (0.2989, 0.587, 0.114).
 
     Example:
         >>> import numpy as np
@@ -372,7 +354,8 @@ def to_grayscale(img, num_output_channels=1):
         raise ValueError(f"to_grayscale: num_output_channels should be 1 or 3, got "
                          f"{num_output_channels!r}")
     if isinstance(img, Tensor):
-        out = to_grayscale(img.numpy().transpose(1, 2, 0), num_output_channels)
+        hwc = img.numpy().transpose(1, 2, 0)
+        out = _grey_hwc(hwc, num_output_channels, TENSOR_GREY_WEIGHTS)
         return _tensor_out(out.transpose(2, 0, 1))
     _check_image(img, "to_grayscale")
     if is_pil_image(img):
@@ -380,9 +363,17 @@ def to_grayscale(img, num_output_channels=1):
         if num_output_channels == 1:
             return grey
         return require_pil().merge("RGB", [grey, grey, grey])
+    return _grey_hwc(img, num_output_channels, GREY_WEIGHTS)
+
+
+GREY_WEIGHTS = np.array([0.299, 0.587, 0.114], np.float32)
+TENSOR_GREY_WEIGHTS = np.array([0.2989, 0.587, 0.114], np.float32)
+
+
+def _grey_hwc(img, num_output_channels, weights):
     if img.ndim == 2 or img.shape[2] == 1:
         grey = img.reshape(img.shape[0], img.shape[1]).astype(np.float32)
     else:
-        grey = img[..., :3].astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
+        grey = img[..., :3].astype(np.float32) @ weights
     grey = _cast_like(grey, img.dtype)[:, :, None]
     return np.repeat(grey, num_output_channels, axis=2)
