@@ -48,7 +48,7 @@ __version__ = "0.1.0"
 dtype = type(float32)
 _SUBMODULES = {"nn", "optimizer", "io", "vision", "fluid", "metric", "linalg", "autograd",
                "utils", "dataset", "reader", "framework", "regularizer", "examples",
-               "base", "device", "text"}
+               "base", "device", "text", "hapi", "callbacks"}
 # Names that live in a lazily loaded submodule but are also top-level in Paddle.
 _LAZY_NAMES = {
     "ParamAttr": ("dygraph.nn.param_attr", "ParamAttr"),
@@ -60,6 +60,9 @@ _LAZY_NAMES = {
     "batch": ("dygraph.reader", "batch"),
     "set_flags": ("dygraph.framework.flags", "set_flags"),
     "get_flags": ("dygraph.framework.flags", "get_flags"),
+    "Model": ("dygraph.hapi.model", "Model"),
+    "summary": ("dygraph.hapi.summary", "summary"),
+    "flops": ("dygraph.hapi.summary", "flops"),
 }
 __getattr__ = lazy_attributes("dygraph", globals(), _SUBMODULES, _LAZY_NAMES)
 
