@@ -47,7 +47,8 @@ from dygraph.utils.lazy import lazy_attributes
 __version__ = "0.1.0"
 dtype = type(float32)
 _SUBMODULES = {"nn", "optimizer", "io", "vision", "fluid", "metric", "linalg", "autograd",
-               "utils", "dataset", "reader", "framework", "regularizer", "examples"}
+               "utils", "dataset", "reader", "framework", "regularizer", "examples",
+               "distributed"}
 # Names that live in a lazily loaded submodule but are also top-level in Paddle.
 _LAZY_NAMES = {
     "ParamAttr": ("dygraph.nn.param_attr", "ParamAttr"),
@@ -57,6 +58,7 @@ _LAZY_NAMES = {
     "save": ("dygraph.io.checkpoint", "save"),
     "load": ("dygraph.io.checkpoint", "load"),
     "batch": ("dygraph.reader", "batch"),
+    "DataParallel": ("dygraph.distributed.data_parallel", "DataParallel"),
 }
 __getattr__ = lazy_attributes("dygraph", globals(), _SUBMODULES, _LAZY_NAMES)
 
