@@ -5,8 +5,9 @@ script (or the spawned function). An uncaught exception names the rank and ends 
 Not called by users: `python -m dygraph.distributed.worker --endpoints ... -- train.py args`.
 
 Example:
-    >>> job_environment(1, 2, ['127.0.0.1:6170', '127.0.0.1:6171'], ['0', '1'], 1)['PADDLE_TRAINER_ID']
-    '1'
+    >>> job = job_environment(1, 2, ['127.0.0.1:6170', '127.0.0.1:6171'], ['0', '1'], 1)
+    >>> job['PADDLE_TRAINER_ID'], job['FLAGS_selected_gpus']
+    ('1', '1')
 """
 
 import argparse
