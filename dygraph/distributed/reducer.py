@@ -43,6 +43,7 @@ class _Bucket:
         self.flat = np.zeros(total, dtype=dtype)
         self.ready = 0
         self.request = None
+        self.started = self.finished = None  # perf_counter times of the last all-reduce
 
     def view(self, i):
         p, start = self.params[i], self.offsets[i]
@@ -71,7 +72,10 @@ class Reducer:
             for i, p in enumerate(bucket.params):
                 self.place[id(p)] = (b, i)
         self.handles = [p.register_hook(self._hook_for(p)) for p in self.params]
-        self.exposed_wait_s = 0.0  # time spent waiting after backward (for the benchmark)
+        # For the benchmark: time spent waiting after backward, and when the last backward
+        # ended (each bucket keeps when its all-reduce started and was seen finished).
+        self.exposed_wait_s = 0.0
+        self.backward_end = None
         self._check_same_layout()
         self._reset()
 
@@ -148,19 +152,25 @@ class Reducer:
             if bucket.ready < len(bucket.params):
                 break
             bucket.request = self.group.backend.allreduce(bucket.flat, "sum")
+            bucket.started = time.perf_counter()
             self.next_bucket += 1
         for bucket in self.buckets[:self.next_bucket]:
             if bucket.request is not None and bucket.request.test():  # let MPI progress
                 bucket.request = None
+                bucket.finished = time.perf_counter()
 
     # -- after backward ---------------------------------------------------------------------
     def _finish(self):
         try:
+            self.backward_end = time.perf_counter()
             self._check_all_ready()
-            start = time.perf_counter()
-            pending = [b.request for b in self.buckets if b.request is not None]
-            Task(pending, "DataParallel gradient all-reduce", self.group).wait()
-            self.exposed_wait_s += time.perf_counter() - start
+            pending = [b for b in self.buckets if b.request is not None]
+            Task([b.request for b in pending], "DataParallel gradient all-reduce",
+                 self.group).wait()
+            now = time.perf_counter()
+            for bucket in pending:
+                bucket.finished = now
+            self.exposed_wait_s += now - self.backward_end
             self._write_back()
         finally:
             self._reset()
