@@ -88,16 +88,16 @@ def init_parallel_env(backend="mpi"):
         >>> dist.init_parallel_env().ranks
         [0]
     """
+    expected = env_world_size()
+    if expected > 1 and not _under_mpi():
+        raise RuntimeError(
+            f"init_parallel_env: PADDLE_TRAINERS_NUM={expected} but this process was not "
+            "started by mpirun; start the job with `python -m dygraph.distributed.launch "
+            f"--nproc_per_node {expected} train.py`, `dygraph.distributed.spawn` or "
+            f"`mpirun -n {expected} python train.py`")
     if _state["world"] is not None:
         return _state["world"]
-    expected = env_world_size()
     if not _under_mpi():
-        if expected > 1:
-            raise RuntimeError(
-                f"init_parallel_env: PADDLE_TRAINERS_NUM={expected} but this process was not "
-                "started by mpirun; start the job with `python -m dygraph.distributed.launch "
-                f"--nproc_per_node {expected} train.py`, `dygraph.distributed.spawn` or "
-                f"`mpirun -n {expected} python train.py`")
         transport = LocalBackend()
     else:
         if backend not in BACKENDS:
