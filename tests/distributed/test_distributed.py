@@ -74,14 +74,14 @@ def test_two_ranks_train_as_one_process_with_the_global_batch(tmp_path):
 @pytest.mark.parametrize("mode, message", [
     ("kill", "process rank 1 with PID"),
     ("raise", "rank 1 failed (ValueError: bad batch on purpose)"),
-    ("stuck", "rank 0 waited 5 s for the other ranks"),
+    ("stuck", "rank 0 waited 3 s for the other ranks"),
     ("unused", "rank 1 failed (RuntimeError: DataParallel: 2 parameter(s) got no gradient"),
 ])
 def test_a_failing_rank_ends_the_job_with_an_error(mode, message):
-    code, out, seconds = run_ranks(2, "rank_fault.py", mode, DYGRAPH_DIST_TIMEOUT="5")
+    code, out, seconds = run_ranks(2, "rank_fault.py", mode, DYGRAPH_DIST_TIMEOUT="3")
     assert code != 0, out
     assert message in out, out
-    assert seconds < 5 + 15, seconds  # the timeout, plus starting and ending the job
+    assert seconds < 3 + 15, seconds  # the timeout, plus starting and ending the job
     assert _no_leftover("rank_fault.py")
 
 
