@@ -225,7 +225,7 @@ def main(args):
             nprocs * args.batch / best[config]) / (nprocs * single_best[framework])
         hidden = ""
         if "comm_s" in m:
-            hidden = (f"{m['hidden']:.2f} of {m['comm_s'] * 1e3:.2f} ms, "
+            hidden = (f"{m['hidden']:.0%} of {m['comm_s'] * 1e3:.2f} ms, "
                       f"{int(m['buckets'])} bucket{'s' if m['buckets'] > 1 else ''}")
         ceiling = med.get((framework, nprocs, "none"))
         vs_ceiling = (f"{ceiling['step_s'] / m['step_s']:.2f}"
