@@ -75,7 +75,7 @@ def dygraph_worker(args):
     import dygraph as paddle
     import dygraph.distributed as dist
     import dygraph.nn.functional as F
-    from dygraph.distributed.collective import Task
+    from dygraph.distributed.task import Task
     from tests.seeds.test_mnist_1x_vs_2x import MNIST2x
 
     world = dist.init_parallel_env()

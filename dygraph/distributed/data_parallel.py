@@ -18,8 +18,8 @@ import contextlib
 
 from dygraph.autograd import grad_mode
 from dygraph.distributed import env
-from dygraph.distributed.collective import Task, check_same_call
 from dygraph.distributed.reducer import Reducer
+from dygraph.distributed.task import Task, check_same_call
 from dygraph.nn.layer.layers import Layer
 
 __all__ = ["DataParallel"]

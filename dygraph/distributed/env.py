@@ -226,7 +226,7 @@ def barrier(group=None):
         >>> import dygraph.distributed as dist
         >>> dist.barrier()
     """
-    from dygraph.distributed.collective import Task
+    from dygraph.distributed.task import Task
 
     g = get_group(group)
     if g.is_member():

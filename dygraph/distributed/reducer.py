@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 from dygraph.autograd.engine import queue_callback
-from dygraph.distributed.collective import Task, check_same_call
+from dygraph.distributed.task import Task, check_same_call
 from dygraph.tensor import _new_tensor
 
 __all__ = ["Reducer"]
