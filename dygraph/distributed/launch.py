@@ -17,6 +17,7 @@ Example:
 """
 
 import argparse
+import os
 import signal
 import subprocess
 import sys
@@ -142,7 +143,22 @@ def main(argv=None):
         where = f"; the ranks' output is in {args.log_dir}/workerlog.N" if args.log_dir else ""
         print(f"dygraph.distributed.launch: the job failed (mpirun exit code {code}){where}",
               file=sys.stderr, flush=True)
+        for line in _failures(args.log_dir):
+            print(line, file=sys.stderr, flush=True)
     return code
+
+
+def _failures(log_dir):
+    """The 'rank N failed' lines of the worker logs (they are not on the console)."""
+    if not log_dir or not os.path.isdir(log_dir):
+        return []
+    lines = []
+    for name in sorted(os.listdir(log_dir)):
+        if name.startswith("workerlog."):
+            with open(os.path.join(log_dir, name), errors="replace") as f:
+                lines += [f"{name}: {line.rstrip()}" for line in f
+                          if line.startswith("dygraph.distributed: rank ")]
+    return lines
 
 
 if __name__ == "__main__":

@@ -109,6 +109,8 @@ def test_launch_reports_a_failed_job(tmp_path):
         env=_env(), cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert run.returncode != 0
     assert "the job failed" in run.stderr and "logs/workerlog.N" in run.stderr, run.stderr
+    assert ("workerlog.1: dygraph.distributed: rank 1 failed (KeyError: 'no such column')"
+            in run.stderr), run.stderr
     log = (tmp_path / "logs" / "workerlog.1").read_text()
     assert "KeyError: 'no such column'" in log and "rank 1 failed" in log, log
 
