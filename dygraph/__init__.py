@@ -48,7 +48,7 @@ __version__ = "0.1.0"
 dtype = type(float32)
 _SUBMODULES = {"nn", "optimizer", "io", "vision", "fluid", "metric", "linalg", "autograd",
                "utils", "dataset", "reader", "framework", "regularizer", "examples",
-               "base", "device", "text", "hapi", "callbacks"}
+               "base", "device", "text", "hapi", "callbacks", "distributed"}
 # Names that live in a lazily loaded submodule but are also top-level in Paddle.
 _LAZY_NAMES = {
     "ParamAttr": ("dygraph.nn.param_attr", "ParamAttr"),
@@ -63,6 +63,7 @@ _LAZY_NAMES = {
     "Model": ("dygraph.hapi.model", "Model"),
     "summary": ("dygraph.hapi.summary", "summary"),
     "flops": ("dygraph.hapi.summary", "flops"),
+    "DataParallel": ("dygraph.distributed.data_parallel", "DataParallel"),
 }
 __getattr__ = lazy_attributes("dygraph", globals(), _SUBMODULES, _LAZY_NAMES)
 

@@ -341,6 +341,34 @@ def test_leaf_hook_runs_once_on_the_total_gradient():
     assert seen == [[5.0, 5.0]] and w.grad.tolist() == [4.0, 4.0]
 
 
+def test_leaf_hook_runs_as_soon_as_its_gradient_is_complete():
+    """DataParallel starts an all-reduce from a parameter's hook while the rest of backward
+    runs: the upper layer's hook fires before the lower layer's backward has run, and
+    queue_callback runs once everything is accumulated."""
+    from dygraph.autograd.engine import queue_callback
+
+    events = []
+    lower, upper = leaf([1.0, 2.0]), leaf([3.0, 4.0])
+
+    class Probe(PyLayer):  # records when backward reaches the lower layer
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            events.append("lower backward")
+            return g
+
+    lower.register_hook(lambda g: events.append(("lower", g.tolist())))
+    upper.register_hook(lambda g: events.append(("upper", g.tolist())))
+    queue_callback(lambda: events.append(("end", lower.grad.tolist(), upper.grad.tolist())))
+    h = Probe.apply(lower * 2)
+    ((h * upper).sum() + upper.sum()).backward()
+    assert events == [("upper", [3.0, 5.0]), "lower backward", ("lower", [6.0, 8.0]),
+                      ("end", [6.0, 8.0], [3.0, 5.0])]
+
+
 def test_grad_of_an_intermediate_leaves_the_graph_below_it_usable():
     x = leaf([0.5, -1.0])
     h = paddle.tanh(x)

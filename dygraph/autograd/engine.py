@@ -85,10 +85,11 @@ def _accumulate_leaf(t, g, m):
         old._data = old._data + g
 
 
-def _collect(roots, leaves=None, reach=None):
+def _collect(roots, leaves=None, reach=None, leaf_edges=None):
     """Dependency count of every node reachable from `roots` (iterative DFS); the leaf
     tensors reached are appended to `leaves` when it is a list. With `reach`, only nodes in
-    that set are followed."""
+    that set are followed. `leaf_edges` (a dict) receives, for each hooked leaf, how many
+    edges lead to it, so that its hooks can run as soon as the last one is done."""
     deps = {}
     stack = [n for n in roots if n is not None]
     seen = set(stack)
@@ -106,6 +107,8 @@ def _collect(roots, leaves=None, reach=None):
             if child is None:
                 if leaves is not None:
                     leaves.append(edge[1])
+                if leaf_edges is not None and edge[1]._hooks:
+                    leaf_edges[id(edge[1])] = leaf_edges.get(id(edge[1]), 0) + 1
                 continue
             if reach is not None and child not in reach:
                 continue
@@ -184,6 +187,9 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None,
     buffers = {}
     root_nodes = []
     hooked = {}  # leaves with hooks: their gradient is summed first, then hooked once
+    # backward() runs a leaf's hooks as soon as its last gradient has arrived (DataParallel
+    # starts communicating while the rest of backward runs); grad() runs them at the end.
+    leaf_edges = {} if capture is None and accumulate else None
     for t, g in zip(roots, root_grads):
         if m is None:
             m = math_for(g, create_graph)
@@ -200,16 +206,42 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None,
         if capture is not None:
             reach, runs = _relevant(root_nodes, capture)
             root_nodes = [n for n in root_nodes if n in reach]
-        deps = _collect(root_nodes, leaves, reach)
+        deps = _collect(root_nodes, leaves, reach, leaf_edges)
         with grad_mode.set_grad_enabled(create_graph):
             _propagate(root_nodes, buffers, deps, m, retain_graph, capture, accumulate, stop,
-                       runs, hooked)
+                       runs, hooked, leaf_edges)
     for t, g in hooked.values():
         _accumulate_leaf(t, g, m)
+    if accumulate and capture is None:
+        _run_backward_callbacks()
+
+
+_callbacks = []
+
+
+def queue_callback(callback):
+    """Call `callback()` once when the backward pass now running (or the next one) ends,
+    after every leaf gradient has been accumulated (DataParallel waits for its gradient
+    all-reduces there).
+
+    Example:
+        >>> import dygraph
+        >>> x = dygraph.ones([2], dtype='float32'); x.stop_gradient = False
+        >>> show = lambda: print(x.grad.numpy())
+        >>> handle = x.register_hook(lambda g: queue_callback(show))
+        >>> (x * 3).sum().backward()
+        [3. 3.]
+    """
+    _callbacks.append(callback)
+
+
+def _run_backward_callbacks():
+    while _callbacks:
+        _callbacks.pop(0)()
 
 
 def _propagate(root_nodes, buffers, deps, m, retain_graph, capture, accumulate, stop, runs,
-               hooked):
+               hooked, leaf_edges=None):
     """The main loop of _execute: run each node once all gradients for it have arrived."""
     ready = [n for n in root_nodes if deps.get(n, 0) == 0]
     tensor_mode = m.tensor_mode
@@ -245,7 +277,9 @@ def _propagate(root_nodes, buffers, deps, m, retain_graph, capture, accumulate, 
                         idx = edge[1]
                         old = buf[idx]
                         buf[idx] = g if old is None else old + g
-                if child is not None and child in deps:
+                if child is None and leaf_edges:
+                    _leaf_edge_done(edge[1], leaf_edges, hooked, m)
+                elif child is not None and child in deps:
                     left = deps[child] - 1
                     deps[child] = left
                     if left == 0:
@@ -253,6 +287,19 @@ def _propagate(root_nodes, buffers, deps, m, retain_graph, capture, accumulate, 
             i += 1
         if not retain_graph and (ran or runs is None):
             _free(node)
+
+
+def _leaf_edge_done(t, leaf_edges, hooked, m):
+    left = leaf_edges.get(id(t))
+    if left is None:
+        return
+    if left > 1:
+        leaf_edges[id(t)] = left - 1
+        return
+    del leaf_edges[id(t)]
+    entry = hooked.pop(id(t), None)
+    if entry is not None:
+        _accumulate_leaf(entry[0], entry[1], m)
 
 
 def _deliver_leaf(t, g, m, capture, accumulate, hooked):

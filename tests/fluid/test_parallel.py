@@ -1,5 +1,5 @@
 """parallel.Env, prepare_context, DataParallel for one process, and the distributed batch
-reader's sharding."""
+reader's sharding (several processes: tests/distributed/ and seed 001's example)."""
 
 import numpy as np
 import pytest
@@ -35,7 +35,8 @@ def test_env_from_the_launcher(monkeypatch):
     assert (env.nranks, env.local_rank, env.dev_id) == (4, 2, 2)
     assert env.current_endpoint == "127.0.0.1:6172"
     assert len(env.trainer_endpoints) == 4
-    with pytest.raises(NotImplementedError, match="4 processes"):
+    with pytest.raises(RuntimeError, match="PADDLE_TRAINERS_NUM=4 but this process was not "
+                       "started by mpirun"):
         P.prepare_context()
 
 
@@ -57,7 +58,7 @@ def test_data_parallel_with_one_process_is_the_model(monkeypatch):
         assert model.parameters() == inner.parameters()
         model.clear_gradients()
         assert not inner.weight.gradient().any()
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(ValueError, match="nranks=2 but the job has 1 processes"):
         P.DataParallel(inner, P.ParallelStrategy(nranks=2))
 
 

@@ -53,3 +53,8 @@ def printed_values(text, prefix):
     """The numbers printed after `prefix` on each line that has it ('[2.302]' -> 2.302)."""
     pattern = re.escape(prefix) + r"\s*\[?\s*([-+0-9.eE]+)"
     return [float(m) for m in re.findall(pattern, text)]
+
+
+# A training script that the launcher runs (test_seed_001's multi-GPU example), not a module
+# for pytest to import.
+collect_ignore = ["seed_001_multi_gpu_train.py"]

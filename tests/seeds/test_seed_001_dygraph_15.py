@@ -8,6 +8,8 @@ give a few batches of the shipped sample (see conftest.py).
 """
 
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -15,7 +17,6 @@ import pytest
 import dygraph as paddle
 import dygraph.fluid as fluid
 from dygraph.fluid.dygraph import to_variable
-from dygraph.fluid.optimizer import AdamOptimizer
 from tests.seeds.conftest import printed_values, write_digit_png
 
 
@@ -274,58 +275,40 @@ def test_variables_and_optimizer(small_mnist, capsys):
 
 
 # -- 使用多卡训练模型 (multi-GPU training) --------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="multi-process data-parallel training (one process per "
-                   "GPU, started by paddle.distributed.launch) belongs to a later issue")
-def test_multi_gpu_training(small_mnist, monkeypatch):
-    small_mnist(8 * 64)
-    # what `python -m paddle.distributed.launch --selected_gpus=0,1` gives trainer 0
-    for key, value in {"PADDLE_TRAINERS_NUM": "2", "PADDLE_TRAINER_ID": "0",
-                       "FLAGS_selected_gpus": "0",
-                       "PADDLE_TRAINER_ENDPOINTS": "127.0.0.1:6170,127.0.0.1:6171",
-                       "PADDLE_CURRENT_ENDPOINT": "127.0.0.1:6170"}.items():
-        monkeypatch.setenv(key, value)
-    epoch_num = 1
-    BATCH_SIZE = 64
-
-    place = fluid.CUDAPlace(fluid.dygraph.parallel.Env().dev_id)
-    with fluid.dygraph.guard(place):
-
-        strategy = fluid.dygraph.parallel.prepare_context()
-        mnist = MNIST("mnist")
-        adam = AdamOptimizer(learning_rate=0.001)
-        mnist = fluid.dygraph.parallel.DataParallel(mnist, strategy)
-
-        train_reader = paddle.batch(
-            paddle.dataset.mnist.train(), batch_size=BATCH_SIZE, drop_last=True)
-        train_reader = fluid.contrib.reader.distributed_batch_reader(
-                train_reader)
-
-        for epoch in range(epoch_num):
-            for batch_id, data in enumerate(train_reader()):
-                dy_x_data = np.array([x[0].reshape(1, 28, 28)
-                                      for x in data]).astype('float32')
-                y_data = np.array(
-                    [x[1] for x in data]).astype('int64').reshape(-1, 1)
-
-                img = to_variable(dy_x_data)
-                label = to_variable(y_data)
-                label.stop_gradient = True
-
-                cost, acc = mnist(img, label)
-
-                loss = fluid.layers.cross_entropy(cost, label)
-                avg_loss = fluid.layers.mean(loss)
-
-                avg_loss = mnist.scale_loss(avg_loss)
-                avg_loss.backward()
-                mnist.apply_collective_grads()
-
-                adam.minimize(avg_loss)
-                mnist.clear_gradients()
-                # seed fix: `batch_id is not 0`
-                if batch_id % 100 == 0 and batch_id != 0:
-                    print("epoch: {}, batch_id: {}, loss is: {}".format(epoch, batch_id, avg_loss.numpy()))  # noqa: E501
-    assert np.isfinite(avg_loss.numpy()).all()
+def test_multi_gpu_training(tmp_path):
+    """The seed's example (tests/seeds/seed_001_multi_gpu_train.py) started as the seed starts
+    it, `python -m paddle.distributed.launch --selected_gpus=0,1 --log_dir ./mylog train.py`,
+    on 2 CPU ranks: the launcher prints the seed's banner and each trainer writes its log."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          "seed_001_multi_gpu_train.py")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    run = subprocess.run([sys.executable, "-m", "dygraph.distributed.launch",
+                          "--selected_gpus=0,1", "--log_dir", "./mylog", script],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    banner = run.stdout.splitlines()
+    assert banner[0] == "-----------  Configuration Arguments -----------"
+    for line in ("log_dir: ./mylog", "selected_gpus: 0,1", "started_port: 6170",
+                 "training_script: " + script, "training_script_args: []"):
+        assert line in banner, (line, banner)
+    assert banner[-1] == ("trainers_endpoints: 127.0.0.1:6170,127.0.0.1:6171 , node_id: 0 , "
+                          "current_node_ip: 127.0.0.1 , num_nodes: 1 , "
+                          "node_ips: ['127.0.0.1'] , nranks: 2")
+    assert sorted(os.listdir(tmp_path / "mylog")) == ["workerlog.0", "workerlog.1"]
+    checksums = []
+    for rank in (0, 1):
+        log = (tmp_path / "mylog" / f"workerlog.{rank}").read_text()
+        assert log.startswith(f"start data reader (trainers_num: 2, trainer_id: {rank})"), log
+        losses = printed_values(log, "loss is:")
+        # 4 of the 8 batches each; the loss is scaled by 1/2 (scale_loss), so it starts
+        # at about ln(10) / 2
+        assert len(losses) == 4 and losses[0] == pytest.approx(2.302 / 2, abs=0.05), log
+        assert losses[-1] < losses[0]
+        checksums.append(printed_values(log, "param checksum:"))
+    assert checksums[0] == checksums[1] and len(checksums[0]) == 1  # the same parameters
+    saved = fluid.dygraph.load_dygraph(str(tmp_path / "mnist_dp"))[0]  # rank 0's checkpoint
+    assert len(saved) == 6
 
 
 # -- 模型参数的保存 (saving the parameters) -------------------------------------------------

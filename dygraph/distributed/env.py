@@ -1,0 +1,236 @@
+"""The parallel environment: init_parallel_env, the world and sub-groups, ranks, barrier, and
+what happens when a rank fails.
+
+`init_parallel_env()` connects the processes of the job (started by
+`python -m dygraph.distributed.launch`, `spawn`, or a plain `mpirun -n N python train.py`). A
+single process not under mpirun gets a local group of one and needs no MPI. Under MPI an
+uncaught exception on any rank prints its traceback, names the rank, and aborts the whole job,
+so no rank waits forever for a peer that is gone; collectives that do not complete within
+the timeout (DYGRAPH_DIST_TIMEOUT seconds, default 60) raise on the ranks that wait.
+
+Example:
+    >>> import dygraph.distributed as dist
+    >>> group = dist.init_parallel_env()
+    >>> dist.get_rank(), dist.get_world_size(), dist.is_initialized(), group.nranks
+    (0, 1, True, 1)
+"""
+
+import os
+import sys
+import traceback
+
+from dygraph.distributed.backend import BACKENDS, LocalBackend
+from dygraph.distributed.parallel_env import ParallelEnv, env_rank, env_world_size
+
+__all__ = ["Group", "init_parallel_env", "is_initialized", "get_rank", "get_world_size",
+           "get_group", "new_group", "barrier", "timeout", "abort_job"]
+
+_DEFAULT_TIMEOUT = 60.0
+_state = {"world": None, "groups": {}, "timeout": None}
+
+
+class Group:
+    """A set of ranks that run collectives together. `rank` is this process's rank in the
+    group (-1 outside it), `nranks` its size, `ranks` the members' global ranks.
+
+    Example:
+        >>> import dygraph.distributed as dist
+        >>> g = dist.new_group([0])
+        >>> g.rank, g.nranks, g.ranks, g.is_member()
+        (0, 1, [0], True)
+    """
+
+    def __init__(self, backend, ranks, gid):
+        self.backend = backend
+        self.ranks = list(ranks)
+        self.id = gid
+        self.rank = backend.rank if backend is not None else -1
+        self.nranks = len(self.ranks)
+        self.world_size = self.nranks
+
+    def is_member(self):
+        """Whether this process belongs to the group."""
+        return self.backend is not None
+
+    def get_group_rank(self, global_rank):
+        """The group rank of a global rank (-1 when it is not a member)."""
+        return self.ranks.index(global_rank) if global_rank in self.ranks else -1
+
+    def __repr__(self):
+        return f"Group(id={self.id}, rank={self.rank}, nranks={self.nranks}, ranks={self.ranks})"
+
+
+def timeout():
+    """Seconds a collective may wait for its peers (DYGRAPH_DIST_TIMEOUT, default 60).
+
+    Example:
+        >>> timeout() > 0
+        True
+    """
+    if _state["timeout"] is None:
+        _state["timeout"] = float(os.environ.get("DYGRAPH_DIST_TIMEOUT", _DEFAULT_TIMEOUT))
+    return _state["timeout"]
+
+
+def _under_mpi():
+    return any(k in os.environ for k in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"))
+
+
+def init_parallel_env(backend="mpi"):
+    """Connect the processes of the job and return the world group (idempotent).
+
+    Outside mpirun, with PADDLE_TRAINERS_NUM unset or 1, the group is this process alone.
+    The environment variables the launcher sets are filled in when mpirun started the script
+    directly, so data readers and samplers find this process's share.
+
+    Example:
+        >>> import dygraph.distributed as dist
+        >>> dist.init_parallel_env().ranks
+        [0]
+    """
+    expected = env_world_size()
+    if expected > 1 and not _under_mpi():
+        raise RuntimeError(
+            f"init_parallel_env: PADDLE_TRAINERS_NUM={expected} but this process was not "
+            "started by mpirun; start the job with `python -m dygraph.distributed.launch "
+            f"--nproc_per_node {expected} train.py`, `dygraph.distributed.spawn` or "
+            f"`mpirun -n {expected} python train.py`")
+    if _state["world"] is not None:
+        return _state["world"]
+    if not _under_mpi():
+        transport = LocalBackend()
+    else:
+        if backend not in BACKENDS:
+            raise ValueError(f"init_parallel_env: unknown backend {backend!r}; available: "
+                             f"{sorted(BACKENDS)}")
+        transport = BACKENDS[backend]()
+        if "PADDLE_TRAINERS_NUM" in os.environ and transport.size != expected:
+            raise RuntimeError(
+                f"init_parallel_env: PADDLE_TRAINERS_NUM={expected} but MPI started "
+                f"{transport.size} processes")
+        os.environ.setdefault("PADDLE_TRAINERS_NUM", str(transport.size))
+        os.environ.setdefault("PADDLE_TRAINER_ID", str(transport.rank))
+        if transport.size > 1:
+            _install_abort_on_error(transport)
+    world = Group(transport, range(transport.size), 0)
+    _state["world"] = world
+    _state["groups"] = {0: world}
+    return world
+
+
+def _install_abort_on_error(transport):
+    previous = sys.excepthook
+
+    def abort_on_error(kind, value, tb):
+        if issubclass(kind, KeyboardInterrupt):
+            previous(kind, value, tb)
+        else:
+            traceback.print_exception(kind, value, tb)
+        abort_job(f"{kind.__name__}: {value}")
+
+    sys.excepthook = abort_on_error
+
+
+def abort_job(reason, code=1):
+    """Name this rank and the reason on stderr, then end every process of the job.
+
+    Example:
+        >>> abort_job  # doctest: +ELLIPSIS
+        <function abort_job at ...>
+    """
+    rank = get_rank()
+    sys.stderr.write(f"dygraph.distributed: rank {rank} failed ({reason}); ending all "
+                     f"ranks of the job\n")
+    sys.stderr.flush()
+    sys.stdout.flush()
+    world = _state["world"]
+    if world is None or world.backend is None:
+        os._exit(code)
+    world.backend.abort(code)
+
+
+def is_initialized():
+    """Whether init_parallel_env has run in this process.
+
+    Example:
+        >>> import dygraph.distributed as dist
+        >>> _ = dist.init_parallel_env(); dist.is_initialized()
+        True
+    """
+    return _state["world"] is not None
+
+
+def get_group(group=None):
+    """The group to run on: `group`, or the world (initialised on first use).
+
+    Example:
+        >>> get_group().id
+        0
+    """
+    if group is None:
+        return init_parallel_env()
+    if isinstance(group, int):
+        return _state["groups"][group]
+    return group
+
+
+def get_rank(group=None):
+    """This process's rank in `group` (the world by default; -1 outside the group).
+
+    Example:
+        >>> get_rank()
+        0
+    """
+    if group is None and _state["world"] is None:
+        return env_rank()
+    return get_group(group).rank
+
+
+def get_world_size(group=None):
+    """The number of processes in `group` (the world by default).
+
+    Example:
+        >>> get_world_size()
+        1
+    """
+    if group is None and _state["world"] is None:
+        return env_world_size()
+    return get_group(group).nranks
+
+
+def new_group(ranks=None, backend=None, timeout=None):
+    """A group of the given global ranks (all ranks by default). Every rank of the world
+    calls it, members or not, in the same order.
+
+    Example:
+        >>> import dygraph.distributed as dist
+        >>> dist.new_group().nranks
+        1
+    """
+    world = init_parallel_env()
+    ranks = sorted(set(range(world.nranks) if ranks is None else ranks))
+    for r in ranks:
+        if not 0 <= r < world.nranks:
+            raise ValueError(f"new_group: rank {r} is not in the world of {world.nranks} "
+                             f"processes (ranks {ranks})")
+    gid = max(_state["groups"]) + 1
+    group = Group(world.backend.subgroup(ranks), ranks, gid)
+    _state["groups"][gid] = group
+    return group
+
+
+def barrier(group=None):
+    """Wait until every rank of the group has reached the barrier.
+
+    Example:
+        >>> import dygraph.distributed as dist
+        >>> dist.barrier()
+    """
+    from dygraph.distributed.task import Task
+
+    g = get_group(group)
+    if g.is_member():
+        Task([g.backend.barrier()], "barrier", g).wait()
+
+
+__all__ += ["ParallelEnv"]

