@@ -119,6 +119,8 @@ def apply(op, *inputs):
     Returns a Tensor, or a tuple of Tensors when the forward returns a tuple. This is the
     hottest function of the framework: the one- and two-input cases are spelled out.
     """
+    if _state.amp is not None:
+        return _apply_mixed_precision(op, inputs)
     n = len(inputs)
     if n == 1:
         x = inputs[0]
@@ -172,6 +174,21 @@ def apply(op, *inputs):
         op.retained = {i: weakref.ref(r) for i, r in
                        enumerate(result if multi else (result,)) if r._node is op}
     return result
+
+
+def _apply_mixed_precision(op, inputs):
+    """`apply` inside dygraph.amp.auto_cast: cast the inputs as the op's list says, run the
+    op (and the casts) with auto_cast paused, round bfloat16 outputs."""
+    from dygraph.amp.auto_cast import cast_inputs, round_outputs
+
+    config = _state.amp
+    _state.amp = None
+    try:
+        inputs, rounded = cast_inputs(config, op, inputs)
+        result = apply(op, *inputs)
+        return round_outputs(result) if rounded else result
+    finally:
+        _state.amp = config
 
 
 def _xp_of(array):

@@ -24,6 +24,7 @@ class _ThreadState(threading.local):
 
     grad_on = True  # new ops record a graph for backward
     retain_all_grads = False  # 1.x guard(): every intermediate keeps its gradient
+    amp = None  # the active dygraph.amp.auto_cast settings, or None
 
 
 state = _ThreadState()

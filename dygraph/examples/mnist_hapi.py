@@ -4,7 +4,7 @@
 
     python -m dygraph.examples.mnist_hapi [--epochs 3] [--batch-size 64] [--lr 0.001]
         [--data-dir DIR] [--save-dir mnist_hapi_output] [--seed 1] [--verbose 1]
-        [--max-steps N]
+        [--max-steps N] [--amp float16|bfloat16]
 
 Like `python -m dygraph.examples.mnist` it trains on the shipped 8,000 / 2,000-digit MNIST
 sample when no data is given, from the same initial weights (same seed), and reaches the
@@ -63,6 +63,8 @@ def _parser():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--verbose", type=int, default=1, choices=(0, 1, 2))
     p.add_argument("--max-steps", type=int, default=None, help="stop after N steps")
+    p.add_argument("--amp", choices=("float16", "bfloat16"), default=None,
+                   help="train under auto_cast O1 in this dtype")
     return p
 
 
@@ -87,7 +89,8 @@ def main(argv=None):
     model = Model(net, inputs=[InputSpec([None, 1, 28, 28], "float32", "image")],
                   labels=[InputSpec([None, 1], "int64", "label")])
     model.prepare(dygraph.optimizer.Adam(args.lr, parameters=net.parameters()),
-                  dygraph.nn.CrossEntropyLoss(), dygraph.metric.Accuracy())
+                  dygraph.nn.CrossEntropyLoss(), dygraph.metric.Accuracy(),
+                  amp_configs={"level": "O1", "dtype": args.amp} if args.amp else None)
     timer = _StepTimer()
     callbacks = [ModelCheckpoint(save_dir=args.save_dir),
                  EarlyStopping(monitor="acc", mode="max", patience=2, verbose=args.verbose,

@@ -59,7 +59,7 @@ class Model:
         self._labels = self._specs(labels, "labels")
         self._optimizer = self._loss = None
         self._metrics = []
-        self._amp_level = None
+        self._amp = self._scaler = None
         self.stop_training = False
 
     @staticmethod
@@ -82,10 +82,39 @@ class Model:
             if not isinstance(m, Metric):
                 raise TypeError(f"Model.prepare: metrics must be dygraph.metric.Metric "
                                 f"objects, got {type(m).__name__}")
-        if amp_configs is not None:
-            raise NotImplementedError("Model.prepare: amp_configs needs dygraph.amp, "
-                                      "which is not built yet; train in float32")
         self._optimizer, self._loss, self._metrics = optimizer, loss, metrics
+        self._setup_amp(amp_configs)
+
+    def _setup_amp(self, amp_configs):
+        """amp_configs: None, a level ('O0', 'O1', 'O2') or a dict of auto_cast arguments
+        (level, dtype, custom_white_list, custom_black_list) and GradScaler arguments.
+        float16 training uses a GradScaler; bfloat16 needs none (its range is float32's)."""
+        from dygraph.amp import GradScaler, decorate
+
+        self._amp, self._scaler = None, None
+        if amp_configs is None:
+            return
+        config = {"level": amp_configs} if isinstance(amp_configs, str) else dict(amp_configs)
+        level = config.pop("level", "O1")
+        if level == "O0":
+            return
+        cast_keys = ("dtype", "custom_white_list", "custom_black_list")
+        self._amp = {"level": level, **{k: config.pop(k) for k in cast_keys if k in config}}
+        dtype = self._amp.setdefault("dtype", "float16")
+        if level == "O2":
+            decorate(self.network, self._optimizer, level="O2", dtype=dtype)
+        if dtype == "float16":
+            self._scaler = GradScaler(**config)
+        elif config:
+            raise ValueError(f"Model.prepare: amp_configs keys {sorted(config)} are "
+                             "GradScaler settings, which bfloat16 does not use")
+
+    def _autocast(self):
+        import contextlib
+
+        from dygraph.amp import auto_cast
+
+        return auto_cast(**self._amp) if self._amp else contextlib.nullcontext()
 
     def parameters(self, *args, **kwargs):
         """The network's parameters."""
@@ -135,12 +164,19 @@ class Model:
         if self._optimizer is None:
             raise RuntimeError("Model.train_batch: no optimizer; call prepare() first")
         self.network.train()
-        outputs = self._forward(inputs)
-        losses = self._losses(outputs, _as_list(labels))
+        with self._autocast():
+            outputs = self._forward(inputs)
+            losses = self._losses(outputs, _as_list(labels))
         total = losses[0] if len(losses) == 1 else sum(losses[1:], losses[0])
-        total.backward()
+        if self._scaler is not None:
+            self._scaler.scale(total).backward()
+        else:
+            total.backward()
         if update:
-            self._optimizer.step()
+            if self._scaler is not None:
+                self._scaler.minimize(self._optimizer)
+            else:
+                self._optimizer.step()
             self._optimizer.clear_grad()
         metrics = self._update_metrics(outputs, _as_list(labels))
         values = [_numpy(v) for v in losses]
@@ -151,7 +187,7 @@ class Model:
         from dygraph.autograd.grad_mode import no_grad
 
         self.network.eval()
-        with no_grad():
+        with no_grad(), self._autocast():
             outputs = self._forward(inputs)
             losses = self._losses(outputs, _as_list(labels)) if self._loss else []
             metrics = self._update_metrics(outputs, _as_list(labels))
@@ -163,7 +199,7 @@ class Model:
         from dygraph.autograd.grad_mode import no_grad
 
         self.network.eval()
-        with no_grad():
+        with no_grad(), self._autocast():
             return [_numpy(o) for o in self._forward(inputs)]
 
     # -- loops -----------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 import numpy as np
 
 from dygraph.autograd.function import Op, apply
+from dygraph.autograd.grad_mode import state as _grad_state
 from dygraph.framework import dtype as _dt
 from dygraph.framework.errors import op_error
 from dygraph.tensor import Tensor, _new_tensor, to_tensor
@@ -152,3 +153,14 @@ class _Identity(Op):
 
     def backward(self, m, g):
         return (g,)
+
+
+def amp_casts():
+    """True inside dygraph.amp.auto_cast, where `apply` itself casts an op's float inputs to
+    one dtype: op wrappers then skip their "inputs must share a dtype" checks.
+
+    Example:
+        >>> amp_casts()
+        False
+    """
+    return _grad_state.amp is not None

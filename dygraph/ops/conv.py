@@ -18,7 +18,7 @@ from dygraph.autograd import grad_mode
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.framework.errors import op_error
-from dygraph.ops.common import as_tensor
+from dygraph.ops.common import amp_casts, as_tensor
 from dygraph.ops.conv_kernels import (
     conv_data,
     conv_filter,
@@ -149,7 +149,7 @@ def _operands(x, weight, bias, d, data_format, op):
                        f"{x.shape}")
     if weight._data.ndim != d + 2:
         raise op_error(op, f"weight must be {d + 2}-D, got shape {weight.shape}")
-    if x._data.dtype != weight._data.dtype:
+    if x._data.dtype != weight._data.dtype and not amp_casts():
         raise op_error(op, f"x ({x._data.dtype}) and weight ({weight._data.dtype}) must have one "
                        "dtype", TypeError)
     if x._data.dtype.kind != "f":
@@ -160,7 +160,7 @@ def _operands(x, weight, bias, d, data_format, op):
         bias = as_tensor(bias, op)
         if bias._data.ndim != 1:
             raise op_error(op, f"bias must be 1-D, got shape {bias.shape}")
-        if bias._data.dtype != x._data.dtype:
+        if bias._data.dtype != x._data.dtype and not amp_casts():
             from dygraph.ops.common import cast
 
             bias = cast(bias, x._data.dtype)

@@ -6,7 +6,7 @@ Decompositions, inverses and norms live in `dygraph.linalg`, which loads on firs
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.framework.errors import op_error
-from dygraph.ops.common import as_tensor, binary_operands, check_axis
+from dygraph.ops.common import amp_casts, as_tensor, binary_operands, check_axis
 from dygraph.ops.einsum import einsum
 from dygraph.ops.linalg_common import constant, xp_of
 from dygraph.tensor import Tensor
@@ -148,7 +148,8 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
         >>> dygraph.matmul(dygraph.ones([4, 2]), dygraph.ones([2])).shape
         [4]
     """
-    if isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype != y._data.dtype:
+    if (isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype != y._data.dtype
+            and not amp_casts()):
         # Paddle and PyTorch refuse mixed dtypes here rather than promote (a float64
         # operand would silently make the product and its gradients float64).
         raise op_error("matmul", f"x dtype {x._data.dtype.name} differs from y dtype "

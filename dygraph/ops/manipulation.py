@@ -14,7 +14,7 @@ import numpy as np
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.framework.errors import op_error
-from dygraph.ops.common import as_tensor, check_axis
+from dygraph.ops.common import amp_casts, as_tensor, check_axis
 from dygraph.ops.manipulation_args import int_list, tensor_list, xp_of
 from dygraph.ops.manipulation_diag import diag, diagonal, tril, triu
 from dygraph.ops.manipulation_index import (
@@ -157,7 +157,7 @@ def concat(x, axis=0, name=None):
         data = t._data
         if data.shape != shape:
             _check_concat_shape(i, data.shape, shape, ax)
-        if data.dtype != dtype:
+        if data.dtype != dtype and not amp_casts():
             raise op_error("concat", f"all inputs must have one dtype: input 0 is "
                            f"{dtype.name} but input {i} is {data.dtype.name}", TypeError)
     return apply(Concat(ax), *tensors)
@@ -189,7 +189,7 @@ def stack(x, axis=0, name=None):
         if t._data.shape != shape:
             raise op_error("stack", f"all inputs must have one shape: input 0 has shape "
                            f"{list(shape)} but input {i} has shape {t.shape}")
-        if t._data.dtype != dtype:
+        if t._data.dtype != dtype and not amp_casts():
             raise op_error("stack", f"all inputs must have one dtype: input 0 is "
                            f"{dtype.name} but input {i} is {t._data.dtype.name}", TypeError)
     ax = check_axis(axis, len(shape) + 1, "stack")

@@ -11,7 +11,7 @@ import numpy as np
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.framework.errors import op_error
-from dygraph.ops.common import as_tensor, float_operand
+from dygraph.ops.common import amp_casts, as_tensor, float_operand
 from dygraph.ops.linalg import matmul
 from dygraph.ops.manipulation_args import xp_of
 from dygraph.ops.reduction import sum as _sum
@@ -80,7 +80,7 @@ def linear(x, weight, bias=None, name=None):
         raise op_error("linear", f"x of shape {list(xd.shape)} does not fit weight of shape "
                        f"{list(wd.shape)}; expected weight [in_features, out_features] with "
                        "in_features equal to the last dim of x")
-    if xd.dtype != wd.dtype:
+    if xd.dtype != wd.dtype and not amp_casts():
         # Paddle and PyTorch refuse this too: a silent cast would hide integer features
         # fed by mistake (labels, ids) and float64 data doubling the cost of a layer.
         raise op_error("linear", f"x dtype {xd.dtype.name} differs from weight dtype "
@@ -89,7 +89,7 @@ def linear(x, weight, bias=None, name=None):
         return apply(Linear(), x, weight)
     bias = as_tensor(bias, "linear")
     bd = bias._data
-    if bd.size != wd.shape[1] or bd.dtype != wd.dtype:
+    if bd.size != wd.shape[1] or (bd.dtype != wd.dtype and not amp_casts()):
         raise op_error("linear", f"bias of shape {list(bd.shape)} and dtype {bd.dtype.name} "
                        f"does not fit weight of shape {list(wd.shape)} and dtype "
                        f"{wd.dtype.name}; expected [{wd.shape[1]}]")

@@ -1,0 +1,182 @@
+"""`auto_cast`: mixed precision inside a `with` block, decided per op in `apply`.
+
+Level O1: ops on the white list (matrix products, convolutions) compute in the low
+precision; ops on the black list (exp, log, softmax, losses, reductions, ...) compute in
+float32; the others compute in their inputs' dtype, float32 when the inputs are mixed.
+Level O2: every op but the black-listed ones computes in the low precision. The lists
+follow Paddle's (paddle/amp/amp_lists.py), mapped to DyGraph's op names, and can be
+extended with `custom_white_list` / `custom_black_list` (Paddle's op names or ours).
+
+float16 is NumPy's. bfloat16 is stored as float32, as `dygraph.bfloat16` always is (NumPy
+has no bfloat16 type): the inputs and outputs of low-precision ops are rounded to bfloat16
+(round to nearest even, through `ml_dtypes`), so the values are exactly those of bfloat16
+compute with float32 accumulation. On CPU this is about correctness, not speed.
+
+Example:
+    >>> import dygraph
+    >>> x = dygraph.ones([2, 2])
+    >>> with auto_cast(dtype='float16'):
+    ...     y = dygraph.matmul(x, x)
+    >>> y.dtype
+    dygraph.float16
+"""
+
+import contextlib
+
+import numpy as np
+
+from dygraph.autograd import grad_mode
+from dygraph.autograd.function import Op, apply
+
+__all__ = ["auto_cast", "amp_guard", "is_autocast_enabled", "get_autocast_dtype",
+           "WHITE_LIST", "BLACK_LIST"]
+
+# Paddle's float16/bfloat16 O1 white list, in DyGraph's op names (linear is matmul + add).
+WHITE_LIST = frozenset({"matmul", "linear", "conv", "einsum", "dot"})
+# Paddle's black list: numerically sensitive ops stay in float32.
+BLACK_LIST = frozenset({
+    "exp", "expm1", "log", "log10", "log2", "log1p", "logsoftmax", "softmax",
+    "softmaxcrossentropy", "classloss", "nllloss", "binarycrossentropy", "mean", "sum",
+    "prod", "cumsum", "cumprod", "pow", "reciprocal", "rsqrt", "square", "tan", "acos",
+    "asin", "atanh", "cosh", "sinh", "erfinv", "softplus", "tanhshrink", "pnorm", "var",
+    "std", "logsumexp", "normalize", "layernorm", "groupnorm",
+})
+# Paddle names that differ from ours.
+_ALIASES = {"matmul_v2": "matmul", "mul": "matmul", "conv2d": "conv", "linear_v2": "linear",
+            "reduce_sum": "sum", "reduce_mean": "mean", "reduce_prod": "prod",
+            "log_softmax": "logsoftmax", "softmax_with_cross_entropy": "softmaxcrossentropy",
+            "cross_entropy": "softmaxcrossentropy", "nll_loss": "nllloss",
+            "layer_norm": "layernorm", "group_norm": "groupnorm"}
+_FLOATS = ("float32", "float64")
+
+
+def _op_names(names):
+    return {_ALIASES.get(str(n).lower(), str(n).lower().replace("_", "")) for n in names or ()}
+
+
+class _Config:
+    """The active auto_cast settings of one thread (read by apply through `cast_inputs`)."""
+
+    def __init__(self, level, dtype, white, black):
+        self.level, self.dtype = level, dtype
+        self.white, self.black = white, black
+        self.low = np.dtype(np.float16) if dtype == "float16" else None
+
+    def target(self, name):
+        """'low', 'float32' or None (leave the inputs as they are) for op `name`."""
+        if name in self.black:
+            return "float32"
+        if name in self.white or self.level == "O2":
+            return "low"
+        return None
+
+
+def _bf16_round(xp, x):
+    import ml_dtypes
+
+    return x.astype(ml_dtypes.bfloat16).astype(x.dtype)
+
+
+class RoundToBFloat16(Op):
+    """Round float32 values to the nearest bfloat16 (kept in float32); gradient passes."""
+
+    def forward(self, xp, x):
+        return _bf16_round(xp, x)
+
+    def backward(self, m, g):
+        return (g,)
+
+
+def _cast(t, dtype):
+    from dygraph.ops.common import cast
+
+    return cast(t, dtype)
+
+
+def cast_inputs(config, op, inputs):
+    """The inputs of `op` as auto_cast wants them (called by apply while auto_cast is on)."""
+    name = type(op).__name__.lower()
+    target = config.target(name)
+    floats = [t._data.dtype for t in inputs if t._data.dtype.kind == "f"]
+    if not floats:
+        return inputs, False
+    if target is None:  # gray op: mixed float inputs compute in the widest
+        if len(set(floats)) == 1:
+            return inputs, False
+        widest = max(floats, key=lambda d: d.itemsize)
+        return tuple(_cast(t, widest) if t._data.dtype.kind == "f" and t._data.dtype != widest
+                     else t for t in inputs), False
+    if target == "float32" or config.low is None:
+        inputs = tuple(_cast(t, np.float32) if t._data.dtype == np.float16 else t
+                       for t in inputs)
+        if target == "low":  # bfloat16: computed in float32 on rounded values
+            inputs = tuple(apply(RoundToBFloat16(), t) if t._data.dtype == np.float32 else t
+                           for t in inputs)
+            return inputs, True
+        return inputs, False
+    return tuple(_cast(t, config.low) if t._data.dtype == np.float32 else t
+                 for t in inputs), False
+
+
+def round_outputs(result):
+    """bfloat16 outputs of a low-precision op: rounded as the hardware would store them."""
+    from dygraph.tensor import Tensor
+
+    if isinstance(result, Tensor):
+        return apply(RoundToBFloat16(), result) if result._data.dtype == np.float32 else result
+    return tuple(round_outputs(r) for r in result)
+
+
+@contextlib.contextmanager
+def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level="O1",
+              dtype="float16", use_promote=True):
+    """Run the ops inside the block in mixed precision (see the module docstring).
+
+    `level` 'O1' or 'O2' ('O0' turns it off), `dtype` 'float16' or 'bfloat16' (bfloat16
+    needs `pip install ml_dtypes`).
+    """
+    if level not in ("O0", "O1", "O2", "OD"):
+        raise ValueError(f"auto_cast: level must be 'O0', 'O1', 'O2' or 'OD', got {level!r}")
+    if dtype not in ("float16", "bfloat16"):
+        raise ValueError(f"auto_cast: dtype must be 'float16' or 'bfloat16', got {dtype!r}")
+    if dtype == "bfloat16" and enable and level != "O0":
+        try:
+            import ml_dtypes  # noqa: F401
+        except ImportError:
+            raise ImportError("auto_cast(dtype='bfloat16') needs the ml_dtypes package: "
+                              "pip install ml_dtypes (or dygraph[bfloat16])") from None
+    white = (WHITE_LIST | _op_names(custom_white_list)) - _op_names(custom_black_list)
+    black = (BLACK_LIST | _op_names(custom_black_list)) - _op_names(custom_white_list)
+    if level == "OD":  # Paddle's 'default' level: only the white list goes low
+        level, black = "O1", black
+    state = grad_mode.state
+    previous = state.amp
+    state.amp = _Config(level, dtype, white, black) if enable and level != "O0" else None
+    try:
+        yield
+    finally:
+        state.amp = previous
+
+
+amp_guard = auto_cast
+
+
+def is_autocast_enabled():
+    """True inside an enabled auto_cast block (in this thread).
+
+    Example:
+        >>> is_autocast_enabled()
+        False
+    """
+    return grad_mode.state.amp is not None
+
+
+def get_autocast_dtype():
+    """The low-precision dtype of the active auto_cast block ('float16' outside one).
+
+    Example:
+        >>> get_autocast_dtype()
+        'float16'
+    """
+    config = grad_mode.state.amp
+    return config.dtype if config is not None else "float16"
