@@ -52,6 +52,7 @@ def test_bfloat16_rounds_inputs_and_outputs_of_low_precision_ops():
 
 
 def test_gradients_reach_float32_parameters():
+    dygraph.seed(0)
     net = dygraph.nn.Linear(3, 2)
     x = dygraph.randn([4, 3])
     with amp.auto_cast():
@@ -59,7 +60,8 @@ def test_gradients_reach_float32_parameters():
     loss.backward()
     assert net.weight.grad.dtype == dygraph.float32
     np.testing.assert_allclose(net.weight.grad.numpy(),
-                               np.repeat(x.numpy().mean(0)[:, None] / 2, 2, 1), rtol=5e-3)
+                               np.repeat(x.numpy().mean(0)[:, None] / 2, 2, 1), rtol=1e-2,
+                               atol=1e-3)
 
 
 def test_auto_cast_is_per_thread():

@@ -119,8 +119,8 @@ def apply(op, *inputs):
     Returns a Tensor, or a tuple of Tensors when the forward returns a tuple. This is the
     hottest function of the framework: the one- and two-input cases are spelled out.
     """
-    if _state.amp is not None:
-        return _apply_mixed_precision(op, inputs)
+    if _state.intercept is not None:
+        return _state.intercept(op, inputs)
     n = len(inputs)
     if n == 1:
         x = inputs[0]
@@ -182,13 +182,13 @@ def _apply_mixed_precision(op, inputs):
     from dygraph.amp.auto_cast import cast_inputs, round_outputs
 
     config = _state.amp
-    _state.amp = None
+    _state.intercept = None
     try:
         inputs, rounded = cast_inputs(config, op, inputs)
         result = apply(op, *inputs)
         return round_outputs(result) if rounded else result
     finally:
-        _state.amp = config
+        _state.intercept = _apply_mixed_precision
 
 
 def _xp_of(array):

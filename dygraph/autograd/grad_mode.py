@@ -25,6 +25,11 @@ class _ThreadState(threading.local):
     grad_on = True  # new ops record a graph for backward
     retain_all_grads = False  # 1.x guard(): every intermediate keeps its gradient
     amp = None  # the active dygraph.amp.auto_cast settings, or None
+    # The program ops are captured into while static mode is on (dygraph.static), or None.
+    static_program = None
+    # What `apply` hands every op to instead of running it (auto_cast, static capture), or
+    # None: one attribute read on the eager path decides.
+    intercept = None
 
 
 state = _ThreadState()

@@ -66,6 +66,7 @@ def reshape(x, shape, name=None):
                 raise op_error("reshape", f"shape {target} uses 0 at position {i} but the "
                                f"input has only {len(in_shape)} dims")
             target[i] = in_shape[i]
+    spec = tuple(target)  # -1 stays in the op: a static program reshapes any batch size
     known = 1
     for s in target:
         if s != -1:
@@ -80,7 +81,7 @@ def reshape(x, shape, name=None):
     elif known != x._data.size:
         raise op_error("reshape", f"cannot reshape a tensor of shape {list(in_shape)} "
                        f"({x._data.size} elements) into {target} ({known} elements)")
-    return apply(Reshape(tuple(target)), x)
+    return apply(Reshape(spec), x)
 
 
 def transpose(x, perm, name=None):
@@ -150,7 +151,7 @@ def squeeze(x, axis=None, name=None):
         axes = axis if isinstance(axis, (list, tuple)) else [axis]
         axes = {check_axis(int(a), len(shape), "squeeze") for a in axes}
         target = [s for i, s in enumerate(shape) if not (i in axes and s == 1)]
-    return apply(Reshape(tuple(target)), x)
+    return apply(Reshape(spec), x)
 
 
 def unsqueeze(x, axis, name=None):
@@ -170,7 +171,7 @@ def unsqueeze(x, axis, name=None):
         if not -n <= a < n:
             raise op_error("unsqueeze", f"axis {a} is out of range for a result of {n} dims")
         target.insert(a % n, 1)
-    return apply(Reshape(tuple(target)), x)
+    return apply(Reshape(spec), x)
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
