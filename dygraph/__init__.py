@@ -49,7 +49,7 @@ dtype = type(float32)
 _SUBMODULES = {"nn", "optimizer", "io", "vision", "fluid", "metric", "linalg", "autograd",
                "utils", "dataset", "reader", "framework", "regularizer", "examples",
                "base", "device", "text", "hapi", "callbacks", "distributed",
-               "amp"}
+               "amp", "static"}
 # Names that live in a lazily loaded submodule but are also top-level in Paddle.
 _LAZY_NAMES = {
     "ParamAttr": ("dygraph.nn.param_attr", "ParamAttr"),
@@ -65,6 +65,9 @@ _LAZY_NAMES = {
     "summary": ("dygraph.hapi.summary", "summary"),
     "flops": ("dygraph.hapi.summary", "flops"),
     "DataParallel": ("dygraph.distributed.data_parallel", "DataParallel"),
+    "enable_static": ("dygraph.static.capture", "enable_static"),
+    "disable_static": ("dygraph.static.capture", "disable_static"),
+    "in_dynamic_mode": ("dygraph.static.capture", "in_dynamic_mode"),
 }
 __getattr__ = lazy_attributes("dygraph", globals(), _SUBMODULES, _LAZY_NAMES)
 

@@ -30,6 +30,9 @@ _LAZY_NAMES = {
     "ParamAttr": ("dygraph.fluid.param_attr", "ParamAttr"),
     "PyLayer": ("dygraph.fluid.dygraph.pylayer", "PyLayer"),
     "Layer": ("dygraph.fluid.dygraph.layers", "Layer"),
+    "Executor": ("dygraph.static.executor", "Executor"),
+    "global_scope": ("dygraph.static.executor", "global_scope"),
+    "scope_guard": ("dygraph.static.executor", "scope_guard"),
     # Paddle 1.x has these at the top level too (fluid.save_dygraph), not only under
     # fluid.dygraph.
     "save_dygraph": ("dygraph.fluid.dygraph.checkpoint", "save_dygraph"),

@@ -141,6 +141,12 @@ class _Fluid:
             >>> _, pairs = opt.minimize(loss); w.numpy()
             array([-0.5], dtype=float32)
         """
+        from dygraph.static.program import Variable
+
+        if isinstance(loss, Variable):  # a 1.x static program
+            from dygraph.static.optimize import minimize_static
+
+            return minimize_static(self, loss, parameter_list, no_grad_set)
         if parameter_list is not None:
             chosen = list(parameter_list)
         elif self._adopts_parameters:

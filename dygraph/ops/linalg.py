@@ -163,8 +163,8 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
     kx = xs[-2] if transpose_x and len(xs) >= 2 else xs[-1]
     ky = ys[-1] if transpose_y and len(ys) >= 2 else (ys[-2] if len(ys) >= 2 else ys[0])
     if kx != ky:
-        raise op_error("matmul", f"inner dimensions differ: x has shape {list(xs)}"
-                       f"{' (transposed)' if transpose_x else ''}, y has shape {list(ys)}"
+        raise op_error("matmul", f"inner dimensions differ: x has shape {list(x.shape)}"
+                       f"{' (transposed)' if transpose_x else ''}, y has shape {list(y.shape)}"
                        f"{' (transposed)' if transpose_y else ''} ({kx} vs {ky}); expected "
                        "x[..., k] @ y[k, ...]")
     return apply(MatMul(transpose_x, transpose_y), x, y)

@@ -12,6 +12,7 @@ import numpy as np
 
 from dygraph.autograd import grad_mode
 from dygraph.autograd.function import apply
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import describe, op_error
 from dygraph.ops import reduction as _reduction
 from dygraph.ops import unary as _unary
@@ -216,6 +217,7 @@ def _cross_entropy(x, label, weight, ignore_index, reduction, soft_label, axis, 
     return _composed_soft(logp, label, w, valid, reduction, axis, out_shape)
 
 
+@captured_whole
 def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean",
                   soft_label=False, axis=-1, use_softmax=True, label_smoothing=0.0, name=None):
     """Softmax cross entropy between `input` logits and `label` (Paddle 2.x semantics).
@@ -241,6 +243,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
                           soft_label, axis, use_softmax, label_smoothing, op, False)
 
 
+@captured_whole
 def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100,
                                numeric_stable_mode=True, return_softmax=False, axis=-1,
                                name=None):
@@ -263,6 +266,7 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
     return loss
 
 
+@captured_whole
 def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):
     """Negative log likelihood: -input[label] with classes on axis 1 (input [N, C] or
     [N, C, d1, ...], label [N] or [N, d1, ...]), weighted and reduced like cross_entropy.

@@ -9,6 +9,7 @@ other dims and broadcasts.
 import numpy as np
 
 from dygraph.autograd.function import Op, apply
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
 from dygraph.framework.random import rng
 from dygraph.ops.common import float_operand
@@ -69,6 +70,7 @@ def _keep_mask(x, shape, p):
     return keep if type(x._data) is np.ndarray else xp_of(x._data).asarray(keep)
 
 
+@captured_whole
 def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
     """Zero each element (or each slice along `axis`) with probability p while training.
     mode 'upscale_in_train': kept values are scaled by 1 / (1 - p) and inference is the

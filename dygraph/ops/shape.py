@@ -18,7 +18,10 @@ class Reshape(Op):
 
     def forward(self, xp, x):
         self.in_shape = x.shape
-        return xp.reshape(x, self.shape).copy()
+        shape = self.shape
+        if 0 in shape:  # 0 keeps the input's dim (resolved here, so any batch size fits)
+            shape = tuple(x.shape[i] if s == 0 else s for i, s in enumerate(shape))
+        return xp.reshape(x, shape).copy()
 
     def backward(self, m, g):
         return (m.reshape(g, self.in_shape),)
@@ -60,13 +63,13 @@ def reshape(x, shape, name=None):
     x = as_tensor(x, "reshape")
     target = list(shape_list(shape, "reshape"))
     in_shape = x._data.shape
+    spec = tuple(target)  # 0 and -1 stay in the op: a static program reshapes any batch
     for i, s in enumerate(target):
         if s == 0:
             if i >= len(in_shape):
                 raise op_error("reshape", f"shape {target} uses 0 at position {i} but the "
                                f"input has only {len(in_shape)} dims")
             target[i] = in_shape[i]
-    spec = tuple(target)  # -1 stays in the op: a static program reshapes any batch size
     known = 1
     for s in target:
         if s != -1:
@@ -151,7 +154,18 @@ def squeeze(x, axis=None, name=None):
         axes = axis if isinstance(axis, (list, tuple)) else [axis]
         axes = {check_axis(int(a), len(shape), "squeeze") for a in axes}
         target = [s for i, s in enumerate(shape) if not (i in axes and s == 1)]
-    return apply(Reshape(spec), x)
+    return apply(Reshape(_free_first(target)), x)
+
+
+def _free_first(target):
+    """`target` with its first dim above 1 written -1 (reshape infers it): the op then fits
+    any size there, as a static program's free batch dim needs."""
+    spec = list(target)
+    for i, s in enumerate(spec):
+        if s != 1:
+            spec[i] = -1
+            break
+    return tuple(spec)
 
 
 def unsqueeze(x, axis, name=None):
@@ -171,7 +185,7 @@ def unsqueeze(x, axis, name=None):
         if not -n <= a < n:
             raise op_error("unsqueeze", f"axis {a} is out of range for a result of {n} dims")
         target.insert(a % n, 1)
-    return apply(Reshape(spec), x)
+    return apply(Reshape(_free_first(target)), x)
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
@@ -194,4 +208,5 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
     merged = 1
     for s in shape[start:stop + 1]:
         merged *= s
-    return apply(Reshape(tuple(shape[:start]) + (merged,) + tuple(shape[stop + 1:])), x)
+    return apply(Reshape(_free_first(tuple(shape[:start]) + (merged,) +
+                                     tuple(shape[stop + 1:]))), x)

@@ -312,6 +312,12 @@ class Optimizer(AccumulatorState):
             >>> _, pairs = opt.minimize(loss); w.numpy()
             array([-0.5], dtype=float32)
         """
+        from dygraph.static.program import Variable
+
+        if isinstance(loss, Variable):  # static mode: append backward and update ops
+            from dygraph.static.optimize import minimize_static
+
+            return minimize_static(self, loss, parameters, no_grad_set)
         if self._adopts_parameters:
             self._adopt_new()
         chosen = self._parameter_list if parameters is None else list(parameters)

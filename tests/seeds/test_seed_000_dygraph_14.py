@@ -503,8 +503,6 @@ class TestEvaluation:
 
 
 # -- "Build Compatible Model": the same model under the static-graph Executor -----------------
-@pytest.mark.xfail(strict=True, reason="static-graph mode (fluid.Executor, fluid.layers.data) "
-                   "belongs to a later issue")
 def test_build_compatible_model(small_mnist):
     small_mnist(2 * BATCH_SIZE)
     exe = fluid.Executor(fluid.CPUPlace(

@@ -528,8 +528,6 @@ def test_evaluate_save_and_infer(small_mnist, tmp_path, monkeypatch, capsys):
 
 
 # -- 编写兼容的模型 (the same model under the static-graph Executor) -------------------------
-@pytest.mark.xfail(strict=True, reason="static-graph mode (fluid.Executor, fluid.layers.data) "
-                   "belongs to a later issue")
 def test_build_compatible_model(small_mnist, capsys):
     small_mnist(2 * 64)
     epoch_num = 1

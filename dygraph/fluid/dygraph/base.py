@@ -42,6 +42,10 @@ def guard(place=None):
     if place is not None:
         _place.set_device(place)
     _thread_state.retain_all_grads = True
+    # Dygraph inside, even in a thread that 1.x static code put in static mode.
+    previous_static = _thread_state.static_program, _thread_state.intercept
+    if previous_static[0] is not None:
+        _thread_state.static_program = _thread_state.intercept = None
     try:
         # Fresh layer/parameter numbering per guard, as 1.x: a model rebuilt in a new guard
         # gets the same names, so checkpoints and optimizer state keyed by name load into it.
@@ -49,6 +53,8 @@ def guard(place=None):
             yield
     finally:
         _thread_state.retain_all_grads = previous_retain
+        if previous_static[0] is not None:
+            _thread_state.static_program, _thread_state.intercept = previous_static
         _place._current[0] = previous_place
 
 

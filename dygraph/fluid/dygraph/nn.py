@@ -95,8 +95,8 @@ class FC(Layer):
         k = self._num_flatten_dims
         out = None
         for x, w in zip(inputs, self._weights):
-            lead = x.shape[:k]
-            flat = x if x.ndim == k + 1 else dygraph.reshape(x, lead + [-1])
+            # [0] * k keeps the leading dims whatever they are (a static batch is free).
+            flat = x if x.ndim == k + 1 else dygraph.reshape(x, [0] * k + [-1])
             product = dygraph.matmul(flat, w)
             out = product if out is None else out + product
         if self._b is not None:

@@ -1,0 +1,36 @@
+"""dygraph.static: static graphs (Paddle's paddle.static): build a Program once, run it
+many times with an Executor.
+
+Example:
+    >>> import numpy as np
+    >>> import dygraph
+    >>> dygraph.enable_static()
+    >>> main, startup = Program(), Program()
+    >>> with program_guard(main, startup):
+    ...     x = data('x', [None, 3])
+    ...     y = dygraph.nn.functional.relu(x).sum()
+    >>> dygraph.disable_static()
+    >>> Executor().run(main, feed={'x': -np.ones((2, 3), np.float32)}, fetch_list=[y])
+    [array(0., dtype=float32)]
+"""
+
+from dygraph.framework.place import CPUPlace, CUDAPlace
+from dygraph.hapi.input_spec import InputSpec
+from dygraph.static.backward import append_backward, gradients
+from dygraph.static.capture import disable_static, enable_static, in_dynamic_mode
+from dygraph.static.executor import Executor, Scope, global_scope, scope_guard
+from dygraph.static.program import (
+    Block,
+    Operator,
+    Program,
+    Variable,
+    data,
+    default_main_program,
+    default_startup_program,
+    program_guard,
+)
+
+__all__ = ["Program", "Block", "Variable", "Operator", "program_guard", "data",
+           "default_main_program", "default_startup_program", "Executor", "Scope",
+           "global_scope", "scope_guard", "append_backward", "gradients", "InputSpec",
+           "CPUPlace", "CUDAPlace", "enable_static", "disable_static", "in_dynamic_mode"]

@@ -1,0 +1,175 @@
+"""Gradients in a program, from the eager backward formulas (no second definition).
+
+`append_backward(loss)` walks the forward ops in reverse and appends, for each op that
+leads to the loss, a gradient op holding the forward op itself: at run time it calls that
+op's `backward` with the array namespace, on the values the forward saved in the same run
+(its inputs come through the op's Slots). Gradients of a variable used by several ops are
+summed; gradients of broadcast inputs are summed back to the input's shape, as the eager
+engine does.
+
+Example:
+    >>> import numpy as np
+    >>> import dygraph
+    >>> from dygraph import static
+    >>> dygraph.enable_static()
+    >>> main = static.Program()
+    >>> with static.program_guard(main, static.Program()):
+    ...     x = static.data('x', [None, 2]); x.stop_gradient = False
+    ...     loss = (x * x).sum()
+    ...     (gx,) = gradients([loss], [x])
+    >>> dygraph.disable_static()
+    >>> static.Executor().run(main, feed={'x': np.array([[1., 2.]], np.float32)},
+    ...                       fetch_list=[gx])[0].tolist()
+    [[2.0, 4.0]]
+"""
+
+import numpy as np
+
+from dygraph.autograd.backward_math import array_math
+from dygraph.autograd.engine import _sum_to
+from dygraph.autograd.function import Op
+from dygraph.static.program import Variable, default_main_program
+
+__all__ = ["append_backward", "gradients"]
+
+_MATH = array_math(np)
+
+
+class GradOf(Op):
+    """The gradient op of forward op `fwd`: output gradients in, the wanted input
+    gradients out (`wanted` indices)."""
+
+    differentiable = False
+
+    def __init__(self, fwd, present, wanted):
+        self.fwd, self.present, self.wanted = fwd, present, wanted
+
+    def forward(self, xp, *grads):
+        full = [None] * self.fwd.n_outputs
+        for i, g in zip(self.present, grads):
+            full[i] = g
+        result = self.fwd.backward(_MATH, *full)
+        out = []
+        for i in self.wanted:
+            g = result[i]
+            shape = self.fwd.inputs[i]._data.shape
+            if g is None:
+                g = np.zeros(shape, self.fwd.inputs[i]._data.dtype)
+            elif g.shape != shape:
+                g = _sum_to(_MATH, g, shape)
+            out.append(g)
+        return tuple(out) if len(out) != 1 else out[0]
+
+    def backward(self, m, *grads):
+        raise NotImplementedError("gradients of static gradient ops are not supported yet")
+
+
+class SumGrads(Op):
+    """The sum of the gradient contributions to one variable."""
+
+    differentiable = False
+
+    def forward(self, xp, *parts):
+        total = parts[0].copy()
+        for p in parts[1:]:
+            total += p
+        return total
+
+    def backward(self, m, g):
+        raise NotImplementedError
+
+
+class OnesLike(Op):
+    """d loss / d loss."""
+
+    differentiable = False
+
+    def forward(self, xp, x):
+        return xp.ones_like(x)
+
+    def backward(self, m, g):
+        raise NotImplementedError
+
+
+def _grad_var(block, var, name):
+    return block.create_var(name, var.static_shape, var._data.dtype, stop_gradient=True,
+                            stand_ins=(var._data, var._alt))
+
+
+def _backward(block, targets, target_grads, no_grad):
+    """Append gradient ops for `targets`; returns {var name: gradient var name}."""
+    pending = {}  # var name -> gradient contributions (names)
+    for t, g in zip(targets, target_grads):
+        if g is None:
+            g = _grad_var(block, t, f"{t.name}@GRAD")
+            block.append_op(OnesLike(), [t.name], [g.name], role="backward")
+        pending.setdefault(t.name, []).append(g.name)
+    done = {}
+
+    def total(name):
+        parts = pending.get(name)
+        if not parts:
+            return None
+        if len(parts) > 1:
+            var = _grad_var(block, block.vars[name], f"{name}@GRAD@SUM{len(block.ops)}")
+            block.append_op(SumGrads(), parts, [var.name], role="backward")
+            parts[:] = [var.name]
+        return parts[0]
+
+    forward_ops = [o for o in block.ops if o.role == "forward"]
+    for o in reversed(forward_ops):
+        present = [i for i, n in enumerate(o.outputs) if n in pending]
+        if not present or not getattr(o.op, "differentiable", True):
+            continue
+        grads = [total(o.outputs[i]) for i in present]
+        edges = getattr(o.op, "edges", ())
+        wanted = [i for i, n in enumerate(o.inputs)
+                  if i < len(edges) and edges[i] is not None and n not in no_grad]
+        if not wanted:
+            continue
+        outs = []
+        for i in wanted:
+            var = block.vars[o.inputs[i]]
+            g = _grad_var(block, var, f"{var.name}@GRAD@{len(block.ops)}_{i}")
+            outs.append(g.name)
+            pending.setdefault(var.name, []).append(g.name)
+        block.append_op(GradOf(o.op, present, wanted), grads, outs, role="backward")
+    for name in list(pending):
+        done[name] = total(name)
+    return done
+
+
+def _names(items):
+    return {v if isinstance(v, str) else v.name for v in items or ()}
+
+
+def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
+                    checkpoints=None):
+    """Append the gradient ops of `loss` to its program; returns [(parameter, gradient)]
+    for the trainable parameters (or those in `parameter_list`)."""
+    if not isinstance(loss, Variable):
+        raise TypeError(f"append_backward: loss must be a static Variable, got "
+                        f"{type(loss).__name__}")
+    block = loss.block
+    grads = _backward(block, [loss], [None], _names(no_grad_set))
+    wanted = _names(parameter_list) if parameter_list is not None else None
+    pairs = []
+    for var in block.all_parameters():
+        if var._sg or (wanted is not None and var.name not in wanted):
+            continue
+        g = grads.get(var.name)
+        if g is not None:
+            pairs.append((var, block.vars[g]))
+    return pairs
+
+
+def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
+    """Gradient variables of sum(targets) with respect to each of `inputs` (None where an
+    input does not lead to the targets)."""
+    targets = targets if isinstance(targets, (list, tuple)) else [targets]
+    inputs = inputs if isinstance(inputs, (list, tuple)) else [inputs]
+    block = targets[0].block if isinstance(targets[0], Variable) else \
+        default_main_program().global_block()
+    target_gradients = target_gradients or [None] * len(targets)
+    grads = _backward(block, targets, target_gradients, _names(no_grad_set))
+    return [block.vars[grads[v.name]] if grads.get(v.name) else None for v in inputs]

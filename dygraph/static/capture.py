@@ -1,0 +1,157 @@
+"""Static capture: the third behaviour of `apply` (beside eager and create_graph recording).
+
+While static mode is on, `apply` hands each op here. An op with a static Variable among its
+inputs is appended to the current program: its output shapes and dtypes come from running
+its own forward on small stand-in arrays twice, with the free (-1) dimensions at two
+different sizes; an output dimension that differs between the runs is free. A wrapper or
+layer that baked a stand-in size into an op attribute fails the second run, loudly, at the
+user's line. Parameters (eager Parameter objects) become persistable variables of the
+program, whose start values the startup program assigns; other eager tensors become
+constants. An op without Variable inputs runs eagerly as usual.
+
+Example:
+    >>> import dygraph
+    >>> from dygraph import static
+    >>> dygraph.enable_static()
+    >>> with static.program_guard(static.Program(), static.Program()):
+    ...     x = static.data('x', [None, 4])
+    ...     y = dygraph.nn.Linear(4, 2)(x)
+    >>> dygraph.disable_static()
+    >>> y.shape
+    (-1, 2)
+"""
+
+import numpy as np
+
+from dygraph.autograd import grad_mode
+from dygraph.autograd.function import _FORWARD_ERRORS, Op, apply
+from dygraph.framework.errors import forward_error
+from dygraph.framework.parameter import Parameter
+from dygraph.static.program import Variable, default_startup_program
+
+__all__ = ["capture", "enable_static", "disable_static", "in_dynamic_mode", "Slot",
+           "Constant"]
+
+
+class Slot:
+    """Stands where an op's input Tensor stood: the Executor puts each run's array in
+    `_data`, so the op's own backward reads the values of that run."""
+
+    __slots__ = ("_data", "_version", "_sg")
+
+    def __init__(self, stop_gradient):
+        self._data, self._version, self._sg = None, [0], stop_gradient
+
+
+class Constant(Op):
+    """Produces a fixed array: parameter start values in the startup program, eager
+    tensors used by a static program."""
+
+    differentiable = False
+
+    def __init__(self, value):
+        self.value = value
+
+    def forward(self, xp, *unused):
+        return self.value.copy()
+
+    def backward(self, m, *grads):
+        return ()
+
+
+def _register(block, tensor):
+    """The program variable standing for an eager Tensor input."""
+    program = block.program
+    if isinstance(tensor, Parameter):
+        name = tensor.name
+        if name not in block.vars:
+            var = block.create_var(name, tensor._data.shape, tensor._data.dtype,
+                                   persistable=True, stop_gradient=tensor._sg,
+                                   stand_ins=(tensor._data, tensor._data))
+            var.is_parameter = True
+            program.parameters[name] = tensor
+            startup = default_startup_program().global_block()
+            if name not in startup.vars:
+                startup.create_var(name, tensor._data.shape, tensor._data.dtype, True, True,
+                                   (tensor._data, tensor._data))
+                startup.append_op(Constant(np.array(tensor._data, copy=True)), [], [name],
+                                  role="init")
+        return name
+    var = block.create_var(None, tensor._data.shape, tensor._data.dtype, stop_gradient=True,
+                           stand_ins=(tensor._data, tensor._data))
+    block.append_op(Constant(np.array(tensor._data, copy=True)), [], [var.name], role="const")
+    return var.name
+
+
+def _run_probe(op, arrays, inputs):
+    try:
+        outs = op.forward(np, *arrays)
+    except _FORWARD_ERRORS as exc:
+        raise forward_error(op.name, inputs, exc) from None
+    return outs if type(outs) is tuple else (outs,)
+
+
+def capture(op, inputs):
+    """`apply` in static mode (see the module docstring)."""
+    state = grad_mode.state
+    if not any(isinstance(t, Variable) for t in inputs):
+        state.intercept = None  # no program value involved: an ordinary eager op
+        try:
+            return apply(op, *inputs)
+        finally:
+            state.intercept = capture
+    block = state.static_program.global_block()
+    names = [t.name if isinstance(t, Variable) else _register(block, t) for t in inputs]
+    first = _run_probe(op, [t._data for t in inputs], inputs)
+    second = _run_probe(op, [t._alt if isinstance(t, Variable) else t._data for t in inputs],
+                        inputs)
+    needs_grad = [not t._sg for t in inputs]
+    stop = not (op.differentiable and any(needs_grad))
+    outputs = []
+    for a, b in zip(first, second):
+        if a.ndim != b.ndim:
+            raise ValueError(f"{op.name}: the output's rank depends on the batch size "
+                             f"({a.shape} vs {b.shape}); such an op cannot be in a static "
+                             "program")
+        shape = tuple(d if d == e else -1 for d, e in zip(a.shape, b.shape))
+        outputs.append(block.create_var(None, shape, a.dtype,
+                                        stop_gradient=stop or a.dtype.kind not in "fc",
+                                        stand_ins=(a, b)))
+    # The op's backward reads its inputs through these slots (filled at run time) and
+    # knows from `edges` which gradients are wanted.
+    op.inputs = tuple(Slot(t._sg) for t in inputs)
+    op.versions = (0,) * len(inputs)
+    op.edges = tuple(True if need else None for need in needs_grad)
+    op.n_outputs = len(outputs)
+    block.append_op(op, names, [v.name for v in outputs])
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def enable_static():
+    """Switch this thread to static mode: ops on program Variables are recorded into the
+    default main program (or the one of program_guard) instead of running.
+
+    Example:
+        >>> enable_static(); in_dynamic_mode()
+        False
+        >>> disable_static(); in_dynamic_mode()
+        True
+    """
+    from dygraph.static.program import default_main_program
+
+    state = grad_mode.state
+    state.static_program = default_main_program()
+    state.intercept = capture
+
+
+def disable_static(place=None):
+    """Back to dynamic (eager) mode in this thread."""
+    state = grad_mode.state
+    state.static_program = None
+    if state.intercept is capture:
+        state.intercept = None
+
+
+def in_dynamic_mode():
+    """True unless static mode is on in this thread."""
+    return grad_mode.state.static_program is None

@@ -1,0 +1,83 @@
+"""EagerCall: one op of a static program that runs a whole function eagerly (see
+dygraph.autograd.whole_call).
+
+Example:
+    >>> import numpy as np
+    >>> import dygraph
+    >>> import dygraph.nn.functional as F
+    >>> from dygraph import static
+    >>> dygraph.enable_static()
+    >>> main = static.Program()
+    >>> with static.program_guard(main, static.Program()):
+    ...     logits = static.data('logits', [None, 3])
+    ...     label = static.data('label', [None, 1], 'int64')
+    ...     loss = F.cross_entropy(logits, label)
+    >>> dygraph.disable_static()
+    >>> feed = {'logits': np.zeros((2, 3), np.float32), 'label': np.array([[0], [2]])}
+    >>> round(float(static.Executor().run(main, feed=feed, fetch_list=[loss])[0]), 4)
+    1.0986
+"""
+
+import inspect
+
+from dygraph.autograd.function import Op, apply
+from dygraph.autograd.grad_mode import enable_grad
+from dygraph.static.program import Variable
+from dygraph.tensor import Tensor, _new_tensor
+
+__all__ = ["EagerCall", "capture_call"]
+
+
+class EagerCall(Op):
+    """Runs `fn` on Tensors made from the input arrays; backward through eager autograd.
+
+    `kwargs` holds every argument by name (the Tensor ones are filled in per run), so a
+    program clone for testing can switch `training` off."""
+
+    def __init__(self, fn, kwargs, names, stops):
+        self.fn, self.kwargs = fn, kwargs
+        self.names, self.stops = names, stops  # the Tensor arguments and their stop_gradient
+
+    def forward(self, xp, *arrays):
+        kwargs = dict(self.kwargs)
+        tensors = []
+        for name, array, stop in zip(self.names, arrays, self.stops):
+            t = _new_tensor(array, None, 0, stop)
+            kwargs[name] = t
+            tensors.append(t)
+        with enable_grad():
+            out = self.fn(**kwargs)
+        self.tensors = tensors
+        self.outs = out if isinstance(out, tuple) else (out,)
+        arrays_out = tuple(o._data for o in self.outs)
+        return arrays_out if len(arrays_out) > 1 else arrays_out[0]
+
+    def backward(self, m, *grads):
+        from dygraph.autograd.engine import grad
+
+        wanted = [t for t in self.tensors if not t._sg]
+        pairs = [(o, g) for o, g in zip(self.outs, grads) if g is not None and not o._sg]
+        if not wanted or not pairs:
+            return (None,) * len(self.tensors)
+        result = iter(grad([o for o, _ in pairs], wanted,
+                           [_new_tensor(g, None, 0, True) for _, g in pairs],
+                           allow_unused=True))
+        out = []
+        for t in self.tensors:
+            g = next(result) if not t._sg else None
+            out.append(None if g is None else g._data)
+        return tuple(out)
+
+
+def capture_call(fn, args, kwargs):
+    """Record fn(*args, **kwargs) as one EagerCall op when a static Variable is among the
+    arguments; NotImplemented otherwise (the call then runs as usual)."""
+    bound = inspect.signature(fn).bind(*args, **kwargs)
+    values = dict(bound.arguments)
+    names = [k for k, v in values.items() if isinstance(v, Tensor)]
+    if not any(isinstance(values[k], Variable) for k in names):
+        return NotImplemented
+    stops = [values[k]._sg for k in names]
+    template = {k: (None if k in names else v) for k, v in values.items()}
+    op = EagerCall(fn, template, names, stops)
+    return apply(op, *[values[k] for k in names])

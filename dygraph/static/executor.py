@@ -1,0 +1,209 @@
+"""The Executor: runs a Program on NumPy arrays, planned once per (program version, feed
+names, fetch names).
+
+Planning keeps only the ops a fetch or a persistable update needs, and notes after which
+step each intermediate array is last read, so the run frees it there. A run is then a flat
+loop of prepared calls on raw arrays: no Tensor objects and no autograd bookkeeping, which
+is where static mode saves the per-op cost of eager execution.
+
+Example:
+    >>> import numpy as np
+    >>> import dygraph
+    >>> from dygraph import static
+    >>> dygraph.enable_static()
+    >>> main, startup = static.Program(), static.Program()
+    >>> with static.program_guard(main, startup):
+    ...     x = static.data('x', [None, 2])
+    ...     y = x * 2.0 + 1.0
+    >>> dygraph.disable_static()
+    >>> exe = Executor()
+    >>> exe.run(main, feed={'x': np.ones((3, 2), np.float32)}, fetch_list=[y])[0].tolist()
+    [[3.0, 3.0], [3.0, 3.0], [3.0, 3.0]]
+"""
+
+import contextlib
+
+import numpy as np
+
+from dygraph.autograd.function import _FORWARD_ERRORS
+from dygraph.framework.errors import op_error
+from dygraph.static.program import Variable, default_main_program
+
+__all__ = ["Executor", "Scope", "global_scope", "scope_guard"]
+
+
+class _TensorView:
+    """What scope.find_var(name).get_tensor() returns: the array, with Paddle's accessors."""
+
+    def __init__(self, scope, name):
+        self._scope, self._name = scope, name
+
+    def get_tensor(self):
+        return self
+
+    def __array__(self, dtype=None, copy=None):
+        value = self._scope.vars[self._name]
+        return value if dtype is None else value.astype(dtype)
+
+    def set(self, value, place=None):
+        self._scope.vars[self._name] = np.array(value, copy=True)
+
+    def shape(self):
+        return list(self._scope.vars[self._name].shape)
+
+
+class Scope:
+    """Name -> array store of the persistable values (parameters, optimizer state)."""
+
+    def __init__(self):
+        self.vars = {}
+
+    def find_var(self, name):
+        """A handle on variable `name`, or None."""
+        return _TensorView(self, name) if name in self.vars else None
+
+    def var(self, name):
+        self.vars.setdefault(name, None)
+        return _TensorView(self, name)
+
+
+_scopes = [Scope()]
+
+
+def global_scope():
+    """The scope runs use by default.
+
+    Example:
+        >>> isinstance(global_scope(), Scope)
+        True
+    """
+    return _scopes[-1]
+
+
+@contextlib.contextmanager
+def scope_guard(scope):
+    """Use `scope` as the global scope inside the block."""
+    _scopes.append(scope)
+    try:
+        yield
+    finally:
+        _scopes.pop()
+
+
+class _Plan:
+    """The prepared steps of one (program version, feeds, fetches)."""
+
+    def __init__(self, program, feed_names, fetch_names):
+        block = program.global_block()
+        for name in fetch_names:
+            if name not in block.vars:
+                raise ValueError(f"Executor.run: fetch {name!r} is not a variable of the "
+                                 "program")
+        needed = set(fetch_names)
+        chosen = []
+        for o in reversed(block.ops):
+            # Updates of persistable state (optimizer steps, initialisation) always run.
+            if o.role in ("optimize", "init") or set(o.outputs) & needed:
+                chosen.append(o)
+                needed |= set(o.inputs)
+        chosen.reverse()
+        self.ops = chosen
+        self.feeds = {n: block.vars[n] for n in needed if n in block.vars and
+                      getattr(block.vars[n], "is_feed", False)}
+        missing = [n for n in self.feeds if n not in feed_names]
+        if missing:
+            raise ValueError(f"Executor.run: the program needs feed {missing[0]!r} "
+                             f"(shape {list(self.feeds[missing[0]].static_shape)}), which "
+                             f"the feed dict lacks (it has {sorted(feed_names)})")
+        written = {n for o in chosen for n in o.outputs}
+        self.persistable = {n for n in needed | written
+                            if n in block.vars and block.vars[n].persistable}
+        # Free each intermediate after its last reader (fetched and persistable values stay).
+        last = {}
+        for i, o in enumerate(self.ops):
+            for n in o.inputs:
+                last[n] = i
+        keep = set(fetch_names) | self.persistable
+        self.free_after = [[n for n in set(o.inputs) if last.get(n) == i and n not in keep]
+                           for i, o in enumerate(self.ops)]
+        self.fetch_names = fetch_names
+
+    def check_feed(self, name, value):
+        var = self.feeds.get(name)
+        array = np.asarray(value)
+        if var is None:
+            return array
+        if array.dtype != var._data.dtype:
+            raise TypeError(f"Executor.run: feed {name!r} has dtype {array.dtype.name} but "
+                            f"the variable was declared {var._data.dtype.name}")
+        shape = var.static_shape
+        if array.ndim != len(shape) or any(d != -1 and d != s for d, s in
+                                            zip(shape, array.shape)):
+            raise ValueError(f"Executor.run: feed {name!r} has shape {list(array.shape)} but "
+                             f"the variable was declared {list(shape)} (-1: any size)")
+        return array
+
+    def run(self, scope, feed):
+        env = dict(scope.vars)
+        for name, value in feed.items():
+            env[name] = self.check_feed(name, value)
+        for o, dead in zip(self.ops, self.free_after):
+            try:
+                arrays = [env[n] for n in o.inputs]
+            except KeyError as exc:
+                raise RuntimeError(f"Executor.run: {o.type} needs {exc.args[0]!r}, which has "
+                                   "no value (run the startup program first?)") from None
+            op = o.op
+            slots = getattr(op, "inputs", None)
+            if type(slots) is tuple:
+                for slot, a in zip(slots, arrays):
+                    slot._data = a
+            try:
+                outs = op.forward(np, *arrays)
+            except _FORWARD_ERRORS as exc:
+                raise op_error(o.type, f"{exc} (at run time; inputs "
+                               f"{[list(np.shape(a)) for a in arrays]})", type(exc)) from None
+            if type(outs) is not tuple:
+                outs = (outs,)
+            if getattr(op, "save_output", False):
+                op.out_data = outs
+            for name, value in zip(o.outputs, outs):
+                env[name] = value
+            for name in dead:
+                env.pop(name, None)
+        for name in self.persistable:
+            if name in env:
+                scope.vars[name] = env[name]
+        return [np.array(env[n], copy=True) for n in self.fetch_names]
+
+
+class Executor:
+    """Runs programs (Paddle's Executor); `place` is accepted for compatibility (CPU)."""
+
+    def __init__(self, place=None):
+        self.place = place
+        self._plans = {}
+
+    def run(self, program=None, feed=None, fetch_list=None, return_numpy=True, scope=None,
+            feed_var_name="feed", fetch_var_name="fetch", use_program_cache=True):
+        """Run `program` (default main) with `feed` ({name: array}) and return the values
+        of `fetch_list` (Variables or names, parameters included) as NumPy arrays."""
+        program = program if program is not None else default_main_program()
+        scope = scope if scope is not None else global_scope()
+        feed = dict(feed or {})
+        fetch_names = tuple(f.name if isinstance(f, Variable) or hasattr(f, "name") and
+                            not isinstance(f, str) else str(f) for f in (fetch_list or []))
+        key = (id(program), program._version, tuple(sorted(feed)), fetch_names)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = _Plan(program, set(feed), list(fetch_names))
+        results = plan.run(scope, feed)
+        if return_numpy:
+            return [np.asarray(r) for r in results]
+        from dygraph.tensor import to_tensor
+
+        return [to_tensor(r) for r in results]
+
+    def close(self):
+        """Release the cached plans."""
+        self._plans.clear()

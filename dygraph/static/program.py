@@ -1,0 +1,279 @@
+"""Programs: what static mode records instead of computing.
+
+A Program holds Blocks (block 0 is the global block); a Block holds Variables (name,
+shape with -1 for a free dimension, dtype, persistable, stop_gradient) and Operators. An
+Operator keeps the very Op instance that eager mode runs (its attributes live on the
+instance), so a program has no op library of its own: the Executor calls the same forward,
+and the gradient ops call the same backward.
+
+Example:
+    >>> import dygraph
+    >>> dygraph.enable_static()
+    >>> main = Program()
+    >>> with program_guard(main, Program()):
+    ...     x = data('x', [None, 3])
+    ...     y = dygraph.nn.functional.relu(x)
+    >>> dygraph.disable_static()
+    >>> x.shape, y.shape, main.global_block().ops[0].type
+    ((-1, 3), (-1, 3), 'relu')
+"""
+
+import contextlib
+import itertools
+
+import numpy as np
+
+from dygraph.autograd import grad_mode
+from dygraph.framework import dtype as _dt
+from dygraph.tensor import Tensor, _init_from
+
+__all__ = ["Program", "Block", "Variable", "Operator", "program_guard",
+           "default_main_program", "default_startup_program", "data"]
+
+# The stand-in sizes a free (-1) dimension takes while shapes are inferred: an op runs on
+# both, and an output dimension that differs between the two runs is free too.
+PROBES = (3, 5)
+_names = itertools.count()
+
+
+class Variable(Tensor):
+    """A value of a program: known shape (-1 where free) and dtype, no data.
+
+    `_data` and `_alt` hold small stand-in arrays (free dims of PROBES[0] and PROBES[1]
+    elements) so that op wrappers and layer code, which read shapes and dtypes, run
+    unchanged while a program is built.
+    """
+
+    __slots__ = ("block", "static_shape", "_alt", "is_parameter", "__dict__")
+
+    def __init__(self, block, name, shape, dtype, persistable=False, stop_gradient=False,
+                 stand_ins=None):
+        dtype = np.dtype(dtype)
+        if stand_ins is None:
+            stand_ins = tuple(np.zeros([p if d == -1 else d for d in shape], dtype)
+                              for p in PROBES)
+        _init_from(self, stand_ins[0], None, 0, stop_gradient)
+        self._alt = stand_ins[1]
+        self._name = name
+        self.persistable = persistable
+        self.block = block
+        self.static_shape = tuple(int(d) for d in shape)
+        self.is_parameter = False
+
+    @property
+    def shape(self):
+        return self.static_shape
+
+    def __repr__(self):
+        kind = "persistable " if self.persistable else ""
+        return (f"{kind}var {self._name} : shape {list(self.static_shape)}, "
+                f"dtype {self._data.dtype.name}, stop_gradient {self._sg}")
+
+    __str__ = __repr__
+
+    def numpy(self):
+        raise RuntimeError(f"{self._name} is a static Variable: it has no value until an "
+                           "Executor runs its program (fetch it with exe.run(fetch_list=...))")
+
+
+class Operator:
+    """One op of a block: `op` (the Op instance), input and output variable names."""
+
+    __slots__ = ("op", "type", "inputs", "outputs", "attrs", "role")
+
+    def __init__(self, op, inputs, outputs, role="forward"):
+        self.op, self.type = op, type(op).__name__.lower()
+        self.inputs, self.outputs = list(inputs), list(outputs)
+        self.attrs = {k: v for k, v in vars(op).items() if not k.startswith("_")} \
+            if hasattr(op, "__dict__") else {}
+        self.role = role  # forward, backward, optimize, init
+
+    def __repr__(self):
+        return f"{{{', '.join(self.outputs)}}} = {self.type}({', '.join(self.inputs)})"
+
+
+class Block:
+    """Variables and ops in program order."""
+
+    def __init__(self, program, idx):
+        self.program, self.idx = program, idx
+        self.vars, self.ops = {}, []
+
+    def var(self, name):
+        """The variable called `name` (KeyError naming it otherwise)."""
+        try:
+            return self.vars[name]
+        except KeyError:
+            raise KeyError(f"block {self.idx} has no variable {name!r}") from None
+
+    def has_var(self, name):
+        return name in self.vars
+
+    def create_var(self, name=None, shape=(), dtype="float32", persistable=False,
+                   stop_gradient=False, stand_ins=None):
+        name = name or f"tmp_{next(_names)}"
+        var = Variable(self, name, shape, dtype, persistable, stop_gradient, stand_ins)
+        self.vars[name] = var
+        return var
+
+    def append_op(self, op, inputs, outputs, role="forward"):
+        operator = Operator(op, inputs, outputs, role)
+        self.ops.append(operator)
+        self.program._bump()
+        return operator
+
+    def all_parameters(self):
+        return [v for v in self.vars.values() if v.is_parameter]
+
+    def __repr__(self):
+        lines = [f"block {self.idx} {{"]
+        for v in self.vars.values():
+            lines.append(f"  {v!r}")
+        for o in self.ops:
+            shapes = ", ".join(f"{n}{list(self.vars[n].static_shape)}" for n in o.outputs
+                               if n in self.vars)
+            lines.append(f"  {o!r}  # {o.role}; {shapes}")
+        return "\n".join(lines + ["}"])
+
+
+class Program:
+    """A list of blocks; block 0 is global. `random_seed` seeds parameter initialisation
+    when set (parameters are drawn from dygraph's generator as layers build them)."""
+
+    def __init__(self):
+        self.blocks = [Block(self, 0)]
+        self._version = 0
+        self._seed = 0
+        self.parameters = {}  # name -> the eager Parameter whose value it starts from
+
+    def _bump(self):
+        self._version += 1
+
+    @property
+    def random_seed(self):
+        return self._seed
+
+    @random_seed.setter
+    def random_seed(self, seed):
+        from dygraph.framework.random import seed as set_seed
+
+        self._seed = int(seed)
+        set_seed(self._seed)
+
+    @property
+    def num_blocks(self):
+        return len(self.blocks)
+
+    def global_block(self):
+        """Block 0."""
+        return self.blocks[0]
+
+    def current_block(self):
+        return self.blocks[-1]
+
+    def list_vars(self):
+        """Every variable of every block."""
+        return [v for b in self.blocks for v in b.vars.values()]
+
+    def all_parameters(self):
+        """The parameter variables."""
+        return self.global_block().all_parameters()
+
+    def clone(self, for_test=False):
+        """A copy; `for_test` drops backward and optimizer ops and runs dropout and batch
+        norm in inference mode (ops with a `training` attribute get False)."""
+        import copy
+
+        new = Program()
+        new._seed, new.parameters = self._seed, dict(self.parameters)
+        src, dst = self.global_block(), new.global_block()
+        for name, var in src.vars.items():
+            clone = Variable(dst, name, var.static_shape, var._data.dtype, var.persistable,
+                             var._sg, (var._data, var._alt))
+            clone.is_parameter = var.is_parameter
+            dst.vars[name] = clone
+        for o in src.ops:
+            if for_test and o.role in ("backward", "optimize"):
+                continue
+            op = copy.copy(o.op)
+            if for_test and hasattr(op, "training"):
+                op.training = False
+            if for_test and "training" in (getattr(op, "kwargs", None) or {}):
+                op.kwargs = {**op.kwargs, "training": False}  # a whole-function op
+            dst.ops.append(Operator(op, o.inputs, o.outputs, o.role))
+        if for_test:
+            used = {n for o in dst.ops for n in o.inputs + o.outputs}
+            dst.vars = {k: v for k, v in dst.vars.items() if k in used or v.persistable}
+        return new
+
+    def __repr__(self):
+        return "\n".join(repr(b) for b in self.blocks)
+
+    __str__ = __repr__
+
+
+_default = {"main": Program(), "startup": Program()}
+
+
+def default_main_program():
+    """The program static-mode ops go to outside program_guard.
+
+    Example:
+        >>> isinstance(default_main_program(), Program)
+        True
+    """
+    return _default["main"]
+
+
+def default_startup_program():
+    """The program that initialises the parameters of the default main program.
+
+    Example:
+        >>> isinstance(default_startup_program(), Program)
+        True
+    """
+    return _default["startup"]
+
+
+@contextlib.contextmanager
+def program_guard(main_program, startup_program=None):
+    """Build into `main_program` (and `startup_program`) inside the block."""
+    if not isinstance(main_program, Program):
+        raise TypeError(f"program_guard: main_program must be a Program, got "
+                        f"{type(main_program).__name__}")
+    previous = dict(_default)
+    _default["main"] = main_program
+    if startup_program is not None:
+        _default["startup"] = startup_program
+    state = grad_mode.state
+    was = state.static_program
+    if was is not None:
+        state.static_program = main_program
+    try:
+        yield
+    finally:
+        _default.update(previous)
+        if was is not None:
+            state.static_program = was
+
+
+def data(name, shape, dtype="float32", lod_level=0):
+    """An input of the program, fed by name at run time; None or -1 marks a free dim.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.enable_static()
+        >>> with program_guard(Program(), Program()):
+        ...     data('img', [None, 1, 28, 28]).shape
+        (-1, 1, 28, 28)
+        >>> dygraph.disable_static()
+    """
+    if grad_mode.state.static_program is None:
+        raise RuntimeError("static.data: static mode is off; call dygraph.enable_static() "
+                           "first (or use fluid.layers.data outside fluid.dygraph.guard())")
+    shape = [-1 if d is None else int(d) for d in shape]
+    block = default_main_program().global_block()
+    var = block.create_var(name, shape, _dt.convert_dtype(dtype).np_dtype,
+                           stop_gradient=True)
+    var.is_feed = True
+    return var

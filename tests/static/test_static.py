@@ -1,0 +1,151 @@
+"""Static programs: the same model code as eager, run by the Executor, with the same
+numbers; shapes known at build time; clear errors."""
+
+import numpy as np
+import pytest
+
+import dygraph
+import dygraph.nn.functional as F
+from dygraph import static
+from dygraph.utils import unique_name
+from dygraph.vision.models import MNISTNet
+
+
+@pytest.fixture(autouse=True)
+def _dynamic_after():
+    yield
+    dygraph.disable_static()
+
+
+def _batches(steps, batch=16, seed=0):
+    rng = np.random.default_rng(seed)
+    return [(rng.standard_normal((batch, 1, 28, 28)).astype(np.float32),
+             rng.integers(0, 10, (batch, 1)).astype(np.int64)) for _ in range(steps)]
+
+
+def _optimizer(kind, params):
+    if kind == "sgd":
+        return dygraph.optimizer.SGD(0.05, parameters=params)
+    return dygraph.optimizer.Adam(1e-3, parameters=params)
+
+
+@pytest.mark.parametrize("kind", ["sgd", "adam"])
+def test_mnist_static_matches_eager_for_ten_steps(kind):
+    data = _batches(10)
+    dygraph.seed(1)
+    with unique_name.guard():
+        eager_net = MNISTNet()
+    start = {k: v.numpy().copy() for k, v in eager_net.state_dict().items()}
+    opt = _optimizer(kind, eager_net.parameters())
+    eager_losses = []
+    for x, y in data:
+        loss = F.cross_entropy(eager_net(dygraph.to_tensor(x)), dygraph.to_tensor(y))
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        eager_losses.append(float(loss))
+
+    dygraph.enable_static()
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        with unique_name.guard():
+            net = MNISTNet()
+        net.set_state_dict(start)  # the same initial values
+        img = static.data("img", [None, 1, 28, 28])
+        label = static.data("label", [None, 1], "int64")
+        loss = F.cross_entropy(net(img), label)
+        _optimizer(kind, net.parameters()).minimize(loss)
+    exe = static.Executor()
+    scope = static.Scope()
+    exe.run(startup, scope=scope)
+    static_losses = [float(exe.run(main, feed={"img": x, "label": y}, fetch_list=[loss],
+                                   scope=scope)[0]) for x, y in data]
+    np.testing.assert_allclose(static_losses, eager_losses, rtol=1e-5, atol=1e-6)
+    for p_eager, p in zip(eager_net.parameters(), net.parameters()):
+        np.testing.assert_allclose(scope.find_var(p.name).get_tensor(), p_eager.numpy(),
+                                   rtol=1e-5, atol=1e-6)
+
+
+def test_shapes_are_known_at_build_time_and_any_batch_runs():
+    dygraph.enable_static()
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [None, 1, 28, 28])
+        net = MNISTNet()
+        out = net(x)
+    assert x.shape == (-1, 1, 28, 28) and out.shape == (-1, 10)
+    exe = static.Executor()
+    exe.run(startup)
+    for batch in (1, 7):
+        feed = np.random.default_rng(batch).standard_normal((batch, 1, 28, 28))
+        got = exe.run(main, feed={"x": feed.astype(np.float32)}, fetch_list=[out])[0]
+        dygraph.disable_static()
+        net.eval()
+        expected = net(dygraph.to_tensor(feed.astype(np.float32))).numpy()
+        dygraph.enable_static()
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    text = str(main)
+    assert "conv" in text and "[-1, 10]" in text
+
+
+def test_bad_programs_fail_while_built_at_the_users_line():
+    dygraph.enable_static()
+    with static.program_guard(static.Program(), static.Program()):
+        x = static.data("x", [None, 800])
+        w = dygraph.ones([500, 10])
+        with pytest.raises(ValueError, match=r"matmul: .*-1, 800.*\[500, 10\].*test_static"):
+            dygraph.matmul(x, w)
+
+
+def test_feed_errors_name_the_variable():
+    dygraph.enable_static()
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        x = static.data("x", [None, 3])
+        y = x * 2.0
+    exe = static.Executor()
+    with pytest.raises(ValueError, match="needs feed 'x'"):
+        exe.run(main, feed={}, fetch_list=[y])
+    with pytest.raises(TypeError, match="feed 'x' has dtype float64"):
+        exe.run(main, feed={"x": np.ones((2, 3))}, fetch_list=[y])
+    with pytest.raises(ValueError, match=r"feed 'x' has shape \[2, 4\]"):
+        exe.run(main, feed={"x": np.ones((2, 4), np.float32)}, fetch_list=[y])
+    with pytest.raises(RuntimeError, match="no value until an Executor runs"):
+        y.numpy()
+
+
+def test_clone_for_test_matches_eval_mode():
+    dygraph.enable_static()
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [None, 6])
+        net = dygraph.nn.Sequential(dygraph.nn.Linear(6, 6), dygraph.nn.Dropout(0.5),
+                                    dygraph.nn.Linear(6, 2))
+        out = net(x)
+        loss = out.mean()
+        dygraph.optimizer.SGD(0.1, parameters=net.parameters()).minimize(loss)
+    test_program = main.clone(for_test=True)
+    assert all(o.role not in ("backward", "optimize") for o in test_program.global_block().ops)
+    exe = static.Executor()
+    exe.run(startup)
+    feed = np.random.default_rng(0).standard_normal((4, 6)).astype(np.float32)
+    got = exe.run(test_program, feed={"x": feed}, fetch_list=[out])[0]
+    dygraph.disable_static()
+    net.eval()
+    np.testing.assert_allclose(got, net(dygraph.to_tensor(feed)).numpy(), rtol=1e-6)
+
+
+def test_gradients_match_eager():
+    dygraph.enable_static()
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        x = static.data("x", [None, 3])
+        x.stop_gradient = False
+        y = (dygraph.tanh(x) * x).sum()
+        (gx,) = static.gradients([y], [x])
+    feed = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
+    got = static.Executor().run(main, feed={"x": feed}, fetch_list=[gx])[0]
+    dygraph.disable_static()
+    t = dygraph.to_tensor(feed, stop_gradient=False)
+    (dygraph.tanh(t) * t).sum().backward()
+    np.testing.assert_allclose(got, t.grad.numpy(), rtol=1e-6)
