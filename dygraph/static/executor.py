@@ -127,6 +127,15 @@ class _Plan:
         self.free_after = [[n for n in set(o.inputs) if last.get(n) == i and n not in keep]
                            for i, o in enumerate(self.ops)]
         self.fetch_names = fetch_names
+        # The flat loop's steps: bound forward, input and output names, the op's input
+        # slots (its backward reads them), whether it keeps its outputs, what dies after.
+        self.steps = []
+        for o, dead in zip(self.ops, self.free_after):
+            slots = getattr(o.op, "inputs", None)
+            self.steps.append((o.op.forward, tuple(o.inputs), tuple(o.outputs),
+                               slots if type(slots) is tuple else None,
+                               o.op if getattr(o.op, "save_output", False) else None,
+                               tuple(dead)))
 
     def check_feed(self, name, value):
         var = self.feeds.get(name)
@@ -147,30 +156,33 @@ class _Plan:
         env = dict(scope.vars)
         for name, value in feed.items():
             env[name] = self.check_feed(name, value)
-        for o, dead in zip(self.ops, self.free_after):
-            try:
-                arrays = [env[n] for n in o.inputs]
-            except KeyError as exc:
-                raise RuntimeError(f"Executor.run: {o.type} needs {exc.args[0]!r}, which has "
-                                   "no value (run the startup program first?)") from None
-            op = o.op
-            slots = getattr(op, "inputs", None)
-            if type(slots) is tuple:
-                for slot, a in zip(slots, arrays):
-                    slot._data = a
-            try:
-                outs = op.forward(np, *arrays)
-            except _FORWARD_ERRORS as exc:
-                raise op_error(o.type, f"{exc} (at run time; inputs "
-                               f"{[list(np.shape(a)) for a in arrays]})", type(exc)) from None
-            if type(outs) is not tuple:
-                outs = (outs,)
-            if getattr(op, "save_output", False):
-                op.out_data = outs
-            for name, value in zip(o.outputs, outs):
-                env[name] = value
-            for name in dead:
-                env.pop(name, None)
+        index = 0
+        try:
+            # index: read by the error handlers below to name the failing op.
+            for index, (forward, ins, outs, slots, keeper, dead) in enumerate(  # noqa: B007
+                    self.steps):
+                arrays = [env[n] for n in ins]
+                if slots is not None:
+                    for slot, a in zip(slots, arrays):
+                        slot._data = a
+                result = forward(np, *arrays)
+                if type(result) is tuple:
+                    env.update(zip(outs, result))
+                else:
+                    env[outs[0]] = result
+                    result = (result,)
+                if keeper is not None:
+                    keeper.out_data = result
+                for name in dead:
+                    del env[name]
+        except KeyError as exc:
+            raise RuntimeError(f"Executor.run: {self.ops[index].type} needs "
+                               f"{exc.args[0]!r}, which has no value (run the startup "
+                               "program first?)") from None
+        except _FORWARD_ERRORS as exc:
+            arrays = [env.get(n) for n in self.ops[index].inputs]
+            raise op_error(self.ops[index].type, f"{exc} (at run time; inputs "
+                           f"{[list(np.shape(a)) for a in arrays]})", type(exc)) from None
         for name in self.persistable:
             if name in env:
                 scope.vars[name] = env[name]

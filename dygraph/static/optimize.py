@@ -21,6 +21,8 @@ Example:
     True
 """
 
+import numpy as np
+
 from dygraph.autograd.function import Op
 from dygraph.static.backward import append_backward
 from dygraph.tensor import _new_tensor
@@ -28,15 +30,84 @@ from dygraph.tensor import _new_tensor
 __all__ = ["minimize_static"]
 
 
+def _fusable(optimizer, params):
+    """Plain SGD or Adam over one group without clipping, decay or per-parameter rates:
+    its update is elementwise, so it can run once over all parameters in one flat array."""
+    from dygraph.optimizer.adam import Adam
+    from dygraph.optimizer.sgd import SGD
+
+    if type(optimizer) not in (SGD, Adam) or len(optimizer._param_groups) != 1:
+        return False
+    group = optimizer._param_groups[0]
+    if group["grad_clip"] is not None or group["weight_decay"] is not None:
+        return False
+    if getattr(optimizer, "_amsgrad", False) or optimizer._multi_precision:
+        return False
+    dtypes = {p._data.dtype for p in params}
+    return len(dtypes) == 1 and dtypes.pop().kind == "f" and all(
+        getattr(p, "regularizer", None) is None and
+        p.optimize_attr.get("learning_rate", 1.0) == 1.0 for p in params)
+
+
+class _FlatState:
+    """One flat buffer holding every parameter (the program's parameter arrays become views
+    of it) and the fused optimizer's accumulators."""
+
+    def __init__(self, arrays, optimizer):
+        sizes = [a.size for a in arrays]
+        self.offsets = np.cumsum([0] + sizes)
+        self.flat = np.concatenate([a.reshape(-1) for a in arrays])
+        self.views = tuple(self.flat[s:e].reshape(a.shape) for s, e, a in
+                           zip(self.offsets[:-1], self.offsets[1:], arrays))
+        self.grad = np.empty_like(self.flat)
+        self.acc = None
+        group = optimizer._param_groups[0]
+        if "beta1" in group:
+            self.acc = {"moment1": np.zeros_like(self.flat), "moment2": np.zeros_like(self.flat),
+                        "beta1_pow_acc": np.array([float(group["beta1"])]),
+                        "beta2_pow_acc": np.array([float(group["beta2"])])}
+
+    def owns(self, arrays):
+        return all(a is v for a, v in zip(arrays, self.views))
+
+
 class ParamUpdate(Op):
-    """Inputs: parameter arrays then their gradients; updates the parameters in place."""
+    """Inputs: parameter arrays then their gradients; updates the parameters in place.
+
+    Plain SGD and Adam run fused: one elementwise update over a flat buffer of all
+    parameters (the same formula, element for element, as the eager per-parameter update)
+    instead of a dozen small NumPy calls per parameter. Other optimizers run their eager
+    `apply_gradients` on the program's arrays."""
 
     differentiable = False
 
     def __init__(self, optimizer, params):
         self.optimizer, self.params = optimizer, params
+        self.fused = _fusable(optimizer, params)
+        self.flat = None
+
+    def _fused_update(self, arrays):
+        from dygraph.optimizer.adam import _adam_update
+
+        n = len(self.params)
+        data, grads = arrays[:n], arrays[n:]
+        if self.flat is None or not self.flat.owns(data):
+            self.flat = _FlatState(data, self.optimizer)
+        state = self.flat
+        for g, s, e in zip(grads, state.offsets[:-1], state.offsets[1:]):
+            state.grad[s:e] = g.reshape(-1)
+        lr = self.optimizer.get_lr() * self.optimizer._param_groups[0]["learning_rate"]
+        if state.acc is None:
+            state.flat -= state.grad * lr
+        else:
+            group = self.optimizer._param_groups[0]
+            _adam_update(state.flat, state.grad, lr, float(group["beta1"]),
+                         float(group["beta2"]), float(group["epsilon"]), state.acc)
+        return state.views if n > 1 else state.views[0]
 
     def forward(self, xp, *arrays):
+        if self.fused and xp is np:
+            return self._fused_update(arrays)
         n = len(self.params)
         saved = [p._data for p in self.params]
         try:
