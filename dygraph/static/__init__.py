@@ -16,6 +16,7 @@ Example:
 
 from dygraph.framework.place import CPUPlace, CUDAPlace
 from dygraph.hapi.input_spec import InputSpec
+from dygraph.static import nn
 from dygraph.static.backward import append_backward, gradients
 from dygraph.static.capture import disable_static, enable_static, in_dynamic_mode
 from dygraph.static.executor import Executor, Scope, global_scope, scope_guard
@@ -33,4 +34,5 @@ from dygraph.static.program import (
 __all__ = ["Program", "Block", "Variable", "Operator", "program_guard", "data",
            "default_main_program", "default_startup_program", "Executor", "Scope",
            "global_scope", "scope_guard", "append_backward", "gradients", "InputSpec",
-           "CPUPlace", "CUDAPlace", "enable_static", "disable_static", "in_dynamic_mode"]
+           "CPUPlace", "CUDAPlace", "enable_static", "disable_static", "in_dynamic_mode",
+           "nn"]

@@ -102,9 +102,15 @@ def capture(op, inputs):
             state.intercept = capture
     block = state.static_program.global_block()
     names = [t.name if isinstance(t, Variable) else _register(block, t) for t in inputs]
-    first = _run_probe(op, [t._data for t in inputs], inputs)
-    second = _run_probe(op, [t._alt if isinstance(t, Variable) else t._data for t in inputs],
-                        inputs)
+    # Ops whose output size depends on data (IfElse's rows) may meet stand-ins that do not
+    # fit each other; `probing` lets them shape a placeholder result instead.
+    op.probing = True
+    try:
+        first = _run_probe(op, [t._data for t in inputs], inputs)
+        second = _run_probe(op, [t._alt if isinstance(t, Variable) else t._data
+                                 for t in inputs], inputs)
+    finally:
+        del op.probing
     needs_grad = [not t._sg for t in inputs]
     stop = not (op.differentiable and any(needs_grad))
     outputs = []
@@ -113,7 +119,9 @@ def capture(op, inputs):
             raise ValueError(f"{op.name}: the output's rank depends on the batch size "
                              f"({a.shape} vs {b.shape}); such an op cannot be in a static "
                              "program")
-        shape = tuple(d if d == e else -1 for d, e in zip(a.shape, b.shape))
+        shape = [d if d == e else -1 for d, e in zip(a.shape, b.shape)]
+        for d in getattr(op, "free_dims", ()):  # sizes that depend on the data itself
+            shape[d] = -1
         outputs.append(block.create_var(None, shape, a.dtype,
                                         stop_gradient=stop or a.dtype.kind not in "fc",
                                         stand_ins=(a, b)))

@@ -142,6 +142,10 @@ class _Plan:
         array = np.asarray(value)
         if var is None:
             return array
+        if array.dtype != var._data.dtype and array.dtype.kind == "f" == var._data.dtype.kind:
+            # Another float precision converts, as in Paddle 1.x (the seeds' article feeds
+            # float64 arrays to float32 variables); other kinds are refused.
+            array = array.astype(var._data.dtype)
         if array.dtype != var._data.dtype:
             raise TypeError(f"Executor.run: feed {name!r} has dtype {array.dtype.name} but "
                             f"the variable was declared {var._data.dtype.name}")

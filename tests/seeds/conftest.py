@@ -58,3 +58,15 @@ def printed_values(text, prefix):
 # A training script that the launcher runs (test_seed_001's multi-GPU example), not a module
 # for pytest to import.
 collect_ignore = ["seed_001_multi_gpu_train.py"]
+
+
+@pytest.fixture(autouse=True)
+def _dynamic_after_each_example():
+    """1.x static examples leave their thread in static mode (as a 1.x program would stay);
+    the next example starts in dynamic mode again, with fresh default programs."""
+    yield
+    import dygraph
+    from dygraph.static import program
+
+    dygraph.disable_static()
+    program._default.update(main=program.Program(), startup=program.Program())

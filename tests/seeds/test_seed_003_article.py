@@ -34,8 +34,6 @@ def test_dynamic_graph_if_else():
     np.testing.assert_allclose(dygraph_result, expected)
 
 
-@pytest.mark.xfail(strict=True, reason="static-graph mode (fluid.layers.data, IfElse, "
-                   "fluid.Executor) belongs to a later issue")
 def test_static_graph_if_else():
     inp1 = np.random.rand(4, 3, 3)
     inp2 = np.random.rand(4, 3, 3)

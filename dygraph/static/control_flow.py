@@ -1,0 +1,178 @@
+"""Control flow that works in static programs and eagerly: `cond` and the 1.x `IfElse`.
+
+`cond(pred, true_fn, false_fn)` builds both branches and a Select op that returns the one
+`pred` chooses at run time; the gradient reaches only the chosen branch. (Both branches'
+ops run, so they must be free of side effects; sub-blocks that run one branch only are
+future work.) Eagerly, `cond` calls just the chosen function.
+
+`IfElse(cond)` is 1.x's row-wise form, as the seeds' article uses it: `cond` is a [N, 1]
+bool; `ie.input(x)` in `true_block()` gives the rows of x where cond holds (in
+`false_block()` the others), `ie.output(...)` names each branch's results, and `ie()`
+merges them back into the original row order.
+
+Example:
+    >>> import numpy as np
+    >>> import dygraph
+    >>> x = dygraph.to_tensor([[1.0], [2.0], [3.0]])
+    >>> ie = IfElse(x > 1.5)
+    >>> with ie.true_block():
+    ...     ie.output(ie.input(x) * 10)
+    >>> with ie.false_block():
+    ...     ie.output(ie.input(x) * -1)
+    >>> ie()[0].numpy().ravel().tolist()
+    [-1.0, 20.0, 30.0]
+"""
+
+import contextlib
+
+import numpy as np
+
+from dygraph.autograd.function import Op, apply
+from dygraph.framework.errors import op_error
+from dygraph.ops.common import as_tensor
+
+__all__ = ["cond", "IfElse"]
+
+
+class Select(Op):
+    """Inputs: pred (one bool), then the true outputs, then the false outputs."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def forward(self, xp, pred, *branches):
+        self.chosen = bool(np.asarray(pred).reshape(-1)[0])
+        picked = branches[:self.n] if self.chosen else branches[self.n:]
+        return tuple(p.copy() for p in picked) if self.n > 1 else picked[0].copy()
+
+    def backward(self, m, *grads):
+        zeros = [None] * self.n
+        return (None,) + (tuple(grads) + tuple(zeros) if self.chosen else
+                          tuple(zeros) + tuple(grads))
+
+
+def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
+    """true_fn() if pred else false_fn(); both must return the same structure of tensors.
+
+    Example:
+        >>> import dygraph
+        >>> x = dygraph.to_tensor([2.0])
+        >>> cond(x > 1, lambda: x * 3, lambda: x - 1).tolist()
+        [6.0]
+    """
+    from dygraph.static.program import Variable
+
+    pred = as_tensor(pred, "cond")
+    if pred._data.size != 1 or pred._data.dtype != np.bool_:
+        raise op_error("cond", f"pred must be one bool, got shape {list(pred.shape)} and "
+                       f"dtype {pred._data.dtype.name}")
+    if not isinstance(pred, Variable):  # eager: run the chosen branch only
+        fn = true_fn if bool(pred._data.reshape(-1)[0]) else false_fn
+        return fn() if fn is not None else None
+    true_out, false_out = true_fn(), false_fn()
+    single = not isinstance(true_out, (list, tuple))
+    true_list = [true_out] if single else list(true_out)
+    false_list = [false_out] if single else list(false_out)
+    if len(true_list) != len(false_list):
+        raise op_error("cond", f"true_fn returns {len(true_list)} values and false_fn "
+                       f"{len(false_list)}; they must match")
+    result = apply(Select(len(true_list)), pred, *true_list, *false_list)
+    return result if single or isinstance(result, tuple) else (result,)
+
+
+def _fit_rows(op, mask, rows):
+    """The mask, checked against the rows of x (resized while a program is being built:
+    stand-ins of a free batch need not match a cond of fixed size)."""
+    if mask.shape[0] == rows:
+        return mask
+    if getattr(op, "probing", False):
+        return np.resize(mask, (rows,) + mask.shape[1:])
+    raise op_error("IfElse", f"cond has {mask.shape[0]} rows but the input has {rows}")
+
+
+class _Rows(Op):
+    """The rows of x where `cond` (a [N, 1] bool) is `side`."""
+
+    free_dims = (0,)  # how many rows: known only at run time
+
+    def __init__(self, side):
+        self.side = side
+
+    def forward(self, xp, x, mask):
+        mask = _fit_rows(self, mask, x.shape[0])
+        self.keep = mask.reshape(-1) == self.side
+        self.in_shape = x.shape
+        return x[self.keep]
+
+    def backward(self, m, g):
+        full = np.zeros(self.in_shape, g.dtype)
+        full[self.keep] = g
+        return full, None
+
+
+class _MergeRows(Op):
+    """Put the true rows and the false rows back in the order of `cond`."""
+
+    free_dims = (0,)
+
+    def forward(self, xp, true_rows, false_rows, mask):
+        if getattr(self, "probing", False):  # stand-ins: any row split will do
+            mask = np.zeros(true_rows.shape[0] + false_rows.shape[0], bool)
+            mask[:true_rows.shape[0]] = True
+        self.keep = mask.reshape(-1)
+        out = np.empty((self.keep.size,) + true_rows.shape[1:], true_rows.dtype)
+        out[self.keep] = true_rows
+        out[~self.keep] = false_rows
+        return out
+
+    def backward(self, m, g):
+        return g[self.keep], g[~self.keep], None
+
+
+class IfElse:
+    """1.x row-wise if/else (see the module docstring)."""
+
+    def __init__(self, cond, name=None):
+        self.cond = as_tensor(cond, "IfElse")
+        if self.cond._data.dtype != np.bool_ or self.cond.ndim != 2 or self.cond.shape[1] != 1:
+            raise op_error("IfElse", f"cond must be a [N, 1] bool tensor, got shape "
+                           f"{list(self.cond.shape)} and dtype {self.cond._data.dtype.name}")
+        self._side = None
+        self._outputs = {True: None, False: None}
+
+    @contextlib.contextmanager
+    def _block(self, side):
+        if self._side is not None:
+            raise RuntimeError("IfElse: blocks cannot be nested")
+        self._side = side
+        try:
+            yield
+        finally:
+            self._side = None
+
+    def true_block(self):
+        """The block whose inputs are the rows where cond holds."""
+        return self._block(True)
+
+    def false_block(self):
+        """The block whose inputs are the other rows."""
+        return self._block(False)
+
+    def input(self, x):
+        """The rows of x that belong to the current block."""
+        if self._side is None:
+            raise RuntimeError("IfElse.input: call it inside true_block() or false_block()")
+        return apply(_Rows(self._side), as_tensor(x, "IfElse.input"), self.cond)
+
+    def output(self, *outs):
+        """Name the current block's results (the same number in both blocks)."""
+        if self._side is None:
+            raise RuntimeError("IfElse.output: call it inside true_block() or false_block()")
+        self._outputs[self._side] = list(outs)
+
+    def __call__(self):
+        true_outs, false_outs = self._outputs[True], self._outputs[False]
+        if true_outs is None or false_outs is None or len(true_outs) != len(false_outs):
+            raise RuntimeError("IfElse: both blocks must call output() with the same number "
+                               "of results")
+        return [apply(_MergeRows(), t, f, self.cond) for t, f in zip(true_outs, false_outs)]
