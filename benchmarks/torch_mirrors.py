@@ -67,8 +67,10 @@ class _InvertedResidual(nn.Module):
         hidden = int(round(inp * expand_ratio))
         self.use_res_connect = stride == 1 and inp == oup
         layers = [_conv_bn(inp, hidden, 1)] if expand_ratio != 1 else []
+        # The projection's conv and batch norm sit directly in the Sequential, as in
+        # DyGraph's (and Paddle's) layout.
         layers += [_conv_bn(hidden, hidden, stride=stride, groups=hidden),
-                   _conv_bn(hidden, oup, 1, act=False)]
+                   *_conv_bn(hidden, oup, 1, act=False)]
         self.conv = nn.Sequential(*layers)
 
     def forward(self, x):
