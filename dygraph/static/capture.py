@@ -107,8 +107,15 @@ def capture(op, inputs):
     op.probing = True
     try:
         first = _run_probe(op, [t._data for t in inputs], inputs)
-        second = _run_probe(op, [t._alt if isinstance(t, Variable) else t._data
-                                 for t in inputs], inputs)
+        try:
+            second = _run_probe(op, [t._alt if isinstance(t, Variable) else t._data
+                                     for t in inputs], inputs)
+        except (ValueError, TypeError, IndexError) as exc:
+            raise type(exc)(
+                f"{op.name}: this op ran with the build-time stand-in of a free (-1) "
+                "dimension but not with another size: the op, or the code that called it, "
+                "fixed that size (batch norm does, for example). Give the dimension a size "
+                f"in data(...) to build this program. ({exc})") from None
     finally:
         del op.probing
     needs_grad = [not t._sg for t in inputs]

@@ -151,3 +151,13 @@ def test_gradients_match_eager():
     t = dygraph.to_tensor(feed, stop_gradient=False)
     (dygraph.tanh(t) * t).sum().backward()
     np.testing.assert_allclose(got, t.grad.numpy(), rtol=1e-6)
+
+
+def test_an_op_that_fixes_a_free_size_is_refused_and_a_fixed_batch_builds():
+    dygraph.enable_static()
+    with static.program_guard(static.Program(), static.Program()):
+        bn = dygraph.nn.BatchNorm2D(2)
+        with pytest.raises(ValueError, match="fixed that size.*Give the dimension a size"):
+            bn(static.data("x", [None, 2, 3, 3]))
+        out = bn(static.data("y", [4, 2, 3, 3]))
+    assert out.shape == (4, 2, 3, 3)
