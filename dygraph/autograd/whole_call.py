@@ -26,6 +26,8 @@ __all__ = ["captured_whole"]
 def captured_whole(fn):
     """Decorate `fn` (Tensors in, Tensors out) to be one op in static programs."""
 
+    fn.static_whole_call = True  # saved programs may call it (dygraph.static.io)
+
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if _state.static_program is not None:
