@@ -23,15 +23,26 @@ from dygraph.autograd.grad_mode import state as _state
 __all__ = ["captured_whole"]
 
 
-def captured_whole(fn):
-    """Decorate `fn` (Tensors in, Tensors out) to be one op in static programs."""
+def captured_whole(fn=None, *, static_op=None):
+    """Decorate `fn` (Tensors in, Tensors out) to be one op in static programs.
 
+    `static_op(*args, **kwargs)`, when given, is tried first in static mode: an op built for
+    programs (its data-dependent parts as inputs) for the common arguments, or
+    NotImplemented to fall back to the whole-function op.
+    """
+    if fn is None:
+        return functools.partial(captured_whole, static_op=static_op)
     fn.static_whole_call = True  # saved programs may call it (dygraph.static.io)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if _state.static_program is not None:
             from dygraph.static.eager_call import capture_call
+
+            if static_op is not None:
+                result = static_op(*args, **kwargs)
+                if result is not NotImplemented:
+                    return result
 
             captured = capture_call(fn, args, kwargs)
             if captured is not NotImplemented:

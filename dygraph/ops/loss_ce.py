@@ -11,7 +11,7 @@ gradient) are composed of ops.
 import numpy as np
 
 from dygraph.autograd import grad_mode
-from dygraph.autograd.function import apply
+from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import describe, op_error
 from dygraph.ops import reduction as _reduction
@@ -217,7 +217,42 @@ def _cross_entropy(x, label, weight, ignore_index, reduction, soft_label, axis, 
     return _composed_soft(logp, label, w, valid, reduction, axis, out_shape)
 
 
-@captured_whole
+class LabelInputCrossEntropy(Op):
+    """Softmax cross entropy with the hard labels as an input (not an attribute), for
+    static programs: each run builds the eager fused op from that run's labels and runs
+    it, so the numbers are the eager ones."""
+
+    def __init__(self, axis, ignore_index, reduction):
+        self.axis, self.ignore_index, self.reduction = axis, ignore_index, reduction
+
+    def forward(self, xp, x, label):
+        targets = Targets(x.shape, label, self.axis, self.ignore_index, "cross_entropy")
+        weights, denom = hard_weights(targets, None)
+        self.inner = SoftmaxCrossEntropy(self.axis, targets.index, None, weights, denom,
+                                         self.reduction, targets.out_shape)
+        return self.inner.forward(xp, x)
+
+    def backward(self, m, g):
+        return self.inner.backward(m, g)[0], None
+
+
+def _static_cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean",
+                          soft_label=False, axis=-1, use_softmax=True, label_smoothing=0.0,
+                          name=None):
+    """cross_entropy's op for static programs in the common case (hard labels, softmax, no
+    class weights or smoothing); NotImplemented otherwise."""
+    from dygraph.tensor import Tensor
+
+    if (weight is not None or soft_label or not use_softmax or label_smoothing
+            or not isinstance(input, Tensor) or not isinstance(label, Tensor)):
+        return NotImplemented
+    check_reduction(reduction, "cross_entropy")
+    x = float_operand(input, "cross_entropy")
+    axis = check_axis(axis, x.ndim, "cross_entropy")
+    return apply(LabelInputCrossEntropy(axis, ignore_index, reduction), x, label)
+
+
+@captured_whole(static_op=_static_cross_entropy)
 def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean",
                   soft_label=False, axis=-1, use_softmax=True, label_smoothing=0.0, name=None):
     """Softmax cross entropy between `input` logits and `label` (Paddle 2.x semantics).

@@ -43,7 +43,7 @@ __all__ = ["save_inference_model", "load_inference_model"]
 FORMAT = "dygraph-program"
 # Attributes that hold one run's working state, not the op's configuration.
 _RUN_STATE = {"inputs", "edges", "versions", "out_data", "cols", "saved", "tensors", "outs",
-              "keep", "flat", "prob", "rows", "probing", "arg"}
+              "keep", "flat", "prob", "rows", "probing", "arg", "inner"}
 
 
 class _Encoder:
