@@ -33,6 +33,10 @@ from dygraph.static.program import Variable, default_main_program
 __all__ = ["append_backward", "gradients"]
 
 _MATH = array_math(np)
+# Attributes in which ops keep values from their forward for their backward (each forward
+# sets them again).
+_SAVED_STATE = ("cols", "saved", "prob", "arg", "keep", "mask", "flat", "inner",
+                "tensors", "outs")
 
 
 class GradOf(Op):
@@ -45,19 +49,27 @@ class GradOf(Op):
         self.fwd, self.present, self.wanted = fwd, present, wanted
 
     def forward(self, xp, *grads):
-        full = [None] * self.fwd.n_outputs
+        fwd = self.fwd
+        full = [None] * fwd.n_outputs
         for i, g in zip(self.present, grads):
             full[i] = g
-        result = self.fwd.backward(_MATH, *full)
+        result = fwd.backward(_MATH, *full)
         out = []
         for i in self.wanted:
             g = result[i]
-            shape = self.fwd.inputs[i]._data.shape
+            shape = fwd.inputs[i]._data.shape
             if g is None:
-                g = np.zeros(shape, self.fwd.inputs[i]._data.dtype)
+                g = np.zeros(shape, fwd.inputs[i]._data.dtype)
             elif g.shape != shape:
                 g = _sum_to(_MATH, g, shape)
             out.append(g)
+        # Done with this op's saved values for this run: free them now, as the eager engine
+        # frees a node after its backward, instead of at the op's next forward.
+        for slot in fwd.inputs:
+            slot._data = None
+        fwd.out_data = None
+        for name in _SAVED_STATE:
+            fwd.__dict__.pop(name, None)
         return tuple(out) if len(out) != 1 else out[0]
 
     def backward(self, m, *grads):
