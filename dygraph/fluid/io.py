@@ -26,7 +26,7 @@ from dygraph.reader import (
 
 __all__ = ["DataLoader", "batch", "buffered", "cache", "chain", "compose", "firstn",
            "map_readers", "shuffle", "xmap_readers", "save_inference_model",
-           "load_inference_model"]
+           "load_inference_model", "save_persistables", "load_persistables"]
 
 
 def save_inference_model(dirname, feeded_var_names, target_vars, executor,
@@ -65,3 +65,30 @@ def load_inference_model(dirname, executor, model_filename=None, params_filename
 
     return _io.load_inference_model(os.path.join(dirname, model_filename or "__model__"),
                                      executor)
+
+
+def save_persistables(executor, dirname, main_program=None, filename=None):
+    """1.x static form: the program's parameters and optimizer state into `dirname`.
+    (The dygraph form, save_persistables(model_dict, dirname), is fluid.dygraph's.)
+
+    Example:
+        >>> import tempfile, dygraph, dygraph.fluid as fluid
+        >>> with fluid.program_guard(fluid.Program(), fluid.Program()):
+        ...     y = fluid.dygraph.FC('fc', 1)(fluid.layers.data(name='x', shape=[2]))
+        ...     exe = fluid.Executor(fluid.CPUPlace())
+        ...     _ = exe.run(fluid.default_startup_program())
+        ...     folder = tempfile.mkdtemp()
+        ...     save_persistables(exe, folder)
+        ...     load_persistables(exe, folder)
+        >>> dygraph.disable_static()
+    """
+    from dygraph.static import persist
+
+    persist.save_persistables(executor, dirname, main_program, filename)
+
+
+def load_persistables(executor, dirname, main_program=None, filename=None):
+    """1.x static form: read what save_persistables wrote into the scope."""
+    from dygraph.static import persist
+
+    persist.load_persistables(executor, dirname, main_program, filename)
