@@ -40,13 +40,12 @@ if ARGS is not None:
         os.environ[_var] = str(ARGS.threads)
 
 import math  # noqa: E402 - after the thread settings above
-import statistics  # noqa: E402
-import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_mirrors  # noqa: E402
+from timing import interleaved_median_ms  # noqa: E402
 
 
 def make_batch(name, seed=0):
@@ -136,25 +135,6 @@ def torch_step(model, x, y):
     return step, first
 
 
-_SETTLE_S = 0.3
-
-
-def interleaved_ms(fns, steps, repeats, warmup):
-    """Per framework, the median over repeats of the mean step time (ms), taking turns."""
-    for fn in fns.values():
-        for _ in range(warmup):
-            fn()
-    times = {k: [] for k in fns}
-    for _ in range(repeats):
-        for key, fn in fns.items():
-            time.sleep(_SETTLE_S)
-            start = time.perf_counter()
-            for _ in range(steps):
-                fn()
-            times[key].append((time.perf_counter() - start) / steps * 1e3)
-    return {k: statistics.median(v) for k, v in times.items()}
-
-
 def main():
     import torch
 
@@ -173,8 +153,8 @@ def main():
         if not math.isclose(dy_loss, th_loss, rel_tol=1e-4):
             raise SystemExit(f"{name}: first losses differ ({dy_loss} vs {th_loss}); the "
                              "PyTorch mirror does not match the model")
-        ms = interleaved_ms({"dygraph": dy_fn, "torch": th_fn}, ARGS.steps, ARGS.repeats,
-                            ARGS.warmup)
+        ms = interleaved_median_ms({"dygraph": dy_fn, "torch": th_fn}, ARGS.steps,
+                                   ARGS.repeats, ARGS.warmup)
         ratio = ms["dygraph"] / ms["torch"]
         ratios.append(ratio)
         print(f"{name:12s} {ms['dygraph']:9.2f} {ms['torch']:9.2f} {ratio:9.2f}   "

@@ -26,10 +26,12 @@ if ARGS is not None:
     for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[_var] = str(ARGS.threads)
 
-import statistics  # noqa: E402
-import time  # noqa: E402
+import sys  # noqa: E402
 
 import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import interleaved_median_ms  # noqa: E402
 
 
 def _data(name):
@@ -122,21 +124,6 @@ def torch_step(name):
     return step
 
 
-def _median_ms(fns, steps, repeats):
-    for fn in fns.values():
-        for _ in range(3):
-            fn()
-    times = {k: [] for k in fns}
-    for _ in range(repeats):
-        for key, fn in fns.items():
-            time.sleep(0.3)
-            start = time.perf_counter()
-            for _ in range(steps):
-                fn()
-            times[key].append((time.perf_counter() - start) / steps * 1e3)
-    return {k: statistics.median(v) for k, v in times.items()}
-
-
 def main():
     print(f"ms per training step (Adam), median of {ARGS.repeats} x {ARGS.steps} steps, "
           f"{ARGS.threads} threads")
@@ -146,7 +133,7 @@ def main():
         fns = {"eager": eager_step(name), "static": static_step(name),
                "torch": torch_step(name)}
         steps = ARGS.steps if name == "mlp" else max(ARGS.steps // 5, 5)
-        ms = _median_ms(fns, steps, ARGS.repeats)
+        ms = interleaved_median_ms(fns, steps, ARGS.repeats)
         print(f"{name:8s} {ms['eager']:8.3f} {ms['static']:8.3f} {ms['torch']:8.3f} "
               f"{ms['static'] / ms['eager']:13.2f} {ms['static'] / ms['torch']:13.2f}",
               flush=True)
