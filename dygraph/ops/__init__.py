@@ -29,6 +29,28 @@ creation.NOT_METHODS = set(creation.__all__)
 
 OPS = attach(FAMILIES)
 OPS["cast"] = _common.cast
+
+
+def _inplace_function(method_name):
+    def inplace(x, *args, **kwargs):
+        return getattr(x, method_name)(*args, **kwargs)
+
+    inplace.__name__ = inplace.__qualname__ = method_name
+    inplace.__doc__ = (f"`paddle.{method_name}(x, ...)`: x.{method_name}(...), the in-place "
+                       f"form of `{method_name[:-1]}`; returns x.")
+    return inplace
+
+
+# Paddle's top-level in-place functions (paddle.abs_(x)) for every in-place Tensor method
+# attach() made, and its torch-style aliases (mul_, sub_, div_, clamp_).
+for _method in sorted(n for n in dir(_common.Tensor) if n.endswith("_")
+                      and not n.startswith("_") and n[:-1] in OPS):
+    OPS[_method] = _inplace_function(_method)
+for _alias, _method in (("mul_", "multiply_"), ("sub_", "subtract_"), ("div_", "divide_"),
+                        ("clamp_", "clip_")):
+    if hasattr(_common.Tensor, _method):
+        setattr(_common.Tensor, _alias, getattr(_common.Tensor, _method))
+        OPS[_alias] = _inplace_function(_method)
 __all__ = sorted(OPS)
 globals().update(OPS)
 

@@ -174,7 +174,10 @@ def attach(families):
                  "squeeze", "unsqueeze", "flatten", "remainder", "reciprocal", "rsqrt",
                  "log", "sin", "cos", "neg", "lerp", "masked_fill", "transpose", "cast",
                  "index_add", "put_along_axis", "scatter", "exponential", "erf", "expm1",
-                 "log1p", "trunc", "tril", "triu", "flip", "nan_to_num"):
+                 "log1p", "trunc", "tril", "triu", "flip", "nan_to_num", "acos", "acosh",
+                 "asin", "asinh", "atan", "atanh", "bitwise_and", "bitwise_not",
+                 "bitwise_or", "bitwise_xor", "cosh", "cumprod", "cumsum", "erfinv",
+                 "floor_divide", "floor_mod", "log10", "log2", "mod", "sinh", "tan", "t"):
         if name in ops and not hasattr(T, name + "_"):
             setattr(T, name + "_", make_inplace(name + "_", ops[name]))
     return ops
