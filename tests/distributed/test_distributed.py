@@ -60,15 +60,19 @@ def test_two_ranks_train_as_one_process_with_the_global_batch(tmp_path):
     for name, value in params.items():
         np.testing.assert_allclose(np.asarray(saved[name]), value, rtol=0, atol=1e-6,
                                    err_msg=name)
-    # no_sync(): two micro-batches of 16 per rank, communicated once, as one batch of 64
+    # no_sync(): two micro-batches of 16 per rank, communicated once, as one batch of 64.
+    # Gradients of one batch and of its micro-batches agree to ~2e-7 (float32 summation
+    # order), but ten Adam steps grow that to ~5e-5 in the losses: one process alone gives
+    # trajectories that far apart for 1, 2 and 4 micro-batches. A lost or doubled
+    # micro-batch moves the losses by ~1e-2, so 2e-4 still tells right from wrong.
     acc_losses, acc_params = train_single(micro_batches=2)
     np.testing.assert_allclose(np.load(tmp_path / "no_sync_losses.npy"), acc_losses,
-                               rtol=0, atol=1e-6)
+                               rtol=0, atol=2e-4)
     saved = paddle.load(str(tmp_path / "no_sync.pdparams"))
     for name, value in acc_params.items():
-        np.testing.assert_allclose(np.asarray(saved[name]), value, rtol=0, atol=1e-6,
+        np.testing.assert_allclose(np.asarray(saved[name]), value, rtol=0, atol=5e-4,
                                    err_msg=name)
-        np.testing.assert_allclose(value, params[name], rtol=0, atol=1e-5, err_msg=name)
+        np.testing.assert_allclose(value, params[name], rtol=0, atol=5e-4, err_msg=name)
 
 
 @pytest.mark.parametrize("mode, message", [
