@@ -17,7 +17,7 @@ import numpy as np
 
 from dygraph.tensor import Tensor, _new_tensor
 
-__all__ = ["default_collate_fn", "default_convert_fn", "to_tensors", "wrap_batch"]
+__all__ = ["default_collate_fn", "default_convert_fn", "fetch_batch", "to_tensors", "wrap_batch"]
 
 
 def _stack(arrays):
@@ -60,6 +60,24 @@ def default_collate_fn(batch):
         return [default_collate_fn(list(fields)) for fields in zip(*batch)]
     raise TypeError(f"default_collate_fn: samples should hold NumPy arrays, Tensors, "
                     f"numbers, strings, dicts or lists, but got {type(first).__name__}")
+
+
+def fetch_batch(dataset, indices, collate_fn, auto_collate):
+    """Read the samples `indices` of a map-style dataset and collate them. A dataset that
+    can index all its rows at once (`TensorDataset.collated_rows`) does so when the
+    collate function is the default one: the same arrays, without a Tensor per sample.
+
+    Example:
+        >>> from dygraph.io import TensorDataset
+        >>> ds = TensorDataset([np.arange(4.0), np.arange(4)])
+        >>> [a.tolist() for a in fetch_batch(ds, [3, 1], default_collate_fn, True)]
+        [[3.0, 1.0], [3, 1]]
+    """
+    if not auto_collate:
+        return collate_fn(dataset[indices])
+    if collate_fn is default_collate_fn and hasattr(dataset, "collated_rows"):
+        return dataset.collated_rows(indices)
+    return collate_fn([dataset[i] for i in indices])
 
 
 def default_convert_fn(sample):

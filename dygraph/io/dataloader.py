@@ -11,7 +11,13 @@ Example:
 
 import numbers
 
-from dygraph.io.collate import default_collate_fn, default_convert_fn, to_tensors, wrap_batch
+from dygraph.io.collate import (
+    default_collate_fn,
+    default_convert_fn,
+    fetch_batch,
+    to_tensors,
+    wrap_batch,
+)
 from dygraph.io.dataset import IterableDataset
 from dygraph.io.sampler import BatchSampler, RandomSampler, SequenceSampler
 
@@ -178,11 +184,8 @@ class _SingleProcessIter:
 
     def __next__(self):
         if self.indices is not None:
-            index = next(self.indices)
-            if self.auto_collate:
-                data = self.collate_fn([self.dataset[i] for i in index])
-            else:
-                data = self.collate_fn(self.dataset[index])
+            data = fetch_batch(self.dataset, next(self.indices), self.collate_fn,
+                               self.auto_collate)
         elif not self.auto_collate:
             data = self.collate_fn(next(self.samples))
         else:

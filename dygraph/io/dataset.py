@@ -105,6 +105,21 @@ class TensorDataset(Dataset):
     def __len__(self):
         return len(self.tensors[0])
 
+    def collated_rows(self, indices):
+        """The batch of rows `indices`, field by field, as NumPy arrays: what
+        `default_collate_fn` makes of the samples, in one indexing per field instead of a
+        Tensor per sample (the DataLoader uses it with the default collate function).
+
+        Example:
+            >>> import numpy as np
+            >>> ds = TensorDataset([np.arange(6).reshape(3, 2), np.array([7, 8, 9])])
+            >>> [a.tolist() for a in ds.collated_rows([2, 0])]
+            [[[4, 5], [0, 1]], [9, 7]]
+        """
+        indices = np.asarray(indices, dtype=np.int64)
+        return [_row(t, indices).numpy() if isinstance(t, Tensor) else np.asarray(t)[indices]
+                for t in self.tensors]
+
 
 def _fields(sample):
     return tuple(sample) if isinstance(sample, (tuple, list)) else (sample,)

@@ -17,6 +17,8 @@ import traceback
 
 import numpy as np
 
+from dygraph.io.collate import fetch_batch
+
 __all__ = ["WorkerInfo", "get_worker_info"]
 
 # How often an idle worker checks that its parent process is still alive (seconds).
@@ -111,12 +113,6 @@ def _seed_everything(seed):
     random.seed(seed)
 
 
-def _fetch_map(dataset, indices, collate_fn, auto_collate):
-    if auto_collate:
-        return collate_fn([dataset[i] for i in indices])
-    return collate_fn(dataset[indices])
-
-
 class _IterableFetcher:
     """Pulls batches from this worker's own iterator over its IterableDataset copy."""
 
@@ -199,7 +195,7 @@ def worker_loop(config, task_conn, result_conn, worker_id, seed):
                         result = iterable.fetch(epoch)
                         result = _IterableEnd(worker_id) if result is None else result
                     else:
-                        result = _fetch_map(dataset, indices, config["collate_fn"],
+                        result = fetch_batch(dataset, indices, config["collate_fn"],
                                             config["auto_collate"])
                 except Exception as exc:
                     result = WorkerError(worker_id, exc, "while loading a batch")

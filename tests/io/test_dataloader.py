@@ -171,3 +171,24 @@ def test_batches_do_not_share_memory_with_the_dataset():
     (row,) = next(iter(DataLoader(TensorDataset([data]), batch_size=None)))
     row.numpy()[...] = 5.0
     assert data.max() == 0.0
+
+
+@pytest.mark.parametrize("num_workers", WORKERS)
+def test_tensor_dataset_batches_equal_per_sample_collation(num_workers):
+    # TensorDataset batches are read with one indexing per field; they must be what
+    # collating the samples one by one gives, for Tensors and arrays alike.
+    images = dygraph.to_tensor(np.arange(40, dtype=np.float32).reshape(10, 2, 2))
+    labels = np.arange(10, dtype=np.int64).reshape(10, 1)
+    dataset = TensorDataset([images, labels])
+    dygraph.seed(3)
+    fast = list(DataLoader(dataset, batch_size=4, shuffle=True, num_workers=num_workers))
+    dygraph.seed(3)
+    slow = list(DataLoader(dataset, batch_size=4, shuffle=True, num_workers=num_workers,
+                           collate_fn=lambda samples: default_collate_fn(samples)))
+    assert len(fast) == len(slow) == 3
+    for a, b in zip(fast, slow):
+        for fa, fb in zip(a, b):
+            assert fa.dtype == fb.dtype and fa.shape == fb.shape
+            np.testing.assert_array_equal(fa.numpy(), fb.numpy())
+    fast[0][0].numpy()[...] = -1.0  # a batch is a copy, not a view of the dataset
+    assert images.numpy().min() == 0.0
