@@ -40,7 +40,7 @@ from dygraph.framework.place import (
 )
 from dygraph.framework.random import get_rng_state, seed, set_rng_state
 from dygraph.ops import *  # noqa: F401,F403 - the op library is the public API
-from dygraph.ops.creation_extra import shape
+from dygraph.ops.creation_extra import range, shape  # noqa: A004 - Paddle's names
 from dygraph.tensor import Tensor, to_tensor
 from dygraph.tensor_repr import set_printoptions
 from dygraph.utils.lazy import lazy_attributes

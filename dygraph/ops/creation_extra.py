@@ -12,13 +12,13 @@ from dygraph.ops.common import shape_list
 from dygraph.ops.creation import _float_dtype, _wrap, arange
 from dygraph.tensor import Tensor, _new_tensor, to_tensor
 
-__all__ = ["tril_indices", "triu_indices", "logspace", "range", "from_numpy", "asarray",
+__all__ = ["tril_indices", "triu_indices", "logspace", "from_numpy", "asarray",
            "as_tensor", "to_dlpack", "from_dlpack", "numel", "rank", "Size",
            "broadcast_shape", "broadcast_shapes"]
-# `shape` is exported by dygraph/__init__ directly: in dygraph.ops that name is the
-# shape-op module.
+# `shape` and `range` are exported by dygraph/__init__ directly: in dygraph.ops `shape` is
+# the shape-op module, and dygraph.ops' own code uses the builtin range.
 NONDIFF = set(__all__)
-NOT_METHODS = {"tril_indices", "triu_indices", "logspace", "range", "from_numpy", "asarray",
+NOT_METHODS = {"tril_indices", "triu_indices", "logspace", "from_numpy", "asarray",
                "as_tensor", "from_dlpack", "Size"}
 
 

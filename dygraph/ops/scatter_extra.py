@@ -39,7 +39,7 @@ __all__ = ["scatter_reduce", "scatter_add", "scatter_nd", "index_fill", "index_p
            "masked_scatter", "diagonal_scatter", "select_scatter", "slice_scatter",
            "index_sample", "take", "multiplex"]
 NONDIFF = set()
-NOT_METHODS = {"scatter_nd"}
+NOT_METHODS = set()
 
 _REDUCE = {"sum": "add", "prod": "mul", "mean": "mean", "amin": "amin", "amax": "amax"}
 
