@@ -318,7 +318,7 @@ def combinations(x, r=2, with_replacement=False, name=None):
         raise op_error("combinations", f"r must be >= 0, got {r}")
     pick = (itertools.combinations_with_replacement if with_replacement
             else itertools.combinations)
-    idx = np.asarray(list(pick(range(x._data.shape[0]), r)), dtype=np.int64).reshape(-1, r)
-    if r == 0 or idx.shape[0] == 0:
+    if r == 0:  # Paddle gives an empty 1-D tensor
         return apply(GetItem(xp_of(x._data).zeros(0, dtype=np.int64)), x)
+    idx = np.asarray(list(pick(range(x._data.shape[0]), r)), dtype=np.int64).reshape(-1, r)
     return apply(GetItem(xp_of(x._data).asarray(idx)), x)
