@@ -9,7 +9,6 @@ gradient formula.
 import numpy as np
 
 import dygraph as D
-from tests.op_specs import OpSpec
 from tests.op_specs.spec_manipulation import _both
 
 A = (3, 4)
