@@ -263,3 +263,13 @@ def test_aliases():
     w = D.ones([1, 1, 2])
     assert D.conv1d(D.ones([1, 1, 4]), w).numpy().tolist() == [[[2, 2, 2]]]
     assert D.layer_norm(x, 3).shape == [2, 3]
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_mode_matches_a_counting_reference(axis):
+    data = np.random.default_rng(0).integers(0, 4, (5, 9))
+    v, i = D.mode(_t(data), axis=axis)
+    for line, value, index in zip(np.moveaxis(data, axis, 0).T, v.numpy(), i.numpy()):
+        values, counts = np.unique(line, return_counts=True)
+        want = values[np.argmax(counts)]  # np.unique sorts: the first maximum is smallest
+        assert value == want and index == np.flatnonzero(line == want)[-1]

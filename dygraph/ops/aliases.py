@@ -25,7 +25,9 @@ def softmax(input, dim=None, dtype=None, *, out=None):  # noqa: A002 - Paddle's 
                [0.5, 0.5]], dtype=float32)
     """
     from dygraph.nn.functional import softmax as _softmax
+    from dygraph.ops.common import as_tensor
 
+    input = as_tensor(input, "softmax")  # noqa: A001
     if dim is None:
         dim = 0 if input.ndim in (0, 1, 3) else 1
     return _softmax(input, axis=dim, dtype=dtype)

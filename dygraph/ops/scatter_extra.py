@@ -163,7 +163,6 @@ def index_put(x, indices, value, accumulate=False, name=None):
     except IndexError as exc:
         raise op_error("index_put", f"indices do not index x of shape {x.shape}: {exc}",
                        IndexError) from None
-    value = as_tensor(value, "index_put") if not isinstance(value, (int, float)) else value
     return _write(x, pos, value, "index_put", "add" if accumulate else "assign")
 
 

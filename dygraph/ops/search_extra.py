@@ -86,16 +86,20 @@ def mode(x, axis=-1, keepdim=False, name=None):
     order = stable_argsort(xp, data, ax)
     ordered = xp.take_along_axis(data, order, ax)
     lines = xp.moveaxis(ordered, ax, -1)
-    n = lines.shape[-1]
+    flat = lines.reshape(-1, lines.shape[-1])
     # Runs of equal values in each sorted line: a run's length is how often its value
-    # occurs, and its last element holds the value's last occurrence (sorting is stable).
-    start = xp.ones(lines.shape, dtype=bool)
-    start[..., 1:] = lines[..., 1:] != lines[..., :-1]
-    steps = xp.broadcast_to(xp.arange(n), lines.shape)
-    run_start = xp.maximum.accumulate(xp.where(start, steps, 0), axis=-1)
-    length = steps - run_start + 1
-    # The first longest run (smallest value): argmax takes the first maximum.
-    best = xp.argmax(length, axis=-1)[..., None]
+    # occurs, and its last element is the value's last occurrence (the sort is stable).
+    # Each run's length goes at its last element; argmax then finds the first longest run,
+    # the one with the smallest value.
+    end = xp.ones(flat.shape, dtype=bool)
+    end[:, :-1] = flat[:, 1:] != flat[:, :-1]
+    rows, cols = xp.nonzero(end)
+    first = xp.ones(rows.shape, dtype=bool)
+    first[1:] = rows[1:] != rows[:-1]
+    previous = xp.where(first, -1, xp.roll(cols, 1))
+    length = xp.zeros(flat.shape, dtype=np.int64)
+    length[rows, cols] = cols - previous
+    best = xp.argmax(length, axis=-1).reshape(lines.shape[:-1] + (1,))
     index = xp.moveaxis(xp.take_along_axis(xp.moveaxis(order, ax, -1), best, -1), -1, ax)
     values, indices = _pick(x, index, ax, keepdim)
     if nd == 0:
