@@ -273,3 +273,42 @@ def test_mode_matches_a_counting_reference(axis):
         values, counts = np.unique(line, return_counts=True)
         want = values[np.argmax(counts)]  # np.unique sorts: the first maximum is smallest
         assert value == want and index == np.flatnonzero(line == want)[-1]
+
+
+STATIC_CASES = {
+    "tensordot": lambda x: D.tensordot(x, D.ones([4, 2]), 1),
+    "inner": lambda x: D.inner(x, x),
+    "unflatten": lambda x: D.unflatten(x, 1, [2, 2]),
+    "renorm": lambda x: D.renorm(x, 2, 0, 1.0),
+    "crop": lambda x: D.crop(x, [-1, 2], [0, 1]),
+    "kthvalue": lambda x: D.kthvalue(x, 2)[0],
+    "msort": D.msort,
+    "unfold": lambda x: x.unfold(1, 2, 1),
+    "diag_embed": D.diag_embed,
+    "pdist": D.pdist,
+    "index_fill": lambda x: D.index_fill(x, D.to_tensor([1]), 1, 2.0),
+    "masked_scatter": lambda x: D.masked_scatter(x, x > 0, x * 2),
+}
+
+
+def test_static_programs_keep_the_batch_dim_free():
+    from dygraph import static
+
+    D.enable_static()
+    try:
+        main = static.Program()
+        with static.program_guard(main, static.Program()):
+            x = static.data("x", [-1, 4], "float32")
+            outs = {name: fn(x) for name, fn in STATIC_CASES.items()}
+        exe = static.Executor()
+        runs = {}
+        for n in (5, 2):
+            feed = np.random.default_rng(n).standard_normal((n, 4)).astype("float32")
+            got = exe.run(main, feed={"x": feed}, fetch_list=list(outs.values()))
+            runs[n] = feed, got
+    finally:
+        D.disable_static()
+    for feed, got in runs.values():
+        for (name, fn), value in zip(STATIC_CASES.items(), got):
+            np.testing.assert_allclose(value, fn(D.to_tensor(feed)).numpy(), rtol=1e-5,
+                                       atol=1e-6, err_msg=name)

@@ -9,6 +9,7 @@ Index-type views (as_strided, unfold) gather x at precomputed flat positions wit
 import builtins
 
 from dygraph.autograd.function import apply
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework import dtype as _dt
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor, check_axis
@@ -42,7 +43,7 @@ def unflatten(x, axis, shape, name=None):
     sizes = int_list(shape, "unflatten", "shape")
     if not sizes:
         raise op_error("unflatten", "shape must not be empty")
-    old = x.shape
+    old = list(x.shape)
     known = 1
     for s in sizes:
         known *= s if s != -1 else 1
@@ -50,7 +51,8 @@ def unflatten(x, axis, shape, name=None):
             -1 in sizes and (known == 0 or old[ax] % known)):
         raise op_error("unflatten", f"shape {sizes} does not fit dim {ax} (size {old[ax]}) "
                        f"of a tensor of shape {old}")
-    return reshape(x, old[:ax] + sizes + old[ax + 1:])
+    # 0 keeps the dims before `axis` as they come (a static program's free batch dim).
+    return reshape(x, [0] * ax + sizes + old[ax + 1:])
 
 
 def view(x, shape_or_dtype, name=None):
@@ -91,6 +93,7 @@ def _gather_flat(x, pos):
     return apply(GetItem(pos), reshape(x, [-1]))
 
 
+@captured_whole
 def as_strided(x, shape, stride, offset=0, name=None):
     """The tensor of `shape` whose element [i0, i1, ...] is x's flat element
     offset + i0 * stride[0] + i1 * stride[1] + ... (strides count elements).
@@ -120,6 +123,7 @@ def as_strided(x, shape, stride, offset=0, name=None):
     return _gather_flat(x, pos)
 
 
+@captured_whole
 def unfold(x, axis, size, step, name=None):
     """Sliding windows of `size` elements every `step` along `axis`: that dim becomes the
     number of windows and a new last dim of length `size` holds each window.
@@ -253,22 +257,23 @@ def crop(x, shape=None, offsets=None, name=None):
                [ 9, 10]])
     """
     x = as_tensor(x, "crop")
-    full = x.shape
-    shape = full if shape is None else int_list(shape, "crop", "shape")
+    full = list(x._data.shape)
+    shape = [-1] * len(full) if shape is None else int_list(shape, "crop", "shape")
     offsets = [0] * len(full) if offsets is None else int_list(offsets, "crop", "offsets")
     if len(shape) != len(full) or len(offsets) != len(full):
         raise op_error("crop", f"shape {shape} and offsets {offsets} must each have one "
                        f"entry per dim of x (shape {full})")
     index = []
     for d, (n, s, o) in enumerate(zip(full, shape, offsets)):
-        s = n - o if s == -1 else s
-        if o < 0 or s < 0 or o + s > n:
+        if o < 0 or s < -1 or o + max(s, 0) > n:
             raise op_error("crop", f"offset {o} + size {s} does not fit dim {d} of x "
                            f"(shape {full})")
-        index.append(builtins.slice(o, o + s))
+        # -1 runs to the end: an open slice, so a static program's free dim stays free.
+        index.append(builtins.slice(o, None if s == -1 else o + s))
     return apply(GetItem(tuple(index)), x)
 
 
+@captured_whole
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002 - Paddle's argument name
     """Matrices with the last dim of `input` on diagonal `offset` of the planes spanned by
     dims dim1 and dim2 of the result (which has one more dim); zeros elsewhere.
@@ -287,7 +292,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002 - Paddle's argu
     if d1 == d2:
         raise op_error("diag_embed", f"dim1 and dim2 must differ, got {dim1} and {dim2}")
     offset = int(offset)
-    batch, m = x.shape[:-1], x.shape[-1]
+    batch, m = list(x._data.shape[:-1]), x._data.shape[-1]
     n = m + abs(offset)
     xp = xp_of(x._data)
     rows, cols = _diag_positions(xp, n, n, offset)

@@ -11,6 +11,7 @@ import itertools
 import numpy as np
 
 from dygraph.autograd.function import apply
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
 from dygraph.ops import math as _math
 from dygraph.ops.common import as_tensor, binary_operands, check_axis
@@ -78,8 +79,13 @@ def tensordot(x, y, axes=2, name=None):
         k *= x._data.shape[a]
     xm = reshape(transpose(x, x_free + xa), [-1, k])
     ym = reshape(transpose(y, ya + y_free), [k, -1])
+    out = matmul(xm, ym)
+    if len(x_free) == 1 and len(y_free) == 1:
+        return out  # already [P, Q]
     out_shape = [x._data.shape[d] for d in x_free] + [y._data.shape[d] for d in y_free]
-    return reshape(matmul(xm, ym), out_shape)
+    if x_free and 0 not in out_shape:
+        out_shape[0] = -1  # inferred, so a static program's free batch dim stays free
+    return reshape(out, out_shape)
 
 
 def inner(x, y, name=None):
@@ -163,6 +169,7 @@ def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=
     return norm(_math.subtract(unsqueeze(x, -2), unsqueeze(y, -3)), p=float(p), axis=-1)
 
 
+@captured_whole
 def pdist(x, p=2.0, name=None):
     """p-norm distances between every pair of rows i < j of the 2-D x, as a 1-D tensor of
     N * (N - 1) / 2 values in row-major pair order.
@@ -270,7 +277,7 @@ def renorm(x, p, axis, max_norm):
     nd = x._data.ndim
     ax = check_axis(axis, nd, "renorm")
     perm = [ax] + [d for d in range(nd) if d != ax]
-    norms = norm(reshape(transpose(x, perm), [x._data.shape[ax], -1]), p=float(p), axis=1)
+    norms = norm(reshape(transpose(x, perm), [0, -1]), p=float(p), axis=1)
     view = [1] * nd
     view[ax] = -1
     norms = reshape(norms, view)

@@ -12,6 +12,7 @@ import builtins
 import numpy as np
 
 from dygraph.autograd.function import apply
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor, check_axis
 from dygraph.ops.creation import zeros
@@ -64,6 +65,7 @@ def _write(x, pos, value, op, mode="assign"):
     return apply(Scatter(pos.reshape(-1), mode), x, values)
 
 
+@captured_whole
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noqa: A002
     """Reduce src into a copy of input along `dim` at `index` (index no larger than src in
     any dim; src's extra entries are unused). reduce: 'sum', 'prod', 'mean', 'amin' or
@@ -90,6 +92,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):  # noq
                           include_self=include_self, broadcast=False)
 
 
+@captured_whole
 def scatter_add(input, dim, index, src):  # noqa: A002 - Paddle's argument name
     """Add src into a copy of input along `dim` at `index` (scatter_reduce with 'sum').
 
@@ -116,6 +119,7 @@ def scatter_nd(index, updates, shape, name=None):
     return scatter_nd_add(base, index, updates)
 
 
+@captured_whole
 def index_fill(x, index, axis, value, name=None):
     """x with the slices at `index` (1-D) along `axis` set to `value` (a number or a 0-D
     tensor).
@@ -166,6 +170,7 @@ def index_put(x, indices, value, accumulate=False, name=None):
     return _write(x, pos, value, "index_put", "add" if accumulate else "assign")
 
 
+@captured_whole
 def masked_scatter(x, mask, value, name=None):
     """x with its positions where the bool `mask` (broadcast to x) is True filled, in
     order, from the first values of `value`.
@@ -197,6 +202,7 @@ def masked_scatter(x, mask, value, name=None):
     return apply(Scatter(pos, "assign"), x, values)
 
 
+@captured_whole
 def diagonal_scatter(x, y, offset=0, axis1=0, axis2=1, name=None):
     """x with its diagonal `offset` of the planes of (axis1, axis2) replaced by y, shaped
     as `diagonal(x, offset, axis1, axis2)` is.
@@ -227,6 +233,7 @@ def diagonal_scatter(x, y, offset=0, axis1=0, axis2=1, name=None):
     return _write(x, pos, y, "diagonal_scatter")
 
 
+@captured_whole
 def select_scatter(x, values, axis, index, name=None):
     """x with its slice at `index` along `axis` replaced by `values`.
 
@@ -251,6 +258,7 @@ def select_scatter(x, values, axis, index, name=None):
     return _write(x, pos, values, "select_scatter")
 
 
+@captured_whole
 def slice_scatter(x, value, axes, starts, ends, strides, name=None):
     """x with the strided slice (as strided_slice selects it) replaced by `value`.
 
@@ -278,6 +286,7 @@ def slice_scatter(x, value, axes, starts, ends, strides, name=None):
     return _write(x, pos, value, "slice_scatter")
 
 
+@captured_whole
 def index_sample(x, index):
     """out[i, j] = x[i, index[i, j]] for a 2-D x and a 2-D index with x's rows.
 
@@ -298,6 +307,7 @@ def index_sample(x, index):
     return apply(GetItem((rows, idx)), x)
 
 
+@captured_whole
 def take(x, index, mode="raise", name=None):
     """The elements of the flattened x at `index` (result shaped like index). mode 'raise'
     allows -numel <= index < numel, 'wrap' takes indices modulo numel, 'clip' clips them to

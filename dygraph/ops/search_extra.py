@@ -7,6 +7,7 @@ The values of kthvalue, mode and msort are a gather of x at the chosen indices
 
 import numpy as np
 
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor, check_axis
 from dygraph.ops.reduce_base import index_dtype
@@ -39,6 +40,7 @@ def _pick(x, index, axis, keepdim):
     return values, indices
 
 
+@captured_whole
 def kthvalue(x, k, axis=None, keepdim=False, name=None):
     """The k-th smallest value (k counts from 1) along `axis` (default last) and its
     index; among equal values the earlier index comes first.
@@ -66,6 +68,7 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
     return values, indices
 
 
+@captured_whole
 def mode(x, axis=-1, keepdim=False, name=None):
     """The most frequent value along `axis` (the smallest one on a tie) and the index of
     its last occurrence.
@@ -107,6 +110,7 @@ def mode(x, axis=-1, keepdim=False, name=None):
     return values, indices
 
 
+@captured_whole
 def msort(input):  # noqa: A002 - Paddle's argument name
     """Sorted along the first axis.
 
