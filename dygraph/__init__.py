@@ -40,6 +40,7 @@ from dygraph.framework.place import (
 )
 from dygraph.framework.random import get_rng_state, seed, set_rng_state
 from dygraph.ops import *  # noqa: F401,F403 - the op library is the public API
+from dygraph.ops.creation_extra import range, shape  # noqa: A004 - Paddle's names
 from dygraph.tensor import Tensor, to_tensor
 from dygraph.tensor_repr import set_printoptions
 from dygraph.utils.lazy import lazy_attributes
@@ -68,6 +69,9 @@ _LAZY_NAMES = {
     "enable_static": ("dygraph.static.capture", "enable_static"),
     "disable_static": ("dygraph.static.capture", "disable_static"),
     "in_dynamic_mode": ("dygraph.static.capture", "in_dynamic_mode"),
+    # Paddle 3's top-level spellings of functional ops.
+    **{n: ("dygraph.nn.functional", n) for n in ("conv1d", "conv2d", "conv3d", "group_norm",
+                                                  "layer_norm", "adaptive_avg_pool1d")},
 }
 __getattr__ = lazy_attributes("dygraph", globals(), _SUBMODULES, _LAZY_NAMES)
 

@@ -5,23 +5,31 @@ gradient formulas use under create_graph.
 """
 
 from dygraph.autograd.backward_math import register
-from dygraph.ops import common as _common
 from dygraph.ops import (
+    aliases,
     compare,
     creation,
+    creation_extra,
     indexing,
     linalg,
     manipulation,
+    manipulation_join,
+    manipulation_view,
     math,
+    math_extra,
     reduction,
+    scatter_extra,
     search,
+    search_extra,
     shape,
     unary,
 )
+from dygraph.ops import common as _common
 from dygraph.ops.tensor_methods import attach
 
 FAMILIES = (math, unary, reduction, search, shape, manipulation, indexing, linalg, compare,
-            creation)
+            creation, manipulation_join, manipulation_view, scatter_extra, search_extra,
+            math_extra, creation_extra)
 for _family in FAMILIES:
     if not hasattr(_family, "NOT_METHODS"):
         _family.NOT_METHODS = set()
@@ -51,6 +59,7 @@ for _alias, _method in (("mul_", "multiply_"), ("sub_", "subtract_"), ("div_", "
     if hasattr(_common.Tensor, _method):
         setattr(_common.Tensor, _alias, getattr(_common.Tensor, _method))
         OPS[_alias] = _inplace_function(_method)
+OPS.update(aliases.install(OPS))  # cat, clamp, swapaxes, torch-style softmax, where_, ...
 __all__ = sorted(OPS)
 globals().update(OPS)
 

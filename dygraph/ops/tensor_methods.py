@@ -177,7 +177,9 @@ def attach(families):
                  "log1p", "trunc", "tril", "triu", "flip", "nan_to_num", "acos", "acosh",
                  "asin", "asinh", "atan", "atanh", "bitwise_and", "bitwise_not",
                  "bitwise_or", "bitwise_xor", "cosh", "cumprod", "cumsum", "erfinv",
-                 "floor_divide", "floor_mod", "log10", "log2", "mod", "sinh", "tan", "t"):
+                 "floor_divide", "floor_mod", "log10", "log2", "mod", "sinh", "tan", "t",
+                 "scatter_add", "index_fill", "index_put", "masked_scatter", "renorm",
+                 "addmm", "baddbmm"):
         if name in ops and not hasattr(T, name + "_"):
             setattr(T, name + "_", make_inplace(name + "_", ops[name]))
     return ops
