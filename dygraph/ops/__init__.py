@@ -8,6 +8,7 @@ from dygraph.autograd.backward_math import register
 from dygraph.ops import common as _common
 from dygraph.ops import (
     compare,
+    complex,
     creation,
     indexing,
     linalg,
@@ -21,7 +22,7 @@ from dygraph.ops import (
 from dygraph.ops.tensor_methods import attach
 
 FAMILIES = (math, unary, reduction, search, shape, manipulation, indexing, linalg, compare,
-            creation)
+            creation, complex)
 for _family in FAMILIES:
     if not hasattr(_family, "NOT_METHODS"):
         _family.NOT_METHODS = set()
