@@ -19,6 +19,7 @@ from dygraph.ops import (
     shape,
     unary,
 )
+from dygraph.ops.lazy_methods import attach_lazy
 from dygraph.ops.tensor_methods import attach
 
 FAMILIES = (math, unary, reduction, search, shape, manipulation, indexing, linalg, compare,
@@ -29,6 +30,7 @@ for _family in FAMILIES:
 creation.NOT_METHODS = set(creation.__all__)
 
 OPS = attach(FAMILIES)
+attach_lazy(_common.Tensor)
 OPS["cast"] = _common.cast
 
 

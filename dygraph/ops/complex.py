@@ -16,7 +16,7 @@ from dygraph.ops.common import _Identity, as_tensor, binary_operands, float_oper
 __all__ = ["real", "imag", "conj", "angle", "complex", "as_real", "as_complex",
            "view_as_real", "view_as_complex", "polar", "is_complex"]
 NONDIFF = {"is_complex"}
-NOT_METHODS = {"complex", "polar"}
+NOT_METHODS = {"complex"}
 
 _COMPLEX_OF = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128,
                np.dtype(np.float16): np.complex64}
