@@ -47,6 +47,16 @@ SPECS = [
     OpSpec("angle", lambda a, b: D.angle(_z(a, b)), lambda a, b: np.angle(_nz(a, b)),
            [(5,), (5,)], domain=(0.2, 1.0)),
     OpSpec("angle", D.angle, np.angle, [(5,)], domain=(0.2, 1.0), id="of_real"),
+    # Complex arithmetic follows the same convention (g times the conjugate derivative).
+    OpSpec("multiply", lambda a, b, c, d: D.as_real(_z(a, b) * _z(c, d)) ** 2,
+           lambda a, b, c, d: _ri(_nz(a, b) * _nz(c, d)) ** 2, [(3,), (3,), (2, 3), (2, 3)],
+           id="complex"),
+    OpSpec("divide", lambda a, b, c, d: D.as_real(_z(a, b) / _z(c, d)) ** 2,
+           lambda a, b, c, d: _ri(_nz(a, b) / _nz(c, d)) ** 2, [(3,), (3,), (3,), (3,)],
+           domain=(0.5, 1.0), id="complex"),
+    OpSpec("matmul", lambda a, b, c, d: D.as_real(D.matmul(_z(a, b), _z(c, d))) ** 2,
+           lambda a, b, c, d: _ri(_nz(a, b) @ _nz(c, d)) ** 2, [(2, 3), (2, 3), (3, 2), (3, 2)],
+           id="complex"),
     OpSpec("polar", lambda r, t: D.as_real(D.polar(r, t)) ** 2,
            lambda r, t: _ri(r * np.exp(1j * t)) ** 2, [(4,), (4,)]),
 ]
