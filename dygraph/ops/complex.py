@@ -198,8 +198,10 @@ def angle(x, name=None):
     x = as_tensor(x, "angle")
     if _is_complex(x):
         return atan2(imag(x), real(x))
+    from dygraph.ops.creation import zeros_like
+
     x = float_operand(x, "angle")
-    return atan2(x * 0, x)
+    return atan2(zeros_like(x), x)  # +0, not x * 0: atan2(-0, -1) would give -pi
 
 
 def polar(abs, angle, name=None):  # noqa: A002 - Paddle's argument names
