@@ -38,7 +38,7 @@ class OverlapAdd(Op):
 
     def forward(self, xp, x):
         length, n = x.shape[-2:]
-        self.index = _frame_index(length, self.hop, n)
+        self.index = xp.asarray(_frame_index(length, self.hop, n))
         out = xp.zeros(x.shape[:-2] + ((n - 1) * self.hop + length,), dtype=x.dtype)
         end = (n - 1) * self.hop + 1
         for j in range(length):  # one strided add per offset, vectorised over frames
