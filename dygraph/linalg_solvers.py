@@ -110,7 +110,7 @@ def cholesky_inverse(x, upper=False, name=None):
 def lu(x, pivot=True, get_infos=False, name=None):
     """LU factorisation with partial pivoting, packed as LAPACK does: returns (LU, pivots)
     or (LU, pivots, infos); pivots are 1-based int32 row swaps, infos 0 or i + 1 when
-    U[i, i] is zero. The gradient covers square matrices.
+    U[i, i] is zero. Differentiable for square, wide and tall full-rank inputs.
 
     Example:
         >>> import dygraph

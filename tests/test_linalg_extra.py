@@ -23,10 +23,11 @@ def test_lu_pivots_infos_and_unpack_reconstruct():
     assert L.lu_unpack(*L.lu(singular), unpack_ludata=False)[1] is None
 
 
-def test_lu_gradient_is_square_only():
-    x = D.to_tensor(np.ones((3, 2)) + np.eye(3, 2), stop_gradient=False)
-    with pytest.raises(NotImplementedError, match="square"):
-        L.lu(x)[0].sum().backward()
+def test_lu_without_pivoting_swaps_no_rows():
+    a = np.array([[2.0, 1.0, 0.5], [4.0, 3.0, 1.0]])
+    packed, pivots = L.lu(D.to_tensor(a), pivot=False)
+    np.testing.assert_array_equal(pivots.numpy(), [1, 2])
+    np.testing.assert_allclose(packed.numpy(), [[2.0, 1.0, 0.5], [2.0, 1.0, 0.0]])
 
 
 def test_lstsq_outputs_per_driver():

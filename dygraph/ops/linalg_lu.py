@@ -6,15 +6,15 @@ packed form: L (unit diagonal, not stored) below the diagonal and U on and above
 the 1-based row swapped with row j at step j, and an info per matrix (0, or i + 1 when
 U[i, i] is exactly zero).
 
-Backward (square matrices, A = P L U): with gL and gU the parts of the packed gradient
-below and on/above the diagonal, gA = P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T; it is
+Backward (A = P L U): with gL and gU the parts of the packed gradient below and on/above
+the diagonal, gA = P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T for square A, and the
+corresponding formulas for wide and tall A (as PyTorch's linalg_lu_backward); it is
 written with `m` so that double backward works too.
 """
 
 import numpy as np
 
 from dygraph.autograd.function import Op
-from dygraph.framework.errors import op_error
 from dygraph.ops.linalg_common import constant, mT, xp_of
 
 
@@ -75,18 +75,43 @@ class LU(Op):
     def backward(self, m, g, *_):
         lu = self.y(m, 0)
         rows, cols = m.data(lu).shape[-2:]
-        if rows != cols:
-            raise op_error("lu", f"the gradient is implemented for square matrices only, got "
-                           f"shape {list(m.data(lu).shape)}", NotImplementedError)
+        k = min(rows, cols)
         xp = xp_of(m, lu)
         dtype = m.data(lu).dtype
-        strict = constant(m, xp.tril(xp.ones((rows, rows), dtype=dtype), -1))
-        upper = constant(m, xp.triu(xp.ones((rows, rows), dtype=dtype)))
-        low = lu * strict + constant(m, xp.eye(rows, dtype=dtype))
-        up = lu * upper
-        phi = (m.matmul(mT(m, low), g * strict) * strict
-               + m.matmul(g * upper, mT(m, up)) * upper)
-        left = m.solve(mT(m, low), phi)  # L^-T phi
-        right = mT(m, m.solve(up, mT(m, left)))  # (L^-T phi) U^-T
+
+        def eye(r, c):
+            return constant(m, xp.eye(r, c, dtype=dtype))
+
+        # Slices and concatenations along the matrix axes are products with constant
+        # selection matrices (eye(r, c)), which both backward namespaces have.
+        strict, upper = _mask(m, xp, rows, cols, -1, dtype), _mask(m, xp, rows, cols, 0, dtype)
+        low = m.matmul(lu * strict, eye(cols, k)) + eye(rows, k)  # [rows, k]
+        up = m.matmul(eye(k, rows), lu * upper)  # [k, cols]
+        g_low = m.matmul(g * strict, eye(cols, k))
+        g_up = m.matmul(eye(k, rows), g * upper)
+        strict_k, upper_k = _mask(m, xp, k, k, -1, dtype), _mask(m, xp, k, k, 0, dtype)
+        if rows == cols:
+            phi = (m.matmul(mT(m, low), g_low) * strict_k
+                   + m.matmul(g_up, mT(m, up)) * upper_k)
+            grad = _right_solve(m, m.solve(mT(m, low), phi), up)
+        elif rows < cols:  # wide: A = P L [U1 U2]
+            phi = (m.matmul(mT(m, low), g_low) - m.matmul(g_up, mT(m, up))) * strict_k
+            phi = _right_solve(m, phi, m.matmul(up, eye(cols, k)))
+            grad = m.solve(mT(m, low), m.matmul(phi, eye(k, cols)) + g_up)
+        else:  # tall: A = P [L1; L2] U
+            phi = (m.matmul(g_up, mT(m, up)) - m.matmul(mT(m, low), g_low)) * upper_k
+            phi = m.solve(mT(m, m.matmul(eye(k, rows), low)), phi)
+            grad = _right_solve(m, m.matmul(eye(rows, k), phi) + g_low, up)
         perm = constant(m, permutation(xp, self.pivots, rows, dtype))
-        return (m.matmul(perm, right),)
+        return (m.matmul(perm, grad),)
+
+
+def _right_solve(m, x, u):
+    """x U^-T for a square U (solve from the right)."""
+    return mT(m, m.solve(u, mT(m, x)))
+
+
+def _mask(m, xp, rows, cols, diagonal, dtype):
+    """Constant mask of the strictly lower (diagonal -1) or the upper (0) triangle."""
+    ones = xp.ones((rows, cols), dtype=dtype)
+    return constant(m, xp.tril(ones, -1) if diagonal < 0 else xp.triu(ones))

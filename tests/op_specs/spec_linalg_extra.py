@@ -72,6 +72,20 @@ def _eig_abs(a):
     return np.abs(v)
 
 
+def _np_lu_packed(a):
+    """Doolittle with partial pivoting in plain NumPy, one matrix at a time."""
+    out = []
+    for m in a:
+        lu = m.copy()
+        for j in range(min(lu.shape)):
+            p = j + np.argmax(np.abs(lu[j:, j]))
+            lu[[j, p]] = lu[[p, j]]
+            lu[j + 1:, j] /= lu[j, j]
+            lu[j + 1:, j + 1:] -= np.outer(lu[j + 1:, j], lu[j, j + 1:])
+        out.append(lu)
+    return np.stack(out)
+
+
 PIVOTS = np.array([1, 2, 3], dtype=np.int32)
 
 SPECS = [
@@ -87,8 +101,13 @@ SPECS = [
     OpSpec("linalg.cholesky_inverse", L.cholesky_inverse,
            lambda f: np.linalg.inv(np.tril(f) @ np.swapaxes(np.tril(f), -1, -2)),
            [_lower_factor((2, 3, 3))]),
-    OpSpec("linalg.lu", lambda a: L.lu(a)[0],
-           lambda a: _np_lu_packed(a), [_dominant((2, 4, 4))]),
+    OpSpec("linalg.lu", lambda a: L.lu(a)[0], _np_lu_packed, [_dominant((2, 4, 4))]),
+    OpSpec("linalg.lu", lambda a: L.lu(a)[0], _np_lu_packed,
+           [lambda rng: _dominant((3, 3))(rng)[None] @ rng.uniform(0.5, 1, (2, 3, 5))],
+           id="wide"),
+    OpSpec("linalg.lu", lambda a: L.lu(a)[0], _np_lu_packed,
+           [lambda rng: np.concatenate([_dominant((2, 3, 3))(rng),
+                                        rng.uniform(-1, 1, (2, 2, 3))], axis=1)], id="tall"),
     OpSpec("linalg.lu_unpack", lambda a: L.lu_unpack(a, D.to_tensor(PIVOTS))[1:],
            lambda a: (np.tril(a, -1)[:, :3] + np.eye(4, 3), np.triu(a)[:3]), [(4, 3)]),
     OpSpec("linalg.lu_solve", lambda b, a: L.lu_solve(b, *L.lu(a)),
@@ -131,17 +150,3 @@ SPECS = [
            lambda x: np.swapaxes(x, -1, -2) ** 2, [(2, 3, 4)]),
 ]
 
-
-def _np_lu_packed(a):
-    """Doolittle with partial pivoting in plain NumPy, one matrix at a time."""
-    out = []
-    for m in a:
-        lu = m.copy()
-        n = len(lu)
-        for j in range(n):
-            p = j + np.argmax(np.abs(lu[j:, j]))
-            lu[[j, p]] = lu[[p, j]]
-            lu[j + 1:, j] /= lu[j, j]
-            lu[j + 1:, j + 1:] -= np.outer(lu[j + 1:, j], lu[j, j + 1:])
-        out.append(lu)
-    return np.stack(out)
