@@ -46,6 +46,7 @@ from dygraph.utils.lazy import lazy_attributes
 
 __version__ = "0.1.0"
 dtype = type(float32)
+cfloat, cdouble = complex64, complex128  # Paddle's torch-style aliases
 _SUBMODULES = {"nn", "optimizer", "io", "vision", "fluid", "metric", "linalg", "autograd",
                "utils", "dataset", "reader", "framework", "regularizer", "examples",
                "base", "device", "text", "hapi", "callbacks", "distributed",
