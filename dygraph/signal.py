@@ -20,7 +20,7 @@ from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor, float_operand
 from dygraph.ops.manipulation import concat
 from dygraph.ops.shape import broadcast_to, transpose, unsqueeze
-from dygraph.tensor import Tensor, _new_tensor, to_tensor
+from dygraph.tensor import _new_tensor, to_tensor
 
 __all__ = ["stft", "istft", "frame", "overlap_add"]
 
@@ -120,8 +120,9 @@ def _window(window, win_length, n_fft, dtype, op):
     """The window, zero-padded on both sides to n_fft (rectangular when None)."""
     if window is None:
         window = to_tensor(np.ones(win_length, dtype=dtype))
-    window = float_operand(window, op) if not isinstance(window, Tensor) or (
-        window._data.dtype.kind != "c") else window
+    window = as_tensor(window, op)
+    if window._data.dtype.kind != "c":
+        window = float_operand(window, op)
     if window._data.ndim != 1 or window._data.shape[0] != win_length:
         raise op_error(op, f"window must be 1-D of size win_length={win_length}, got shape "
                        f"{window.shape}")
