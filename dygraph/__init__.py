@@ -47,16 +47,20 @@ from dygraph.utils.lazy import lazy_attributes
 
 __version__ = "0.1.0"
 dtype = type(float32)
+cfloat, cdouble = complex64, complex128  # Paddle's torch-style aliases
 _SUBMODULES = {"nn", "optimizer", "io", "vision", "fluid", "metric", "linalg", "autograd",
                "utils", "dataset", "reader", "framework", "regularizer", "examples",
                "base", "device", "text", "hapi", "callbacks", "distributed",
-               "amp", "static"}
+               "amp", "static", "fft", "signal"}
 # Names that live in a lazily loaded submodule but are also top-level in Paddle.
 _LAZY_NAMES = {
     "ParamAttr": ("dygraph.nn.param_attr", "ParamAttr"),
     "create_parameter": ("dygraph.nn.param_attr", "create_parameter"),
     "inverse": ("dygraph.linalg", "inv"),
     "cholesky": ("dygraph.linalg", "cholesky"),
+    "eigvalsh": ("dygraph.linalg", "eigvalsh"),
+    "vecdot": ("dygraph.linalg", "vecdot"),
+    "matrix_transpose": ("dygraph.linalg", "matrix_transpose"),
     "save": ("dygraph.io.checkpoint", "save"),
     "load": ("dygraph.io.checkpoint", "load"),
     "batch": ("dygraph.reader", "batch"),

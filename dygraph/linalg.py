@@ -418,3 +418,12 @@ def _chain(tensors, split, i, j):
 # The Tensor versions of the names the gradient formulas above use (see backward_math).
 register("inv", array_fn=lambda xp: xp.linalg.inv, tensor_fn=inv)
 register("solve", array_fn=lambda xp: xp.linalg.solve, tensor_fn=solve)
+
+# The rest of paddle.linalg lives in two sibling modules (one concept per file).
+from dygraph import linalg_extra as _extra  # noqa: E402
+from dygraph import linalg_solvers as _solvers  # noqa: E402
+from dygraph.linalg_extra import *  # noqa: E402,F401,F403
+from dygraph.linalg_solvers import *  # noqa: E402,F401,F403
+
+__all__ += _solvers.__all__ + _extra.__all__
+NONDIFF |= _solvers.NONDIFF | _extra.NONDIFF

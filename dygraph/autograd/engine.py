@@ -45,6 +45,8 @@ def _fit(m, g, target):
         g = _sum_to(m, g, data.shape)
         gdata = g._data if m.tensor_mode else g
     if gdata.dtype != data.dtype:
+        if gdata.dtype.kind == "c" and data.dtype.kind != "c":
+            g = m.real(g)  # a real input of a complex op: the real part (ops/complex.py)
         g = m.astype(g, data.dtype)
     return g
 

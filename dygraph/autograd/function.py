@@ -28,6 +28,7 @@ import weakref
 import numpy as np
 
 from dygraph.autograd import grad_mode
+from dygraph.autograd.saved_hooks import pack_saved
 from dygraph.framework.errors import forward_error, op_error
 from dygraph.tensor import _new_tensor
 
@@ -62,6 +63,8 @@ class Op:
     save_output = False
     differentiable = True
     n_outputs = 1  # multi-output ops get the real count when recorded
+    packed_inputs = None  # set under autograd.saved_tensors_hooks (saved_hooks.py)
+    packed_outputs = None
 
     @property
     def name(self):
@@ -83,6 +86,8 @@ class Op:
                 f"shape {list(t._data.shape)}) was modified by an in-place operation after "
                 "it was used; compute the in-place result out of place (e.g. `x = x + y` "
                 "instead of `x.add_(y)`) or clone the tensor before modifying it")
+        if self.packed_inputs is not None:
+            t = self.packed_inputs[i].tensor(f"input {i} of {self.name}")
         return t if m.tensor_mode else t._data
 
     def y(self, m, i=0):
@@ -92,6 +97,8 @@ class Op:
                 f"{self.name}: its output was modified by an in-place operation but backward "
                 "needs its value; use the out-of-place form of that operation")
         data = self.out_data[i]
+        if self.packed_outputs is not None:
+            data = self.packed_outputs[i].tensor(f"output {i} of {self.name}")._data
         if not m.tensor_mode:
             return data
         return _new_tensor(data, self, i, False)
@@ -170,6 +177,8 @@ def apply(op, *inputs):
         if op.save_output:
             op.out_data = (outs,)
         result = _new_tensor(outs, op, 0, False)
+    if _state.saved_hooks is not None and (op.save_inputs or op.save_output):
+        pack_saved(op, inputs, outs, multi)
     if _state.retain_all_grads:
         op.retained = {i: weakref.ref(r) for i, r in
                        enumerate(result if multi else (result,)) if r._node is op}

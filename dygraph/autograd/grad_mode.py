@@ -30,6 +30,8 @@ class _ThreadState(threading.local):
     # What `apply` hands every op to instead of running it (auto_cast, static capture), or
     # None: one attribute read on the eager path decides.
     intercept = None
+    # (pack_hook, unpack_hook) of the innermost autograd.saved_tensors_hooks, or None.
+    saved_hooks = None
 
 
 state = _ThreadState()

@@ -21,6 +21,7 @@ import numpy as np
 
 from dygraph.autograd import grad_mode
 from dygraph.autograd.function import Op
+from dygraph.autograd.saved_hooks import pack_tensors, unpack_tensors
 from dygraph.framework.errors import op_error
 from dygraph.tensor import Tensor, _new_tensor
 
@@ -38,6 +39,8 @@ class PyLayerContext:
     def save_for_backward(self, *tensors):
         self.container = tensors
         self._versions = [t._version[0] if isinstance(t, Tensor) else None for t in tensors]
+        if grad_mode.state.saved_hooks is not None:
+            self._packed = pack_tensors(tensors)
 
     def saved_tensor(self):
         for i, (t, version) in enumerate(zip(self.container, getattr(self, "_versions", ()))):
@@ -45,7 +48,8 @@ class PyLayerContext:
                 raise RuntimeError(
                     f"PyLayer: saved tensor {i} (shape {t.shape}) was modified by an in-place "
                     "operation after save_for_backward; clone it before changing it")
-        return self.container
+        packed = getattr(self, "_packed", None)
+        return self.container if packed is None else unpack_tensors(packed)
 
     saved_tensors = property(saved_tensor)
 

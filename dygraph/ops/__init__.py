@@ -8,6 +8,7 @@ from dygraph.autograd.backward_math import register
 from dygraph.ops import (
     aliases,
     compare,
+    complex,
     creation,
     creation_extra,
     indexing,
@@ -25,17 +26,19 @@ from dygraph.ops import (
     unary,
 )
 from dygraph.ops import common as _common
+from dygraph.ops.lazy_methods import attach_lazy
 from dygraph.ops.tensor_methods import attach
 
 FAMILIES = (math, unary, reduction, search, shape, manipulation, indexing, linalg, compare,
             creation, manipulation_join, manipulation_view, scatter_extra, search_extra,
-            math_extra, creation_extra)
+            math_extra, creation_extra, complex)
 for _family in FAMILIES:
     if not hasattr(_family, "NOT_METHODS"):
         _family.NOT_METHODS = set()
 creation.NOT_METHODS = set(creation.__all__)
 
 OPS = attach(FAMILIES)
+attach_lazy(_common.Tensor)
 OPS["cast"] = _common.cast
 
 

@@ -129,7 +129,11 @@ class Cast(Op):
         return x.astype(self.dtype)
 
     def backward(self, m, g):
-        return (m.astype(g, self.in_dtype),) if self.in_dtype.kind in _FLOAT_KINDS else (None,)
+        if self.in_dtype.kind not in _FLOAT_KINDS:
+            return (None,)
+        if self.in_dtype.kind == "f" and np.dtype(self.dtype).kind == "c":
+            g = m.real(g)  # a real input's gradient is the real part (complex.py)
+        return (m.astype(g, self.in_dtype),)
 
 
 def cast(x, dtype):

@@ -59,6 +59,8 @@ class MatMul(Op):
 
     def backward(self, m, g):
         x, y = self.x(0, m), self.x(1, m)
+        if m.data(g).dtype.kind == "c":  # complex.py's convention: X^H g and g Y^H
+            x, y = m.conj(x), m.conj(y)
         xnd = m.data(x).ndim
         ynd = m.data(y).ndim
         if xnd >= 2 and ynd >= 2:

@@ -14,6 +14,10 @@ __all__ = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder",
 NONDIFF = {"floor_divide", "increment"}
 
 
+def _is_complex(g):
+    return getattr(g, "_data", g).dtype.kind == "c"
+
+
 class Add(Op):
     def forward(self, xp, a, b):
         return a + b
@@ -38,6 +42,9 @@ class Multiply(Op):
 
     def backward(self, m, g):
         e = self.edges
+        if _is_complex(g):  # complex.py's convention: g times the conjugate derivative
+            return (g * m.conj(self.x(1, m)) if e[0] is not None else None,
+                    g * m.conj(self.x(0, m)) if e[1] is not None else None)
         return (g * self.x(1, m) if e[0] is not None else None,
                 g * self.x(0, m) if e[1] is not None else None)
 
@@ -50,8 +57,12 @@ class Divide(Op):
 
     def backward(self, m, g):
         b = self.x(1, m)
+        a = self.x(0, m) if self.edges[1] is not None else None
+        if _is_complex(g):  # complex.py's convention: conjugate derivatives
+            b = m.conj(b)
+            a = m.conj(a) if a is not None else None
         ga = g / b
-        gb = -ga * self.x(0, m) / b if self.edges[1] is not None else None
+        gb = -ga * a / b if a is not None else None
         return ga, gb
 
 
