@@ -30,6 +30,7 @@ from dygraph.framework.dtype import (
     set_default_dtype,
     uint8,
 )
+from dygraph.framework.dtype_info import *  # noqa: F401,F403 - float, finfo, pi, ...
 from dygraph.framework.place import (
     CPUPlace,
     CUDAPinnedPlace,
@@ -38,9 +39,10 @@ from dygraph.framework.place import (
     is_compiled_with_cuda,
     set_device,
 )
-from dygraph.framework.random import get_rng_state, seed, set_rng_state
+from dygraph.framework.random import Generator, get_rng_state, seed, set_rng_state
 from dygraph.ops import *  # noqa: F401,F403 - the op library is the public API
 from dygraph.tensor import Tensor, to_tensor
+from dygraph.tensor_plumbing import *  # noqa: F401,F403 - clone, cast_, is_tensor, ...
 from dygraph.tensor_repr import set_printoptions
 from dygraph.utils.lazy import lazy_attributes
 
@@ -68,6 +70,12 @@ _LAZY_NAMES = {
     "enable_static": ("dygraph.static.capture", "enable_static"),
     "disable_static": ("dygraph.static.capture", "disable_static"),
     "in_dynamic_mode": ("dygraph.static.capture", "in_dynamic_mode"),
+    "LazyGuard": ("dygraph.nn.lazy_init", "LazyGuard"),
+    "autocast": ("dygraph.amp.autocast", "autocast"),
+    "is_autocast_enabled": ("dygraph.amp.auto_cast", "is_autocast_enabled"),
+    "get_autocast_dtype": ("dygraph.amp.auto_cast", "get_autocast_dtype"),
+    "get_autocast_cpu_dtype": ("dygraph.amp", "get_autocast_cpu_dtype"),
+    "get_autocast_gpu_dtype": ("dygraph.amp", "get_autocast_gpu_dtype"),
 }
 __getattr__ = lazy_attributes("dygraph", globals(), _SUBMODULES, _LAZY_NAMES)
 

@@ -23,9 +23,15 @@ from dygraph.ops.tensor_methods import attach
 FAMILIES = (math, unary, reduction, search, shape, manipulation, indexing, linalg, compare,
             creation)
 # Paddle 3.x API breadth: extra elementwise math, comparison aliases, special functions.
-from dygraph.ops import compare_extra, elementwise_extra, reduction_extra, special  # noqa: E402
+from dygraph.ops import (  # noqa: E402
+    compare_extra,
+    elementwise_extra,
+    random_fill,
+    reduction_extra,
+    special,
+)
 
-FAMILIES += (elementwise_extra, compare_extra, special, reduction_extra)
+FAMILIES += (elementwise_extra, compare_extra, special, reduction_extra, random_fill)
 for _family in FAMILIES:
     if not hasattr(_family, "NOT_METHODS"):
         _family.NOT_METHODS = set()

@@ -55,6 +55,12 @@ def _constant(array):
     return _new_tensor(array, None, 0, True)
 
 
+def _real(x, op):
+    if x._data.dtype.kind == "c":
+        raise op_error(op, f"expects real tensors, got {x.dtype}", TypeError)
+    return x
+
+
 def _integer_operands(x, y, op):
     x, y = binary_operands(x, y, op)
     if x._data.dtype.kind not in "iu":
@@ -71,7 +77,8 @@ def copysign(x, y, name=None):
         >>> dygraph.copysign(dygraph.to_tensor([1.0, -2.0]), dygraph.to_tensor([-1.0, 3.0])).numpy()
         array([-1.,  2.], dtype=float32)
     """
-    x, y = binary_operands(float_operand(x, "copysign"), y, "copysign")
+    x, y = binary_operands(_real(float_operand(x, "copysign"), "copysign"), y, "copysign")
+    _real(y, "copysign")
     y = cast(y, x._data.dtype)
     xp = _xp(y)
     sign = _constant(xp.where(xp.signbit(y._data), -1, 1).astype(x._data.dtype))
@@ -98,7 +105,7 @@ def ldexp(x, y, name=None):
         >>> dygraph.ldexp(dygraph.to_tensor([1.0, 3.0]), dygraph.to_tensor([2, 1])).numpy()
         array([4., 6.], dtype=float32)
     """
-    x = float_operand(x, "ldexp")
+    x = _real(float_operand(x, "ldexp"), "ldexp")
     y = as_tensor(y, "ldexp")
     if y._data.dtype.kind not in "iu":
         raise op_error("ldexp", f"y must be an integer tensor, got {y.dtype}", TypeError)
@@ -134,6 +141,11 @@ def logaddexp(x, y, name=None):
         1000.693...
     """
     x, y = binary_operands(float_operand(x, "logaddexp"), y, "logaddexp")
+    try:
+        np.broadcast_shapes(x._data.shape, y._data.shape)
+    except ValueError:
+        raise op_error("logaddexp", f"shapes {x.shape} and {y.shape} do not broadcast") \
+            from None
     # The shift by the (constant) max keeps exp() finite; it does not change the value or
     # the gradient of the expression.
     xp = _xp(x)
