@@ -501,14 +501,19 @@ def is_empty(x, name=None):
 
 def check_shape(shape, op_name, expected_shape_type=(list, tuple, Tensor),
                 expected_element_type=(int, Tensor), expected_tensor_dtype=("int32", "int64")):
-    """Raise TypeError unless `shape` is a list/tuple of ints (or int Tensors) or an int
-    Tensor, and ValueError for a dimension below -1. Returns None.
+    """In static mode, raise TypeError unless `shape` is a list/tuple of ints (or int
+    Tensors) or an int Tensor, and ValueError for a dimension below -1. In dynamic mode it
+    checks nothing, as in Paddle (the op itself reports a bad shape). Returns None.
 
     Example:
         >>> import dygraph
         >>> dygraph.check_shape([2, -1], 'reshape') is None
         True
     """
+    from dygraph.static.capture import in_dynamic_mode
+
+    if in_dynamic_mode():
+        return None
     if not isinstance(shape, expected_shape_type):
         raise op_error(op_name, f"shape must be a list, tuple or Tensor, got "
                        f"{type(shape).__name__}", TypeError)

@@ -75,3 +75,15 @@ SPECS = [
     OpSpec("gammaincc", D.gammaincc, lambda a, y: _sp().gammaincc(a, y), [A, A],
            domain=POS, grad_inputs=[1]),
 ]
+
+
+def _fill_diagonal_tensor_ref(x, y):
+    out = x.copy()
+    for k in range(3):
+        out[:, k, k + 1] = y[:, k]
+    return out
+
+
+SPECS.append(OpSpec("fill_diagonal_tensor",
+                    lambda x, y: x.fill_diagonal_tensor(y, offset=1, dim1=1, dim2=2),
+                    _fill_diagonal_tensor_ref, [(2, 3, 4), (2, 3)]))
