@@ -12,6 +12,7 @@ Example:
 """
 
 from dygraph import ops as _ops
+from dygraph import tensor_plumbing as _tensor_plumbing  # noqa: F401 - Tensor methods
 from dygraph.autograd.engine import grad
 from dygraph.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from dygraph.framework.dtype import (
@@ -42,7 +43,7 @@ from dygraph.framework.place import (
 from dygraph.framework.random import Generator, get_rng_state, seed, set_rng_state
 from dygraph.ops import *  # noqa: F401,F403 - the op library is the public API
 from dygraph.tensor import Tensor, to_tensor
-from dygraph.tensor_plumbing import *  # noqa: F401,F403 - clone, cast_, is_tensor, ...
+from dygraph.tensor_checks import *  # noqa: F401,F403 - clone, cast_, is_tensor, ...
 from dygraph.tensor_repr import set_printoptions
 from dygraph.utils.lazy import lazy_attributes
 

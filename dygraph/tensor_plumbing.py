@@ -1,11 +1,11 @@
 """Tensor plumbing methods of Paddle 3.x: dtype shorthands (`x.float()`, `x.long()`...),
 `new_zeros/new_full/...`, `requires_grad`, `type_as`, torch-style `repeat`, memory layout
 queries (strides, data_ptr, is_contiguous), device queries, in-place storage changes
-(`set_`, `resize_`, `detach_`, `cast_`), `apply/apply_`, the diagonal fills and `mT`; and
-the top-level `clone`, `cast_`, `is_tensor`, `is_integer`, `is_floating_point`, `is_empty`,
-`check_shape`.
+(`set_`, `resize_`, `detach_`, `cast_`), `apply/apply_`, the diagonal fills
+(tensor_diagonal.py), `mT` and `sigmoid(_)`.
 
-Importing this module attaches the methods to Tensor (dygraph/__init__.py does).
+Importing this module attaches the methods to Tensor (dygraph/__init__.py does); it
+exports nothing itself.
 """
 
 import numpy as np
@@ -18,10 +18,9 @@ from dygraph.ops import creation
 from dygraph.ops.common import as_tensor, cast, shape_list
 from dygraph.ops.manipulation import tile
 from dygraph.ops.shape import transpose
-from dygraph.tensor import Tensor, _new_tensor
-
-__all__ = ["clone", "cast_", "is_tensor", "is_integer", "is_floating_point", "is_empty",
-           "check_shape"]
+from dygraph.tensor import Tensor
+from dygraph.tensor_checks import cast_, is_empty, is_integer, is_tensor
+from dygraph.tensor_diagonal import fill_diagonal_, fill_diagonal_tensor, fill_diagonal_tensor_
 
 # Method name -> dtype name, for x.float(), x.long(), x.cfloat()...
 _DTYPE_METHODS = {
@@ -306,116 +305,6 @@ def apply_(self, func):
     return self
 
 
-def fill_diagonal_(self, value, offset=0, wrap=False, name=None):
-    """Set the main diagonal (of a matrix, shifted by `offset`, or of an N-d tensor whose
-    dimensions are all equal) to `value` in place; `wrap` restarts a tall matrix's
-    diagonal every ncols + 1 rows. Returns self.
-
-    Example:
-        >>> import dygraph
-        >>> dygraph.zeros([2, 3]).fill_diagonal_(1.0, offset=1).tolist()
-        [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
-    """
-    data = self._data
-    if data.ndim < 2:
-        raise op_error("fill_diagonal_", f"needs at least 2 dimensions, got shape {self.shape}")
-    if data.ndim > 2 and len(set(data.shape)) != 1:
-        raise op_error("fill_diagonal_", f"all dimensions must be equal for a tensor of more "
-                       f"than 2 dimensions, got shape {self.shape}")
-    self._bump_version("fill_diagonal_")
-    if not data.flags.c_contiguous:
-        xp = np if type(data) is np.ndarray else _xp(data)
-        data = self._data = xp.ascontiguousarray(data)
-    flat = data.reshape(-1)  # a view: writes reach self
-    if data.ndim > 2:
-        step = int(sum(s // data.itemsize for s in data.strides))
-        flat[::step] = value
-        return self
-    rows, cols = data.shape
-    step = cols + 1
-    start = offset if offset >= 0 else -offset * cols
-    end = flat.size if wrap else min(flat.size, cols * cols)
-    positions = np.arange(start, end, step)
-    if not wrap:
-        # Stop where the shifted diagonal leaves the matrix.
-        count = min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols)
-        positions = positions[:max(count, 0)]
-    flat[positions] = value
-    return self
-
-
-def _diagonal_positions(shape, offset, dim1, dim2):
-    n1, n2 = shape[dim1], shape[dim2]
-    start1, start2 = (0, offset) if offset >= 0 else (-offset, 0)
-    length = max(0, min(n1 - start1, n2 - start2))
-    rows = np.arange(length) + start1
-    return rows, rows - start1 + start2
-
-
-class _FillDiagonalTensor(Op):
-    """x with the (dim1, dim2) diagonal replaced by y; y's last dimension runs along the
-    diagonal and its others are x's remaining dimensions."""
-
-    def __init__(self, offset, dim1, dim2):
-        self.offset, self.dim1, self.dim2 = offset, dim1, dim2
-
-    def _perm(self, ndim):
-        rest = [d for d in range(ndim) if d not in (self.dim1, self.dim2)]
-        return rest + [self.dim1, self.dim2]
-
-    def forward(self, xp, x, y):
-        self.perm = self._perm(x.ndim)
-        self.rows, self.cols = _diagonal_positions(x.shape, self.offset, self.dim1, self.dim2)
-        out = x.copy()
-        view = out.transpose(self.perm)  # shares out's memory
-        view[..., self.rows, self.cols] = y
-        keep = xp.ones(x.shape, dtype=x.dtype)
-        keep.transpose(self.perm)[..., self.rows, self.cols] = 0
-        self.keep = keep
-        return out
-
-    def backward(self, m, g):
-        gx = g * self.keep if self.edges[0] is not None else None
-        gy = None
-        if self.edges[1] is not None:
-            gy = m.transpose(g, self.perm)[..., self.rows, self.cols]
-        return gx, gy
-
-
-def fill_diagonal_tensor(self, y, offset=0, dim1=0, dim2=1, name=None):
-    """A copy of self with the diagonal over (dim1, dim2) (shifted by `offset`) replaced
-    by y; differentiable in both.
-
-    Example:
-        >>> import dygraph
-        >>> dygraph.zeros([2, 2]).fill_diagonal_tensor(dygraph.to_tensor([1.0, 2.0])).tolist()
-        [[1.0, 0.0], [0.0, 2.0]]
-    """
-    x = as_tensor(self, "fill_diagonal_tensor")
-    ndim = x._data.ndim
-    if ndim < 2:
-        raise op_error("fill_diagonal_tensor", f"needs at least 2 dimensions, got {x.shape}")
-    dim1, dim2 = dim1 % ndim, dim2 % ndim
-    if dim1 == dim2:
-        raise op_error("fill_diagonal_tensor", f"dim1 and dim2 must differ, got {dim1}")
-    y = cast(as_tensor(y, "fill_diagonal_tensor"), x._data.dtype)
-    rows, _ = _diagonal_positions(x._data.shape, offset, dim1, dim2)
-    rest = [x._data.shape[d] for d in range(ndim) if d not in (dim1, dim2)]
-    expected = rest + [len(rows)]
-    if y._data.size != int(np.prod(expected)):
-        raise op_error("fill_diagonal_tensor", f"y must have shape {expected} (or as many "
-                       f"elements), got {y.shape}")
-    return apply(_FillDiagonalTensor(offset, dim1, dim2), x, y.reshape(expected))
-
-
-def fill_diagonal_tensor_(self, y, offset=0, dim1=0, dim2=1, name=None):
-    """In-place `fill_diagonal_tensor`; returns self."""
-    from dygraph.ops.inplace import run_inplace
-
-    return run_inplace("fill_diagonal_tensor_", fill_diagonal_tensor, self, y, offset, dim1,
-                       dim2)
-
-
 def _matrix_transpose(self):
     ndim = self._data.ndim
     if ndim < 2:
@@ -427,114 +316,6 @@ def _sigmoid(self, name=None):
     from dygraph.ops.activation_smooth import sigmoid
 
     return sigmoid(self)
-
-
-def clone(x, name=None):
-    """A copy of x that stays in the graph (gradients flow back to x).
-
-    Example:
-        >>> import dygraph
-        >>> dygraph.clone(dygraph.to_tensor([1.0])).tolist()
-        [1.0]
-    """
-    return as_tensor(x, "clone").clone()
-
-
-def cast_(x, dtype):
-    """Convert x to `dtype` in place; returns x.
-
-    Example:
-        >>> import dygraph
-        >>> dygraph.cast_(dygraph.to_tensor([1.5]), 'int32').dtype
-        dygraph.int32
-    """
-    out = cast(x, dtype)
-    x._bump_version("cast_")
-    x._data, x._node, x._idx, x._sg = out._data, out._node, out._idx, out._sg
-    return x
-
-
-def is_tensor(x):
-    """True for a Tensor (Parameters included).
-
-    Example:
-        >>> import dygraph
-        >>> dygraph.is_tensor(dygraph.ones([1])), dygraph.is_tensor([1])
-        (True, False)
-    """
-    return isinstance(x, Tensor)
-
-
-def is_integer(x):
-    """True when x holds integers (uint8, int8, int16, int32, int64).
-
-    Example:
-        >>> import dygraph
-        >>> dygraph.is_integer(dygraph.to_tensor([1])), dygraph.is_integer(dygraph.ones([1]))
-        (True, False)
-    """
-    return as_tensor(x, "is_integer")._data.dtype.kind in "iu"
-
-
-def is_floating_point(x):
-    """True when x holds floats (float16/32/64, bfloat16).
-
-    Example:
-        >>> import dygraph
-        >>> dygraph.is_floating_point(dygraph.ones([1]))
-        True
-    """
-    return as_tensor(x, "is_floating_point")._data.dtype.kind == "f"
-
-
-def is_empty(x, name=None):
-    """A bool 0-d tensor: True when x has no elements.
-
-    Example:
-        >>> import dygraph
-        >>> bool(dygraph.is_empty(dygraph.zeros([0, 2])))
-        True
-    """
-    x = as_tensor(x, "is_empty")
-    return _new_tensor(np.asarray(x._data.size == 0), None, 0, True)
-
-
-def check_shape(shape, op_name, expected_shape_type=(list, tuple, Tensor),
-                expected_element_type=(int, Tensor), expected_tensor_dtype=("int32", "int64")):
-    """In static mode, raise TypeError unless `shape` is a list/tuple of ints (or int
-    Tensors) or an int Tensor, and ValueError for a dimension below -1. In dynamic mode it
-    checks nothing, as in Paddle (the op itself reports a bad shape). Returns None.
-
-    Example:
-        >>> import dygraph
-        >>> dygraph.check_shape([2, -1], 'reshape') is None
-        True
-    """
-    from dygraph.static.capture import in_dynamic_mode
-
-    if in_dynamic_mode():
-        return None
-    if not isinstance(shape, expected_shape_type):
-        raise op_error(op_name, f"shape must be a list, tuple or Tensor, got "
-                       f"{type(shape).__name__}", TypeError)
-    if isinstance(shape, Tensor):
-        if shape.dtype.name not in expected_tensor_dtype:
-            raise op_error(op_name, f"a shape tensor must be {' or '.join(expected_tensor_dtype)}"
-                           f", got {shape.dtype.name}", TypeError)
-        return None
-    for dim in shape:
-        if isinstance(dim, Tensor):
-            if dim.dtype.name not in expected_tensor_dtype:
-                raise op_error(op_name, f"a shape element tensor must be "
-                               f"{' or '.join(expected_tensor_dtype)}, got {dim.dtype.name}",
-                               TypeError)
-            continue
-        if isinstance(dim, bool) or not isinstance(dim, (*expected_element_type, np.integer)):
-            raise op_error(op_name, f"every shape element must be an int, got {dim!r} in "
-                           f"{list(shape)}", TypeError)
-        if dim < -1:
-            raise op_error(op_name, f"shape elements must be >= -1, got {dim} in {list(shape)}")
-    return None
 
 
 def _attach():
@@ -550,6 +331,7 @@ def _attach():
     T.is_cuda = property(_is_gpu)
     T.device = property(_device)
     T.grad_fn = property(lambda self: self._node)
+    T.grad_ = property(lambda self: self.grad)  # Paddle's alias of `grad`
     T.inplace_version = property(lambda self: self._version[0])
     T.layout = property(lambda self: "NCHW")  # Paddle's label for a dense tensor
     T.data = property(_data_get, _data_set)

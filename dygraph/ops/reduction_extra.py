@@ -131,14 +131,18 @@ def _cumulative_extreme(x, axis, dtype, op, larger):
     xp = _xp(data)
     if data.ndim == 0:
         return x, _new_tensor(xp.zeros((), dtype=np.int64), None, 0, True)
-    running = (xp.maximum if larger else xp.minimum).accumulate(data, axis=axis)
-    shape = [1] * data.ndim
-    shape[axis] = data.shape[axis]
-    positions = xp.arange(data.shape[axis]).reshape(shape)
+    # The running scan is done with NumPy's ufunc.accumulate (on the host for GPU data).
+    host = data if xp is np else xp.asnumpy(data)
+    running = (np.maximum if larger else np.minimum).accumulate(host, axis=axis)
+    shape = [1] * host.ndim
+    shape[axis] = host.shape[axis]
+    positions = np.arange(host.shape[axis]).reshape(shape)
     # The index of the latest element equal to the running extreme (ties take the later
     # index, as in Paddle); NaN propagates and keeps its own index.
-    hit = (data == running) | xp.isnan(data)
-    index = xp.maximum.accumulate(xp.where(hit, positions, 0), axis=axis)
+    hit = (host == running) | np.isnan(host)
+    index = np.maximum.accumulate(np.where(hit, positions, 0), axis=axis)
+    if xp is not np:
+        index = xp.asarray(index)
     values = apply(_GatherRepeated(index, axis), x)
     from dygraph.framework.dtype import convert_dtype
 
