@@ -8,6 +8,8 @@ Importing this module attaches the methods to Tensor (dygraph/__init__.py does);
 exports nothing itself.
 """
 
+import enum
+
 import numpy as np
 
 from dygraph.autograd import grad_mode
@@ -21,6 +23,17 @@ from dygraph.ops.shape import transpose
 from dygraph.tensor import Tensor
 from dygraph.tensor_checks import cast_, is_empty, is_integer, is_tensor
 from dygraph.tensor_diagonal import fill_diagonal_, fill_diagonal_tensor, fill_diagonal_tensor_
+
+
+class VarType(enum.IntEnum):
+    """Paddle's variable kinds (`x.type`); every DyGraph tensor is a dense tensor, which
+    Paddle 1.x called LOD_TENSOR (the same value)."""
+
+    DENSE_TENSOR = 7
+    LOD_TENSOR = 7
+
+    __str__ = enum.Enum.__str__  # 'VarType.DENSE_TENSOR', as Paddle prints it
+
 
 # Method name -> dtype name, for x.float(), x.long(), x.cfloat()...
 _DTYPE_METHODS = {
@@ -333,6 +346,7 @@ def _attach():
     T.grad_fn = property(lambda self: self._node)
     T.grad_ = property(lambda self: self.grad)  # Paddle's alias of `grad`
     T.inplace_version = property(lambda self: self._version[0])
+    T.type = property(lambda self: VarType.DENSE_TENSOR)
     T.layout = property(lambda self: "NCHW")  # Paddle's label for a dense tensor
     T.data = property(_data_get, _data_set)
     T.mT = property(_matrix_transpose)

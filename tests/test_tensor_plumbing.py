@@ -47,6 +47,7 @@ def test_layout_queries():
     assert x.itemsize == 8 and x.element_size() == 8 and x.offset == 0
     assert x.is_contiguous() and x.is_dense() and not x.is_cuda
     assert x.device == "cpu" and x.get_device() == -1 and x.layout == "NCHW"
+    assert x.type == x.type.LOD_TENSOR and str(x.type) == "VarType.DENSE_TENSOR"
     assert x.data_ptr() == x.detach().data_ptr() != x.clone().data_ptr()
     assert x.is_same_shape(D.ones([2, 3])) and not x.is_same_shape(D.ones([3, 2]))
     assert x.value() is x and x.get_tensor() is x
