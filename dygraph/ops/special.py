@@ -72,20 +72,19 @@ def _digamma_fallback(xp, x):
         return xp.where((x <= 0) & (x == xp.floor(x)), xp.nan, out)
 
 
-def _eval(xp, name, x, *extra):
+def _eval(xp, name, x, *extra, op=None):
+    """scipy.special.<name>(*extra, x) in x's dtype; the NumPy fallbacks without SciPy."""
     special = _special(xp)
-    if special is None:
-        if name == "gammaln":
-            out = np.vectorize(math.lgamma, otypes=[np.float64])(x)
-        elif name == "psi":
-            out = _digamma_fallback(xp, x)
-        elif name == "i0":
-            out = xp.i0(x)
-        else:
-            raise op_error(name, "needs SciPy (scipy.special), which is not installed: "
-                           "pip install scipy", ImportError)
-    else:
+    if special is not None:
         out = getattr(special, name)(*extra, x)
+    elif name == "gammaln":
+        out = np.vectorize(math.lgamma, otypes=[np.float64])(x)
+    elif name == "psi":
+        out = _digamma_fallback(xp, x)
+    elif name == "i0":
+        out = xp.i0(x)
+    else:
+        _need(xp, op or name)
     return xp.asarray(out).astype(x.dtype, copy=False)
 
 
@@ -104,9 +103,7 @@ class _Special(Op):
         return self.op_name
 
     def forward(self, xp, x):
-        if self.fn_name not in ("gammaln", "psi", "i0"):
-            _need(xp, self.op_name)
-        return _eval(xp, self.fn_name, x, *self.extra)
+        return _eval(xp, self.fn_name, x, *self.extra, op=self.op_name)
 
     def backward(self, m, g):
         x = self.x(0, m)
