@@ -12,6 +12,7 @@ Example:
 """
 
 from dygraph import ops as _ops
+from dygraph import tensor_plumbing as _tensor_plumbing  # noqa: F401 - Tensor methods
 from dygraph.autograd.engine import grad
 from dygraph.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from dygraph.framework.dtype import (
@@ -30,6 +31,7 @@ from dygraph.framework.dtype import (
     set_default_dtype,
     uint8,
 )
+from dygraph.framework.dtype_info import *  # noqa: F401,F403 - float, finfo, pi, ...
 from dygraph.framework.place import (
     CPUPlace,
     CUDAPinnedPlace,
@@ -38,10 +40,11 @@ from dygraph.framework.place import (
     is_compiled_with_cuda,
     set_device,
 )
-from dygraph.framework.random import get_rng_state, seed, set_rng_state
+from dygraph.framework.random import Generator, get_rng_state, seed, set_rng_state
 from dygraph.ops import *  # noqa: F401,F403 - the op library is the public API
 from dygraph.ops.creation_extra import range, shape  # noqa: A004 - Paddle's names
 from dygraph.tensor import Tensor, to_tensor
+from dygraph.tensor_checks import *  # noqa: F401,F403 - clone, cast_, is_tensor, ...
 from dygraph.tensor_repr import set_printoptions
 from dygraph.utils.lazy import lazy_attributes
 
@@ -76,6 +79,12 @@ _LAZY_NAMES = {
     # Paddle 3's top-level spellings of functional ops.
     **{n: ("dygraph.nn.functional", n) for n in ("conv1d", "conv2d", "conv3d", "group_norm",
                                                   "layer_norm", "adaptive_avg_pool1d")},
+    "LazyGuard": ("dygraph.nn.lazy_init", "LazyGuard"),
+    "autocast": ("dygraph.amp.autocast", "autocast"),
+    "is_autocast_enabled": ("dygraph.amp.auto_cast", "is_autocast_enabled"),
+    "get_autocast_dtype": ("dygraph.amp.auto_cast", "get_autocast_dtype"),
+    "get_autocast_cpu_dtype": ("dygraph.amp", "get_autocast_cpu_dtype"),
+    "get_autocast_gpu_dtype": ("dygraph.amp", "get_autocast_gpu_dtype"),
 }
 __getattr__ = lazy_attributes("dygraph", globals(), _SUBMODULES, _LAZY_NAMES)
 

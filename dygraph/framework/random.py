@@ -13,15 +13,40 @@ __all__ = ["seed", "get_rng_state", "set_rng_state", "Generator"]
 
 
 class Generator:
-    """A seeded stream of random numbers (NumPy's PCG64 underneath)."""
+    """A seeded stream of random numbers (NumPy's PCG64 underneath).
+
+    `Generator(5)` seeds it; Paddle's `Generator(device)` form (a device string or place)
+    is accepted too and starts unseeded, since the values are drawn on the host.
+
+    Example:
+        >>> g = Generator().manual_seed(3)
+        >>> g.initial_seed(), Generator(3).random() == g.random()
+        (3, True)
+    """
 
     def __init__(self, seed_value=None):
+        if not isinstance(seed_value, (int, np.integer)) or isinstance(seed_value, bool):
+            seed_value = None  # a device: every generator draws on the host
         self.manual_seed(seed_value)
 
     def manual_seed(self, seed_value):
-        self.initial_seed = seed_value
+        self._seed = seed_value
         self.rng = np.random.default_rng(seed_value)
         return self
+
+    def initial_seed(self):
+        """The seed given last (None when seeded from the OS)."""
+        return self._seed
+
+    def seed(self):
+        """Reseed from the OS and return the new seed."""
+        value = int(np.random.SeedSequence().entropy % (2 ** 63))
+        self.manual_seed(value)
+        return value
+
+    def random(self):
+        """A random 64-bit unsigned integer from the stream."""
+        return int(self.rng.integers(0, 2 ** 64, dtype=np.uint64))
 
     def get_state(self):
         return self.rng.bit_generator.state
@@ -37,7 +62,7 @@ def seed(value):
     """Seed every random op (creation, dropout, initializers, shuffling). Returns the generator.
 
     Example:
-        >>> seed(2024).initial_seed
+        >>> seed(2024).initial_seed()
         2024
     """
     return default_generator.manual_seed(int(value))

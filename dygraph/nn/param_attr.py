@@ -20,6 +20,7 @@ from dygraph.framework.place import current_place
 from dygraph.nn.initializer.base import Initializer, global_initializer
 from dygraph.nn.initializer.basic import Constant
 from dygraph.nn.initializer.fan import XavierUniform
+from dygraph.nn.lazy_init import defer_initializer, lazy_init_enabled
 
 __all__ = ["ParamAttr", "create_parameter"]
 
@@ -136,7 +137,10 @@ def make_parameter(shape, attr=None, dtype=None, is_bias=False, default_initiali
                       learning_rate=attr.learning_rate, regularizer=attr.regularizer,
                       need_clip=attr.need_clip)
     param.do_model_average = attr.do_model_average
-    init(param)
+    if lazy_init_enabled():
+        defer_initializer(param, init)
+    else:
+        init(param)
     place = current_place()
     if place.is_gpu_place():
         from dygraph.backend import to_place

@@ -8,9 +8,11 @@ from dygraph.autograd.backward_math import register
 from dygraph.ops import (
     aliases,
     compare,
+    compare_extra,
     complex,
     creation,
     creation_extra,
+    elementwise_extra,
     indexing,
     linalg,
     manipulation,
@@ -18,11 +20,14 @@ from dygraph.ops import (
     manipulation_view,
     math,
     math_extra,
+    random_fill,
     reduction,
+    reduction_extra,
     scatter_extra,
     search,
     search_extra,
     shape,
+    special,
     unary,
 )
 from dygraph.ops import common as _common
@@ -31,7 +36,8 @@ from dygraph.ops.tensor_methods import attach
 
 FAMILIES = (math, unary, reduction, search, shape, manipulation, indexing, linalg, compare,
             creation, manipulation_join, manipulation_view, scatter_extra, search_extra,
-            math_extra, creation_extra, complex)
+            math_extra, creation_extra, complex, elementwise_extra, compare_extra, special,
+            reduction_extra, random_fill)
 for _family in FAMILIES:
     if not hasattr(_family, "NOT_METHODS"):
         _family.NOT_METHODS = set()
