@@ -145,6 +145,8 @@ def _backward(block, targets, target_grads, no_grad):
             g = _grad_var(block, var, f"{var.name}@GRAD@{len(block.ops)}_{i}")
             outs.append(g.name)
             pending.setdefault(var.name, []).append(g.name)
+        if hasattr(o.op, "grad_wanted"):  # a loop keeps its iterations for this op
+            o.op.grad_wanted = True
         block.append_op(GradOf(o.op, present, wanted), grads, outs, role="backward")
     for name in list(pending):
         done[name] = total(name)
