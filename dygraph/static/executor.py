@@ -102,8 +102,9 @@ class _Plan:
         needed = set(fetch_names)
         chosen = []
         for o in reversed(block.ops):
-            # Updates of persistable state (optimizer steps, initialisation) always run.
-            if o.role in ("optimize", "init") or set(o.outputs) & needed:
+            # Updates of persistable state (optimizer steps, initialisation) and side
+            # effects (printing) always run.
+            if o.role in ("optimize", "init", "effect") or set(o.outputs) & needed:
                 chosen.append(o)
                 needed |= set(o.inputs)
         chosen.reverse()

@@ -1,0 +1,139 @@
+"""convert_to_static: read a function's source, rewrite its control flow (exits.py, then
+control.py) and compile it back into a function with the same signature, globals, closure
+cells and defaults.
+
+The new code is compiled inside a factory function whose parameters are the original's
+free variables and `_jst`, so that it refers to them as free variables too; the function
+is then rebuilt on the original's very cells (a closure seen later sees later values),
+plus one cell holding the run-time module. Line numbers are the original file's.
+
+Example:
+    >>> def f(x, n=3):
+    ...     while x < n:
+    ...         x = x + 1
+    ...     return x
+    >>> g = convert_to_static(f)
+    >>> g(0), g(0, n=5)
+    (3, 5)
+"""
+
+import ast
+import functools
+import inspect
+import os
+import textwrap
+import types
+import weakref
+
+from dygraph.jit.dy2static import jst
+from dygraph.jit.dy2static.analysis import precheck
+from dygraph.jit.dy2static.control import ControlPass
+from dygraph.jit.dy2static.errors import Dy2StaticUnsupported
+from dygraph.jit.dy2static.exits import ExitPass
+from dygraph.static.program import StaticValueError
+
+__all__ = ["convert_to_static"]
+
+_converted = weakref.WeakKeyDictionary()  # function -> its converted function
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _where(func):
+    code = getattr(func, "__code__", None)
+    return f"{code.co_filename}:{code.co_firstlineno}" if code else repr(func)
+
+
+def _parse(func):
+    """The FunctionDef of func, at its line numbers in its file."""
+    where = _where(func)
+    if func.__name__ == "<lambda>":
+        raise Dy2StaticUnsupported("a lambda", where, "write it as a def")
+    try:
+        lines, first = inspect.getsourcelines(func)
+    except (OSError, TypeError):
+        raise Dy2StaticUnsupported("a function whose source is unavailable", where) from None
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except SyntaxError:
+        raise Dy2StaticUnsupported("a function whose source cannot be parsed alone",
+                                   where) from None
+    fn = tree.body[0] if tree.body else None
+    if isinstance(fn, ast.AsyncFunctionDef):
+        raise Dy2StaticUnsupported("an async function", where)
+    if not isinstance(fn, ast.FunctionDef) or fn.name != func.__name__:
+        raise Dy2StaticUnsupported("a function defined by an expression", where)
+    ast.increment_lineno(tree, first - 1)
+    fn.decorator_list = []  # to_static itself, among others: applied already
+    return fn
+
+
+def _compile(func, fn, filename):
+    free = list(func.__code__.co_freevars)
+    if "_jst" in free or "_jst" in func.__code__.co_varnames:
+        raise Dy2StaticUnsupported("a function using the name `_jst`", _where(func))
+    factory = ast.FunctionDef("_jst_factory", ast.arguments(
+        posonlyargs=[], args=[ast.arg(n) for n in free + ["_jst"]], vararg=None,
+        kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        [fn, ast.Return(ast.Name(fn.name, ast.Load()))], [], None)
+    module = ast.fix_missing_locations(ast.Module([ast.copy_location(factory, fn)], []))
+    code = compile(module, filename, "exec")
+    factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    fn_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and
+                   c.co_name == fn.name)
+    cells = dict(zip(free, func.__closure__ or ()))
+    cells["_jst"] = types.CellType(jst)
+    closure = tuple(cells[n] for n in fn_code.co_freevars)
+    new = types.FunctionType(fn_code, func.__globals__, func.__name__, func.__defaults__,
+                             closure)
+    new.__kwdefaults__ = func.__kwdefaults__
+    return new
+
+
+def _user_line(tb):
+    """file:line of the innermost frame outside the dygraph package."""
+    where = ""
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if not os.path.abspath(filename).startswith(_PACKAGE + os.sep):
+            where = f"{filename}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return where
+
+
+def convert_to_static(func):
+    """A function like `func` whose control flow on static tensors builds static control
+    flow (see the package docstring); Dy2StaticUnsupported when it cannot be converted.
+
+    Example:
+        >>> convert_to_static(len)
+        Traceback (most recent call last):
+        ...
+        dygraph.jit.dy2static.errors.Dy2StaticUnsupported: dy2static: converting \
+builtin_function_or_method len is not supported
+    """
+    if isinstance(func, types.MethodType):
+        return types.MethodType(convert_to_static(func.__func__), func.__self__)
+    if not isinstance(func, types.FunctionType):
+        raise Dy2StaticUnsupported(f"converting {type(func).__name__} "
+                                   f"{getattr(func, '__name__', func)}")
+    done = _converted.get(func)
+    if done is not None:
+        return done
+    fn = _parse(func)
+    filename = func.__code__.co_filename
+    precheck(fn, filename, in_class="." in func.__qualname__.replace("<locals>.", ""))
+    fn = ControlPass(filename).visit(ExitPass(filename).run(fn))
+    new = _compile(func, fn, filename)
+
+    @functools.wraps(func)
+    def converted(*args, **kwargs):
+        try:
+            return new(*args, **kwargs)
+        except StaticValueError as exc:
+            raise Dy2StaticUnsupported("Python control flow on a static tensor that was "
+                                       "not converted", _user_line(exc.__traceback__),
+                                       str(exc)) from exc
+
+    converted.__dy2static_code__ = ast.unparse(fn)
+    _converted[func] = converted
+    return converted
