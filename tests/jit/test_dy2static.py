@@ -253,6 +253,60 @@ def test_method_with_parameters_and_zero_argument_super():
     check(net.forward, (x,), (-x,), (x * 5,))
 
 
+class Outer(dygraph.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.gate = Gate()
+
+    def forward(self, x):
+        return self.helper(self.gate(x)) + 1
+
+    def helper(self, h):
+        while h.abs().sum() < 10:
+            h = h * 2
+        return h
+
+
+def test_called_user_layers_and_methods_are_converted_too():
+    dygraph.seed(2)
+    net = Outer()
+    x = np.random.default_rng(1).standard_normal((2, 3)).astype(np.float32)
+    main = check(net.forward, (x,), (-x,))
+    assert "forward" not in net.gate.__dict__  # the converted forward was only lent
+    assert any(o.type == "while" for o in main.global_block().ops)
+
+
+def nested_loops(x, n):
+    total = x * 0
+    i = 0
+    while i < n:
+        j = 0
+        while j < 5:
+            if (total + j).sum() > 6:
+                break
+            total = total + x
+            j += 1
+        i += 1
+    return total, i
+
+
+def test_nested_while_loops_with_break_in_the_inner_one():
+    x = np.array([0.5, 0.25], np.float32)
+    check(nested_loops, (x, np.array(3)), (x, np.array(0)))
+
+
+def rows_and_ifexp(x):
+    out = []
+    for row in x:
+        out.append(row * 2 if row.sum() > 0 else row - 1)
+    return dygraph.stack(out)
+
+
+def test_for_over_rows_of_a_known_size_and_conditional_expression():
+    x = np.array([[1.0, 2.0], [-1.0, -2.0], [0.5, -3.0]], np.float32)
+    check(rows_and_ifexp, (x,))
+
+
 def _scaler(scale):
     def apply_scale(x):
         if x.sum() > 0:
@@ -285,14 +339,11 @@ def one_branch_only(x):
     return z + 1
 
 
-def helper(x):
-    if x.sum() > 0:  # not converted: helper is called, not converted itself
-        return x
-    return -x
+flip = lambda v: v if v.sum() > 0 else -v  # noqa: E731 (a lambda is not converted)
 
 
-def calls_helper(x):
-    return helper(x) * 2
+def calls_lambda(x):
+    return flip(x) * 2
 
 
 def asserts(x):
@@ -308,7 +359,7 @@ def generator(x):
     (side_effect, ([],), "log.append(x)"),
     (none_or_tensor, (), "variable 'y'"),
     (one_branch_only, (), "using 'z'"),
-    (calls_helper, (), "not converted"),
+    (calls_lambda, (), "not converted"),
     (asserts, (), "`assert`"),
 ])
 def test_unconvertible_code_in_a_program_raises_naming_the_line(fn, args, construct):

@@ -1,6 +1,7 @@
 """The last pass of the conversion: `if`, `while`, `x if c else y`, `and`/`or`/`not`,
 `assert`, `print` and the iterable of a `for` become calls of the run-time module `_jst`,
-which decides at run time between plain Python and static control flow.
+which decides at run time between plain Python and static control flow; every other call
+`f(...)` becomes `_jst.convert_call(f)(...)`, which converts user functions and Layers.
 
 An `if` becomes two functions of the variables it assigns, and a call:
 
@@ -31,6 +32,9 @@ from dygraph.jit.dy2static.analysis import PLAIN, assigned_names, contains, side
 from dygraph.jit.dy2static.exits import jst_call, name
 
 __all__ = ["ControlPass"]
+
+# Builtins that look at the calling frame: called directly, never through convert_call.
+_FRAME_BUILTINS = {"super", "locals", "globals", "vars", "eval", "exec", "dir"}
 
 
 def _args(names):
@@ -182,7 +186,10 @@ class ControlPass(ast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
-        if isinstance(node.func, ast.Name) and node.func.id == "print":
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "print":
             node.func = ast.copy_location(
-                ast.Attribute(name("_jst"), "convert_print", ast.Load()), node.func)
+                ast.Attribute(name("_jst"), "convert_print", ast.Load()), func)
+        elif not (isinstance(func, ast.Name) and func.id in _FRAME_BUILTINS):
+            node.func = ast.copy_location(jst_call("convert_call", [func]), func)
         return node

@@ -34,7 +34,7 @@ from dygraph.static.program import StaticValueError
 
 __all__ = ["convert_to_static"]
 
-_converted = weakref.WeakKeyDictionary()  # function -> its converted function
+_compiled = weakref.WeakKeyDictionary()  # original code -> (converted code, source)
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -68,6 +68,7 @@ def _parse(func):
 
 
 def _compile(func, fn, filename):
+    """The code object of the converted FunctionDef `fn`."""
     free = list(func.__code__.co_freevars)
     if "_jst" in free or "_jst" in func.__code__.co_varnames:
         raise Dy2StaticUnsupported("a function using the name `_jst`", _where(func))
@@ -78,9 +79,13 @@ def _compile(func, fn, filename):
     module = ast.fix_missing_locations(ast.Module([ast.copy_location(factory, fn)], []))
     code = compile(module, filename, "exec")
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
-    fn_code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and
-                   c.co_name == fn.name)
-    cells = dict(zip(free, func.__closure__ or ()))
+    return next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and
+                c.co_name == fn.name)
+
+
+def _rebuild(func, fn_code):
+    """A function running `fn_code` on func's globals, defaults and closure cells."""
+    cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
     cells["_jst"] = types.CellType(jst)
     closure = tuple(cells[n] for n in fn_code.co_freevars)
     new = types.FunctionType(fn_code, func.__globals__, func.__name__, func.__defaults__,
@@ -116,14 +121,19 @@ builtin_function_or_method len is not supported
     if not isinstance(func, types.FunctionType):
         raise Dy2StaticUnsupported(f"converting {type(func).__name__} "
                                    f"{getattr(func, '__name__', func)}")
-    done = _converted.get(func)
+    if hasattr(func, "__dy2static_code__"):
+        return func  # converted already
+    done = func.__dict__.get("__dy2static__")
     if done is not None:
         return done
-    fn = _parse(func)
-    filename = func.__code__.co_filename
-    precheck(fn, filename, in_class="." in func.__qualname__.replace("<locals>.", ""))
-    fn = ControlPass(filename).visit(ExitPass(filename).run(fn))
-    new = _compile(func, fn, filename)
+    compiled = _compiled.get(func.__code__)
+    if compiled is None:  # the same code in another closure needs no second conversion
+        fn = _parse(func)
+        filename = func.__code__.co_filename
+        precheck(fn, filename, in_class="." in func.__qualname__.replace("<locals>.", ""))
+        fn = ControlPass(filename).visit(ExitPass(filename).run(fn))
+        compiled = _compiled[func.__code__] = (_compile(func, fn, filename), ast.unparse(fn))
+    new = _rebuild(func, compiled[0])
 
     @functools.wraps(func)
     def converted(*args, **kwargs):
@@ -134,6 +144,6 @@ builtin_function_or_method len is not supported
                                        "not converted", _user_line(exc.__traceback__),
                                        str(exc)) from exc
 
-    converted.__dy2static_code__ = ast.unparse(fn)
-    _converted[func] = converted
+    converted.__dy2static_code__ = compiled[1]
+    func.__dict__["__dy2static__"] = converted
     return converted

@@ -6,6 +6,7 @@ Example:
     2
 """
 
+from dygraph.jit.dy2static.run_call import convert_call
 from dygraph.jit.dy2static.run_if import convert_ifelse, convert_ifexp
 from dygraph.jit.dy2static.run_loop import convert_while_loop
 from dygraph.jit.dy2static.run_ops import (
@@ -23,4 +24,5 @@ from dygraph.jit.dy2static.values import RETURN_UNSET, load_vars
 
 __all__ = ["convert_ifelse", "convert_ifexp", "convert_while_loop", "convert_and",
            "convert_or", "convert_not", "convert_print", "convert_iter", "convert_assert",
-           "range_args", "range_cond", "return_value", "RETURN_UNSET", "load_vars"]
+           "range_args", "range_cond", "return_value", "RETURN_UNSET", "load_vars",
+           "convert_call"]
