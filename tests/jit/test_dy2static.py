@@ -346,6 +346,14 @@ def calls_lambda(x):
     return flip(x) * 2
 
 
+def list_grows(x):
+    found = []
+    while x.sum() < 10:
+        x = x * 2
+        found += [x]
+    return x
+
+
 def asserts(x):
     assert x.sum() > 0, "positive"
     return x
@@ -361,6 +369,7 @@ def generator(x):
     (one_branch_only, (), "using 'z'"),
     (calls_lambda, (), "not converted"),
     (asserts, (), "`assert`"),
+    (list_grows, (), "changing the list 'found' in place"),
 ])
 def test_unconvertible_code_in_a_program_raises_naming_the_line(fn, args, construct):
     converted = convert_to_static(fn)

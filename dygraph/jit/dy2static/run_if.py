@@ -33,10 +33,12 @@ from dygraph.jit.dy2static.errors import Dy2StaticUnsupported, Undefined
 from dygraph.jit.dy2static.values import (
     ReturnUnset,
     as_pred,
+    check_unchanged,
     describe,
     is_number,
     is_static,
     number_tensor,
+    snapshot,
 )
 from dygraph.tensor import Tensor
 
@@ -164,17 +166,21 @@ def _merge(pred, true_out, false_out, names, where):
     return tuple(_place(v, chosen) for v in merged)
 
 
-def _static_branches(pred, true_fn, false_fn, args, effect, where):
+def _static_branches(pred, true_fn, false_fn, args, names, effect, where):
     import dygraph
 
     if effect:
         raise Dy2StaticUnsupported(f"{effect} inside an `if` on a static tensor", where,
                                    "both branches are built, so it would happen in both")
     pred = as_pred(pred, "an `if`", where)
+    before = snapshot(args)
+    construct = "an `if` on a static tensor"
     with _branch(pred):
         true_out = true_fn(*args)
+    check_unchanged(names, args, before, construct, where)
     with _branch(dygraph.logical_not(pred)):
         false_out = false_fn(*args)
+    check_unchanged(names, args, before, construct, where)
     return pred, true_out, false_out
 
 
@@ -182,8 +188,8 @@ def convert_ifelse(pred, true_fn, false_fn, args, names, effect, where):
     """See the module docstring; returns the new values of `names`."""
     if not is_static(pred):
         return true_fn(*args) if pred else false_fn(*args)
-    pred, true_out, false_out = _static_branches(pred, true_fn, false_fn, args, effect,
-                                                 where)
+    pred, true_out, false_out = _static_branches(pred, true_fn, false_fn, args, names,
+                                                 effect, where)
     return _merge(pred, tuple(true_out), tuple(false_out), names, where)
 
 
@@ -196,5 +202,5 @@ def convert_ifexp(pred, true_fn, false_fn, where):
     """
     if not is_static(pred):
         return true_fn() if pred else false_fn()
-    pred, a, b = _static_branches(pred, true_fn, false_fn, (), None, where)
+    pred, a, b = _static_branches(pred, true_fn, false_fn, (), (), None, where)
     return _merge(pred, (a,), (b,), ("the value of `x if c else y`",), where)[0]

@@ -29,10 +29,12 @@ from dygraph.jit.dy2static.run_if import static_flow
 from dygraph.jit.dy2static.values import (
     ReturnUnset,
     as_pred,
+    check_unchanged,
     describe,
     is_number,
     is_static,
     number_tensor,
+    snapshot,
 )
 from dygraph.tensor import Tensor
 
@@ -51,12 +53,15 @@ def convert_while_loop(cond_fn, body_fn, args, names, effect, where):
         args = tuple(body_fn(*args))
 
 
-def _trial(body_fn, args):
+def _trial(body_fn, args, names, where):
     """The body's outputs when built once in a scratch block of the program (discarded:
     no op of the program reads that block)."""
     program = grad_mode.state.static_program
+    before = snapshot(args)
     with program.sub_block(), static_flow():
-        return tuple(body_fn(*args))
+        out = tuple(body_fn(*args))
+    check_unchanged(names, args, before, "a `while` on a static tensor", where)
+    return out
 
 
 def _loop_starts(body_fn, args, names, where):
@@ -69,7 +74,7 @@ def _loop_starts(body_fn, args, names, where):
         for i in guess:
             if is_number(args[i]):
                 trial_args[i] = number_tensor(args[i])
-        out = _trial(body_fn, trial_args)
+        out = _trial(body_fn, trial_args, names, where)
         for i in guess:
             value, made = args[i], out[i]
             if isinstance(made, Tensor):
@@ -128,7 +133,10 @@ def _static_loop(cond_fn, body_fn, args, names, effect, where):
         return as_pred(cond_fn(*full(values)), "a `while`", where)
 
     def body(*values):
-        out = tuple(body_fn(*full(values)))
+        current = full(values)
+        before = snapshot(current)
+        out = tuple(body_fn(*current))
+        check_unchanged(names, current, before, "a `while` on a static tensor", where)
         for i, (old, new) in enumerate(zip(args, out)):
             if i in carried or new is old:
                 continue

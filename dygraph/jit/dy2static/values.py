@@ -14,7 +14,7 @@ from dygraph.static.program import Variable
 from dygraph.tensor import Tensor
 
 __all__ = ["is_static", "is_number", "number_tensor", "as_pred", "ReturnUnset",
-           "RETURN_UNSET", "describe", "load_vars"]
+           "RETURN_UNSET", "describe", "load_vars", "snapshot", "check_unchanged"]
 
 
 class ReturnUnset:
@@ -84,3 +84,25 @@ def describe(value):
 def load_vars(frame_locals, names):
     """The current values of `names` in a function's locals(); Undefined where unset."""
     return tuple(frame_locals[n] if n in frame_locals else Undefined(n) for n in names)
+
+
+def _content(value):
+    if isinstance(value, (list, set)):
+        return [id(v) for v in value]
+    if isinstance(value, dict):
+        return [(k, id(v)) for k, v in value.items()]
+    return None
+
+
+def snapshot(args):
+    """The identity of the items of each list, set or dict among `args`."""
+    return [_content(v) for v in args]
+
+
+def check_unchanged(names, args, before, construct, where):
+    """Refuse a container changed in place (`lst += [x]`) while a static branch or loop
+    body was built: built once, it would not change as often as Python would change it."""
+    for name, value, old in zip(names, args, before):
+        if old is not None and _content(value) != old:
+            raise Dy2StaticUnsupported(f"changing the {type(value).__name__} {name!r} in "
+                                       f"place inside {construct}", where)
