@@ -17,12 +17,14 @@ def _dynamic_after():
     dygraph.disable_static()
 
 
-def _build(fn, arrays, grad):
-    """Build fn on static.data inputs; returns (main, startup, outputs, grads, inputs)."""
+def _build(fn, arrays, grad, free=False):
+    """Build fn on static.data inputs (a free first dimension when `free`); returns (main,
+    startup, outputs, grads, inputs)."""
     dygraph.enable_static()
     main, startup = static.Program(), static.Program()
     with static.program_guard(main, startup):
-        inputs = [static.data(f"in{i}", a.shape, a.dtype.name) for i, a in enumerate(arrays)]
+        inputs = [static.data(f"in{i}", ([None] + list(a.shape[1:])) if free and a.ndim
+                              else a.shape, a.dtype.name) for i, a in enumerate(arrays)]
         for v in inputs:
             v.stop_gradient = not (grad and v.dtype.name.startswith("float"))
         outs = fn(*inputs)
@@ -50,11 +52,11 @@ def _eager(fn, arrays, grad):
     return [np.asarray(o.numpy() if isinstance(o, dygraph.Tensor) else o) for o in outs], grads
 
 
-def check(fn, *cases, grad=True):
+def check(fn, *cases, grad=True, free=False):
     """For each tuple of input arrays: original eagerly == converted eagerly == converted
     in a static program (one program for all cases), values and input gradients."""
     converted = convert_to_static(fn)
-    main, startup, outs, grads, inputs = _build(converted, cases[0], grad)
+    main, startup, outs, grads, inputs = _build(converted, cases[0], grad, free)
     exe = static.Executor()
     exe.run(startup)
     for arrays in cases:
@@ -172,6 +174,13 @@ def countdown(x, n):
 def test_return_inside_a_while_on_a_tensor():
     x = np.array([1.0, 2.0], np.float32)
     check(countdown, (x, np.array(10)), (x, np.array(2)))
+
+
+def test_inputs_with_a_free_batch_dimension():
+    x = np.array([[1.0, 2.0], [0.5, -1.0], [2.0, 2.0]], np.float32)
+    check(compare, (x, -x), (x[:2], x[:2] + 1), free=True)
+    check(countdown, (x, np.array(10)), (x[:1], np.array(1)), free=True)
+    check(halve_until_small, (x * 4,), (x[:2] / 9,), free=True)
 
 
 def logic(x, y):
@@ -369,7 +378,7 @@ def generator(x):
     (one_branch_only, (), "using 'z'"),
     (calls_lambda, (), "not converted"),
     (asserts, (), "`assert`"),
-    (list_grows, (), "changing the list 'found' in place"),
+    (list_grows, (), "changing the list in variable 'found' in place"),
 ])
 def test_unconvertible_code_in_a_program_raises_naming_the_line(fn, args, construct):
     converted = convert_to_static(fn)

@@ -35,6 +35,7 @@ from dygraph.jit.dy2static.values import (
     as_pred,
     check_unchanged,
     describe,
+    display,
     is_number,
     is_static,
     number_tensor,
@@ -93,7 +94,7 @@ def _tensor_pair(name, a, b, where):
     if not isinstance(b, Tensor):
         b = _number_like(name, b, a, where)
     if a.dtype != b.dtype or tuple(a.shape) != tuple(b.shape):
-        raise Dy2StaticUnsupported(f"variable {name!r} after the `if` on a tensor", where,
+        raise Dy2StaticUnsupported(f"{display(name)} after the `if` on a tensor", where,
                                    f"it is {describe(a)} in one branch and {describe(b)} "
                                    "in the other; they must match")
     return a, b
@@ -104,7 +105,7 @@ def _number_like(name, number, tensor, where):
     fits = isinstance(number, bool) or kind == "f" or (kind in "iu" and
                                                       float(number) == int(number))
     if not is_number(number) or not fits:
-        raise Dy2StaticUnsupported(f"variable {name!r} after the `if` on a tensor", where,
+        raise Dy2StaticUnsupported(f"{display(name)} after the `if` on a tensor", where,
                                    f"it is {describe(number)} in one branch and "
                                    f"{describe(tensor)} in the other")
     return number_tensor(number, like=tensor)
@@ -142,7 +143,7 @@ def _pair(name, a, b, picks, where):
             "int64" if not isinstance(a, float) and not isinstance(b, float) else "float32")
         picks.append((number_tensor(a, dtype=kind), number_tensor(b, dtype=kind)))
         return _Pick(len(picks) - 1)
-    raise Dy2StaticUnsupported(f"variable {name!r} after the `if` on a tensor", where,
+    raise Dy2StaticUnsupported(f"{display(name)} after the `if` on a tensor", where,
                                f"it is {describe(a)} in one branch and {describe(b)} in "
                                "the other")
 

@@ -31,6 +31,7 @@ from dygraph.jit.dy2static.values import (
     as_pred,
     check_unchanged,
     describe,
+    display,
     is_number,
     is_static,
     number_tensor,
@@ -64,6 +65,24 @@ def _trial(body_fn, args, names, where):
     return out
 
 
+def _start(fill, like):
+    """A start value for a loop variable the body makes like `like` (static): `fill` in
+    every element; a free dimension has size 1 at run time, so that the start broadcasts
+    as the Python number would (it is a free dimension of the program as well)."""
+    import numpy as np
+
+    from dygraph.static.capture import Constant
+
+    shape = tuple(like.shape)
+    if -1 not in shape:
+        return number_tensor(fill, shape=shape, dtype=like.dtype)
+    block = grad_mode.state.static_program.current_block()
+    var = block.create_var(None, shape, like._data.dtype, stop_gradient=True)
+    value = np.full([1 if d == -1 else d for d in shape], fill, like._data.dtype)
+    block.append_op(Constant(value), [], [var.name], role="const")
+    return var
+
+
 def _loop_starts(body_fn, args, names, where):
     """Which variables the program loop carries, and their start tensors."""
     carried = [i for i, v in enumerate(args) if isinstance(v, Tensor)]
@@ -79,7 +98,7 @@ def _loop_starts(body_fn, args, names, where):
             value, made = args[i], out[i]
             if isinstance(made, Tensor):
                 fill = 0 if isinstance(value, ReturnUnset) else value
-                starts[i] = number_tensor(fill, shape=made.shape, dtype=made.dtype)
+                starts[i] = _start(fill, made)
             elif is_number(value):
                 starts[i] = number_tensor(value)
             elif isinstance(made, ReturnUnset):
@@ -100,11 +119,11 @@ def _carry_out(name, start, value, where):
     if is_number(value):
         return number_tensor(value, like=start)
     if not isinstance(value, Tensor):
-        raise Dy2StaticUnsupported(f"variable {name!r} in a `while` on a static tensor",
+        raise Dy2StaticUnsupported(f"{display(name)} in a `while` on a static tensor",
                                    where, f"the loop starts it as {describe(start)} and the "
                                    f"body makes it {describe(value)}")
     if value.dtype != start.dtype or len(value.shape) != len(start.shape):
-        raise Dy2StaticUnsupported(f"variable {name!r} in a `while` on a static tensor",
+        raise Dy2StaticUnsupported(f"{display(name)} in a `while` on a static tensor",
                                    where, f"the loop starts it as {describe(start)} and the "
                                    f"body makes it {describe(value)}; a loop variable keeps "
                                    "its dtype and rank")
@@ -142,7 +161,7 @@ def _static_loop(cond_fn, body_fn, args, names, effect, where):
                 continue
             if not isinstance(old, Undefined):
                 raise Dy2StaticUnsupported(
-                    f"variable {names[i]!r} in a `while` on a static tensor", where,
+                    f"{display(names[i])} in a `while` on a static tensor", where,
                     f"the body changes it from {describe(old)} to {describe(new)}")
             born.add(i)
         return [_carry_out(names[i], v, out[i], where) for i, v in zip(carried, values)]

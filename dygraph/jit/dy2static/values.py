@@ -14,7 +14,7 @@ from dygraph.static.program import Variable
 from dygraph.tensor import Tensor
 
 __all__ = ["is_static", "is_number", "number_tensor", "as_pred", "ReturnUnset",
-           "RETURN_UNSET", "describe", "load_vars", "snapshot", "check_unchanged"]
+           "RETURN_UNSET", "describe", "display", "load_vars", "snapshot", "check_unchanged"]
 
 
 class ReturnUnset:
@@ -71,6 +71,15 @@ def as_pred(value, construct, where):
     return value if value.dtype == dygraph.bool else dygraph.cast(value, "bool")
 
 
+def display(name):
+    """A variable's name for messages (the conversion's own flags by their role)."""
+    if name.startswith("_jst_"):
+        role = {"rv": "the return value", "rf": "the return flag", "brk": "a break flag",
+                "cont": "a continue flag", "i": "a range index"}
+        return role.get(name.split("_")[2].split("[")[0], name)
+    return f"variable {name!r}"
+
+
 def describe(value):
     """A short description of a value for messages."""
     if isinstance(value, Tensor):
@@ -104,5 +113,5 @@ def check_unchanged(names, args, before, construct, where):
     body was built: built once, it would not change as often as Python would change it."""
     for name, value, old in zip(names, args, before):
         if old is not None and _content(value) != old:
-            raise Dy2StaticUnsupported(f"changing the {type(value).__name__} {name!r} in "
-                                       f"place inside {construct}", where)
+            raise Dy2StaticUnsupported(f"changing the {type(value).__name__} in "
+                                       f"{display(name)} in place inside {construct}", where)
