@@ -27,17 +27,13 @@ from dygraph.autograd import grad_mode
 from dygraph.framework import dtype as _dt
 from dygraph.tensor import Tensor, _init_from
 
-__all__ = ["Program", "Block", "Variable", "Operator", "program_guard", "StaticValueError",
+__all__ = ["Program", "Block", "Variable", "Operator", "program_guard",
            "default_main_program", "default_startup_program", "data"]
 
 # The stand-in sizes a free (-1) dimension takes while shapes are inferred: an op runs on
 # both, and an output dimension that differs between the two runs is free too.
 PROBES = (3, 5)
 _names = itertools.count()
-
-
-class StaticValueError(TypeError):
-    """A Python value (bool, int, len...) asked of a static Variable, which has none yet."""
 
 
 class Variable(Tensor):
@@ -78,22 +74,6 @@ class Variable(Tensor):
     def numpy(self):
         raise RuntimeError(f"{self._name} is a static Variable: it has no value until an "
                            "Executor runs its program (fetch it with exe.run(fetch_list=...))")
-
-    # Python's bool/int/float/len/iter would read the build-time stand-ins: refuse them.
-    def _scalar(self, kind):
-        raise StaticValueError(
-            f"{self._name} is a static Variable: its Python {kind} is known only when the "
-            "program runs. Use static.nn.cond / while_loop, or jit.to_static, which converts "
-            "Python if/while on tensors")
-
-    def __len__(self):
-        if not self.static_shape or self.static_shape[0] == -1:
-            self._scalar("len")
-        return self.static_shape[0]
-
-    def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
 
 
 class Operator:
