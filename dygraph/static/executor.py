@@ -130,7 +130,9 @@ class _Plan:
         self.fetch_names = fetch_names
         self.run_steps = straight_line(self.ops, self.free_after, set(feed_names),
                                        fetch_names, self.persistable)
-        self.checks = [(n, v._data.dtype, v.static_shape) for n, v in self.feeds.items()]
+        self.checks = [(n, v._data.dtype, len(v.static_shape),
+                        [(i, d) for i, d in enumerate(v.static_shape) if d != -1])
+                       for n, v in self.feeds.items()]
         self.other_feeds = [n for n in feed_names if n not in self.feeds]
 
     def check_feed(self, name, value):
@@ -153,11 +155,11 @@ class _Plan:
         return array
 
     def run(self, scope, feed):
-        for name, dtype, shape in self.checks:
+        for name, dtype, ndim, fixed in self.checks:
             value = feed[name]
             # The common case (an array of the declared dtype and shape) costs no call.
-            if (type(value) is not np.ndarray or value.dtype != dtype or value.ndim !=
-                    len(shape) or any(d != -1 and d != s for d, s in zip(shape, value.shape))):
+            if (type(value) is not np.ndarray or value.dtype != dtype or value.ndim != ndim
+                    or any(value.shape[i] != d for i, d in fixed)):
                 feed[name] = self.check_feed(name, value)
         for name in self.other_feeds:
             feed[name] = np.asarray(feed[name])
@@ -176,10 +178,11 @@ class _Plan:
             raise op_error(op.type, f"{exc} (at run time; input shapes "
                            f"{[list(np.shape(a)) if a is not None else '?' for a in arrays]})",
                            type(exc)) from None
-        for name in self.persistable:
-            if name in values:
-                scope.vars[name] = values[name]
-        return [np.array(values[n], copy=True) for n in self.fetch_names]
+        return [np.array(v, copy=True) for v in values]
+
+
+def _fetch_name(f):
+    return f.name if isinstance(f, Variable) or hasattr(f, "name") else str(f)
 
 
 class Executor:
@@ -196,15 +199,14 @@ class Executor:
         program = program if program is not None else default_main_program()
         scope = scope if scope is not None else global_scope()
         feed = dict(feed or {})
-        fetch_names = tuple(f.name if isinstance(f, Variable) or hasattr(f, "name") and
-                            not isinstance(f, str) else str(f) for f in (fetch_list or []))
+        fetch_names = tuple(f if type(f) is str else _fetch_name(f) for f in fetch_list or ())
         key = (id(program), program._version, tuple(sorted(feed)), fetch_names)
         plan = self._plans.get(key)
         if plan is None:
             plan = self._plans[key] = _Plan(program, set(feed), list(fetch_names))
         results = plan.run(scope, feed)
         if return_numpy:
-            return [np.asarray(r) for r in results]
+            return results
         from dygraph.tensor import to_tensor
 
         return [to_tensor(r) for r in results]

@@ -17,7 +17,7 @@ import numpy as np
     >>> from dygraph.ops.unary import Exp
     >>> run = straight_line([Operator(Exp(), ["x"], ["y"])], [["x"]], {"x"}, ["y"], set())
     >>> run({}, {"x": np.zeros(2)})
-    {'y': array([1., 1.])}
+    (array([1., 1.]),)
 """
 
 import itertools
@@ -28,8 +28,8 @@ __all__ = ["straight_line"]
 
 
 def straight_line(ops, free_after, feed_names, fetch_names, persistable):
-    """fn(scope_vars, feed) -> {name: value} for the fetches and the persistable values
-    the ops read or write.
+    """fn(scope_vars, feed) -> the tuple of the fetched values; once every op has run, the
+    persistable values the ops wrote go into scope_vars.
 
     `free_after[i]`: the names whose last reader is op i. An exception raised inside gets
     `static_step` (the index of the failing op) set on it."""
@@ -69,13 +69,14 @@ def straight_line(ops, free_after, feed_names, fetch_names, persistable):
         gone = [local[n] for n in dead if n in local]
         if gone:
             body.append(f"    del {', '.join(gone)}")
-    keep = list(dict.fromkeys(list(fetch_names) + [n for n in persistable if n in local]))
-    result = ", ".join(f"{n!r}: {value_of(n)}" for n in keep)
+    stores = [f"    svars[{n!r}] = {local[n]}" for n in sorted(persistable) if n in local]
+    fetched = "".join(f"{value_of(n)}, " for n in fetch_names)
     defaults = ", ".join(f"{k}={k}" for k in consts)
     source = (f"def run(svars, feed, {defaults}):\n    step = -1\n    try:\n" +
               "\n".join("    " + line for line in body) +
-              f"\n    except BaseException as exc:\n        exc.static_step = step\n"
-              f"        raise\n    return {{{result}}}\n")
+              "\n    except BaseException as exc:\n        exc.static_step = step\n"
+              "        raise\n" + "".join(line + "\n" for line in stores) +
+              f"    return ({fetched})\n")
     namespace = dict(consts)
     exec(compile(source, "<static plan>", "exec"), namespace)  # noqa: S102 - our own code
     namespace["run"].source = source
