@@ -35,8 +35,8 @@ __all__ = ["append_backward", "gradients"]
 _MATH = array_math(np)
 # Attributes in which ops keep values from their forward for their backward (each forward
 # sets them again).
-_SAVED_STATE = ("cols", "saved", "prob", "arg", "keep", "mask", "flat", "inner",
-                "tensors", "outs")
+_SAVED_STATE = frozenset(("cols", "saved", "prob", "arg", "keep", "mask", "flat", "inner",
+                          "tensors", "outs"))
 
 
 class GradOf(Op):
@@ -47,30 +47,37 @@ class GradOf(Op):
 
     def __init__(self, fwd, present, wanted):
         self.fwd, self.present, self.wanted = fwd, present, wanted
+        self.single = getattr(fwd, "n_outputs", 1) == 1 and list(present) == [0]
+        self.one = len(wanted) == 1
 
     def forward(self, xp, *grads):
         fwd = self.fwd
-        full = [None] * fwd.n_outputs
-        for i, g in zip(self.present, grads):
-            full[i] = g
-        result = fwd.backward(_MATH, *full)
+        if self.single:
+            result = fwd.backward(_MATH, grads[0])
+        else:
+            full = [None] * fwd.n_outputs
+            for i, g in zip(self.present, grads):
+                full[i] = g
+            result = fwd.backward(_MATH, *full)
+        inputs = fwd.inputs
         out = []
         for i in self.wanted:
-            g = result[i]
-            shape = fwd.inputs[i]._data.shape
+            g, x = result[i], inputs[i]._data
             if g is None:
-                g = np.zeros(shape, fwd.inputs[i]._data.dtype)
-            elif g.shape != shape:
-                g = _sum_to(_MATH, g, shape)
+                g = np.zeros(x.shape, x.dtype)
+            elif g.shape != x.shape:
+                g = _sum_to(_MATH, g, x.shape)
             out.append(g)
         # Done with this op's saved values for this run: free them now, as the eager engine
         # frees a node after its backward, instead of at the op's next forward.
-        for slot in fwd.inputs:
+        for slot in inputs:
             slot._data = None
-        fwd.out_data = None
-        for name in _SAVED_STATE:
-            fwd.__dict__.pop(name, None)
-        return tuple(out) if len(out) != 1 else out[0]
+        saved = fwd.__dict__
+        if fwd.save_output:
+            fwd.out_data = None
+        for name in _SAVED_STATE.intersection(saved):
+            del saved[name]
+        return out[0] if self.one else tuple(out)
 
     def backward(self, m, *grads):
         raise NotImplementedError("gradients of static gradient ops are not supported yet")

@@ -94,8 +94,7 @@ class ParamUpdate(Op):
         if self.flat is None or not self.flat.owns(data):
             self.flat = _FlatState(data, self.optimizer)
         state = self.flat
-        for g, s, e in zip(grads, state.offsets[:-1], state.offsets[1:]):
-            state.grad[s:e] = g.reshape(-1)
+        np.concatenate([g.reshape(-1) for g in grads], out=state.grad)  # one copy call
         lr = self.optimizer.get_lr() * self.optimizer._param_groups[0]["learning_rate"]
         if state.acc is None:
             state.flat -= state.grad * lr
