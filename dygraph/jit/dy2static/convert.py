@@ -30,11 +30,13 @@ from dygraph.jit.dy2static.analysis import precheck
 from dygraph.jit.dy2static.control import ControlPass
 from dygraph.jit.dy2static.errors import Dy2StaticUnsupported
 from dygraph.jit.dy2static.exits import ExitPass
-from dygraph.static.program import StaticValueError
+from dygraph.static import program as _program
 
 __all__ = ["convert_to_static"]
 
 _compiled = weakref.WeakKeyDictionary()  # original code -> (converted code, source)
+# Raised where code asks a static Variable for a Python value (jit's ValueDependentError).
+_VALUE_ERRORS = tuple(e for e in (getattr(_program, "ValueDependentError", None),) if e)
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -139,7 +141,7 @@ builtin_function_or_method len is not supported
     def converted(*args, **kwargs):
         try:
             return new(*args, **kwargs)
-        except StaticValueError as exc:
+        except _VALUE_ERRORS as exc:
             raise Dy2StaticUnsupported("Python control flow on a static tensor that was "
                                        "not converted", _user_line(exc.__traceback__),
                                        str(exc)) from exc
