@@ -91,6 +91,20 @@ def scope_guard(scope):
         _scopes.pop()
 
 
+def _runnable_effects(block, feed_names):
+    """The "effect" ops (prints) whose inputs the feeds and persistable values can give."""
+    if not any(o.role == "effect" for o in block.ops):
+        return set()
+    known = set(feed_names) | {n for n, v in block.vars.items() if v.persistable}
+    effects = set()
+    for o in block.ops:
+        if all(n in known for n in o.inputs):
+            known.update(o.outputs)
+            if o.role == "effect":
+                effects.add(o)
+    return effects
+
+
 class _Plan:
     """The prepared steps of one (program version, feeds, fetches)."""
 
@@ -102,10 +116,11 @@ class _Plan:
                                  "program")
         needed = set(fetch_names)
         chosen = []
+        effects = _runnable_effects(block, feed_names)
         for o in reversed(block.ops):
-            # Updates of persistable state (optimizer steps, initialisation) and side
-            # effects (printing) always run.
-            if o.role in ("optimize", "init", "effect") or set(o.outputs) & needed:
+            # Updates of persistable state (optimizer steps, initialisation) always run;
+            # side effects (printing) whenever the feeds given can compute their inputs.
+            if o.role in ("optimize", "init") or o in effects or set(o.outputs) & needed:
                 chosen.append(o)
                 needed |= set(o.inputs)
         chosen.reverse()

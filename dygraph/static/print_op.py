@@ -83,16 +83,17 @@ class PrintCall(Op):
 
     differentiable = False
 
-    def __init__(self, args, kwargs, slots, guarded):
+    def __init__(self, args, kwargs, slots, stops, guarded):
         self.args, self.kwargs = args, kwargs  # Variables replaced by None
-        self.slots, self.guarded = slots, guarded  # which args are inputs; a `when` input
+        self.slots, self.stops = slots, stops  # which args are inputs, their stop_gradient
+        self.guarded = guarded  # a last input says whether to print
 
     def forward(self, xp, *arrays):
         if not getattr(self, "probing", False) and (
                 not self.guarded or bool(np.asarray(arrays[-1]).reshape(-1)[0])):
             args = list(self.args)
-            for i, a in zip(self.slots, arrays):
-                args[i] = _new_tensor(np.asarray(a), None, 0, True)
+            for i, a, stop in zip(self.slots, arrays, self.stops):
+                args[i] = _new_tensor(np.asarray(a), None, 0, stop)
             print(*args, **self.kwargs)
         return np.zeros((), np.bool_)
 
@@ -115,5 +116,6 @@ def print_call(args, kwargs, when=None):
         when = block.vars[_register(block, as_tensor(True, "print"))]
     if when is not None:
         inputs.append(when if isinstance(when, Tensor) else as_tensor(when, "print"))
-    op = PrintCall(template, dict(kwargs), slots, when is not None)
+    op = PrintCall(template, dict(kwargs), slots, [args[i]._sg for i in slots],
+                   when is not None)
     return _effect_op(op, inputs)
