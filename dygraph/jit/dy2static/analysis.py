@@ -129,6 +129,8 @@ def precheck(fn, filename, in_class):
         for kind, name in _REFUSED.items():
             if isinstance(node, kind):
                 raise Dy2StaticUnsupported(name, where)
+        if isinstance(node, ast.While) and contains([node.test], ast.NamedExpr):
+            raise Dy2StaticUnsupported("`:=` in the condition of a `while`", where)
         if isinstance(node, ast.Delete) and any(isinstance(t, ast.Name)
                                                 for t in node.targets):
             raise Dy2StaticUnsupported("`del` of a variable", where)

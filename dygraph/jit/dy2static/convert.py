@@ -132,7 +132,8 @@ builtin_function_or_method len is not supported
     if compiled is None:  # the same code in another closure needs no second conversion
         fn = _parse(func)
         filename = func.__code__.co_filename
-        precheck(fn, filename, in_class="." in func.__qualname__.replace("<locals>.", ""))
+        parts = func.__qualname__.split(".")
+        precheck(fn, filename, in_class=len(parts) > 1 and parts[-2] != "<locals>")
         fn = ControlPass(filename).visit(ExitPass(filename).run(fn))
         compiled = _compiled[func.__code__] = (_compile(func, fn, filename), ast.unparse(fn))
     new = _rebuild(func, compiled[0])

@@ -2,9 +2,10 @@
 convert_call does), so control flow in a helper or in a user Layer's `forward` works.
 
 Library code (dygraph, NumPy, the standard library, anything installed in site-packages),
-builtins and what cannot be converted (no source, lambdas, generators) are called as they
-are: where such code needs a Python value of a static tensor it raises, and the caller's
-conversion reports it as Dy2StaticUnsupported.
+builtins, functions marked `_not_to_static` (jit.not_to_static) and what cannot be
+converted (no source, lambdas, generators) are called as they are: where such code needs
+a Python value of a static tensor it raises, and the caller's conversion reports it as
+Dy2StaticUnsupported.
 
 Example:
     >>> import math
@@ -34,7 +35,8 @@ def _library(func):
 def _function(func):
     from dygraph.jit.dy2static.convert import convert_to_static
 
-    if _library(func) or hasattr(func, "__dy2static_code__"):
+    if _library(func) or hasattr(func, "__dy2static_code__") or getattr(
+            func, "_not_to_static", False):
         return func
     try:
         return convert_to_static(func)
