@@ -184,6 +184,30 @@ def test_inputs_with_a_free_batch_dimension():
     check(halve_until_small, (x * 4,), (x[:2] / 9,), free=True)
 
 
+def search(x, n):
+    found = x * 0
+    for i in range(n):
+        if (x * i).sum() > 4:
+            found = x * i
+            break
+    else:
+        found = found - 1
+    return found
+
+
+def test_for_else_with_break_on_a_tensor_range():
+    x = np.array([1.0, 0.5], np.float32)
+    check(search, (x, np.array(5)), (x, np.array(2)))
+
+
+def test_a_variable_unset_on_the_path_taken_raises_name_error_eagerly():
+    converted = convert_to_static(one_branch_only)
+    assert converted(dygraph.to_tensor([1.0])).tolist() == [3.0]
+    for fn in (one_branch_only, converted):
+        with pytest.raises(NameError):
+            fn(dygraph.to_tensor([-1.0]))
+
+
 def logic(x, y):
     if (x.sum() > 0 and y.sum() > 0) or not x.mean() < -1:
         return x + y
