@@ -388,6 +388,32 @@ def list_grows(x):
     return x
 
 
+def free_dim_flow(x):
+    if x.shape[0] > 1:
+        x = x * 2
+    return x
+
+
+def free_dim_range(x):
+    return dygraph.stack([x[i] for i in range(x.shape[0])])
+
+
+def test_free_dimensions_of_shapes_refuse_python_arithmetic():
+    x = np.ones((2, 3), np.float32)
+    for fn in (free_dim_flow, free_dim_range):
+        converted = convert_to_static(fn)
+        np.testing.assert_allclose(converted(dygraph.to_tensor(x)).numpy(),
+                                   fn(dygraph.to_tensor(x)).numpy())
+        dygraph.enable_static()
+        with static.program_guard(static.Program(), static.Program()):
+            with pytest.raises(Dy2StaticUnsupported, match="free"):
+                converted(static.data("x", [None, 3]))
+            out = converted(static.data("y", [2, 3]))  # known sizes are plain ints
+        dygraph.disable_static()
+        assert out.shape == (2, 3)
+    assert str(convert_to_static(free_dim_flow).__dy2static_code__).count("convert_shape")
+
+
 def asserts(x):
     assert x.sum() > 0, "positive"
     return x

@@ -1,7 +1,8 @@
 """The last pass of the conversion: `if`, `while`, `x if c else y`, `and`/`or`/`not`,
 `assert`, `print` and the iterable of a `for` become calls of the run-time module `_jst`,
 which decides at run time between plain Python and static control flow; every other call
-`f(...)` becomes `_jst.convert_call(f)(...)`, which converts user functions and Layers.
+`f(...)` becomes `_jst.convert_call(f)(...)`, which converts user functions and Layers, and
+`x.shape` becomes `_jst.convert_shape(x)` (a free dimension that refuses arithmetic).
 
 An `if` becomes two functions of the variables it assigns, and a call:
 
@@ -183,6 +184,12 @@ class ControlPass(ast.NodeTransformer):
                                           _lambda(self.visit(node.orelse)),
                                           self._where(node)])
         return ast.copy_location(call, node)
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if node.attr != "shape" or not isinstance(node.ctx, ast.Load):
+            return node
+        return ast.copy_location(jst_call("convert_shape", [node.value]), node)
 
     def visit_Call(self, node):
         self.generic_visit(node)

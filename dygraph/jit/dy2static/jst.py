@@ -16,6 +16,7 @@ from dygraph.jit.dy2static.run_ops import (
     convert_not,
     convert_or,
     convert_print,
+    convert_shape,
     range_args,
     range_cond,
     return_value,
@@ -25,4 +26,4 @@ from dygraph.jit.dy2static.values import RETURN_UNSET, load_vars
 __all__ = ["convert_ifelse", "convert_ifexp", "convert_while_loop", "convert_and",
            "convert_or", "convert_not", "convert_print", "convert_iter", "convert_assert",
            "range_args", "range_cond", "return_value", "RETURN_UNSET", "load_vars",
-           "convert_call"]
+           "convert_call", "convert_shape"]

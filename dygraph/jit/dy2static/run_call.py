@@ -63,10 +63,21 @@ def _layer_call(layer):
     return call
 
 
+def _range(*args):
+    """range(), refusing a free dimension of a static tensor (it would be -1)."""
+    from dygraph.jit.dy2static.run_ops import FreeDim
+
+    if any(isinstance(a, FreeDim) for a in args):
+        raise Dy2StaticUnsupported("range() over a free (-1) dimension of a static tensor")
+    return range(*args)
+
+
 def convert_call(func):
     """What a call of `func` in a converted function calls (see the module docstring)."""
     from dygraph.nn import Layer
 
+    if func is range:
+        return _range
     if isinstance(func, types.FunctionType):
         return _function(func)
     if isinstance(func, types.MethodType) and isinstance(func.__func__, types.FunctionType):
