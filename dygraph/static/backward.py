@@ -62,22 +62,29 @@ class GradOf(Op):
         inputs = fwd.inputs
         out = []
         for i in self.wanted:
-            g, x = result[i], inputs[i]._data
-            if g is None:
-                g = np.zeros(x.shape, x.dtype)
-            elif g.shape != x.shape:
-                g = _sum_to(_MATH, g, x.shape)
+            g = result[i]
+            if g is None or g.shape != inputs[i]._data.shape:
+                g = self.fit(g, i)
             out.append(g)
-        # Done with this op's saved values for this run: free them now, as the eager engine
-        # frees a node after its backward, instead of at the op's next forward.
-        for slot in inputs:
+        self.release()
+        return out[0] if self.one else tuple(out)
+
+    def fit(self, g, i):
+        """Gradient `g` of input i in the input's shape (zeros for None)."""
+        x = self.fwd.inputs[i]._data
+        return np.zeros(x.shape, x.dtype) if g is None else _sum_to(_MATH, g, x.shape)
+
+    def release(self):
+        """Done with the forward op's saved values for this run: free them now, as the
+        eager engine frees a node after its backward, instead of at the op's next forward."""
+        fwd = self.fwd
+        for slot in fwd.inputs:
             slot._data = None
-        saved = fwd.__dict__
         if fwd.save_output:
             fwd.out_data = None
+        saved = fwd.__dict__
         for name in _SAVED_STATE.intersection(saved):
             del saved[name]
-        return out[0] if self.one else tuple(out)
 
     def backward(self, m, *grads):
         raise NotImplementedError("gradients of static gradient ops are not supported yet")

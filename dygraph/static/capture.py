@@ -115,7 +115,7 @@ def capture(op, inputs):
             raise type(exc)(
                 f"{op.name}: this op ran with the build-time stand-in of a free (-1) "
                 "dimension but not with another size: the op, or the code that called it, "
-                "fixed that size (batch norm does, for example). Give the dimension a size "
+                "fixed that size. Give the dimension a size "
                 f"in data(...) to build this program. ({exc})") from None
     finally:
         del op.probing

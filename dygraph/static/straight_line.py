@@ -24,7 +24,60 @@ import itertools
 
 import numpy as np
 
+from dygraph.static.backward import _MATH, GradOf
+
 __all__ = ["straight_line"]
+
+
+def _early_gathers(ops, kept, consts):
+    """The gradients a fused parameter update can take as soon as they are made: those
+    nothing else reads. {"grads": {name: its view's local}, "updates": {op index}}."""
+    readers = {}
+    for o in ops:
+        for n in o.inputs:
+            readers[n] = readers.get(n, 0) + 1
+    made = {n for o in ops for n in o.outputs}
+    grads, updates = {}, set()
+    for i, o in enumerate(ops):
+        if not getattr(o.op, "fused", False):
+            continue
+        n = len(o.inputs) // 2
+        names = o.inputs[n:]
+        if any(readers[g] != 1 or g in kept or g not in made for g in names):
+            continue
+        updates.add(i)
+        for k, (g, view) in enumerate(zip(names, o.op.gradient_views())):
+            consts[f"gv{i}_{k}"] = view
+            grads[g] = f"gv{i}_{k}"
+    return {"grads": grads, "updates": updates}
+
+
+def _call_lines(i, o, args, outs, consts, body):
+    """outs = op i's forward(np, *args), keeping its output where its backward reads it."""
+    consts[f"f{i}"] = o.op.forward
+    call = f"f{i}(np, {', '.join(args)})" if args else f"f{i}(np)"
+    if len(outs) == 1:
+        body.append(f"    {outs[0]} = {call}")
+    else:
+        body.append(f"    {', '.join(outs)}, = {call}")
+    if getattr(o.op, "save_output", False):
+        consts[f"k{i}"] = o.op
+        body.append(f"    k{i}.out_data = ({', '.join(outs)},)")
+
+
+def _gradient_lines(i, grad_op, g, outs, consts):
+    """A GradOf with one output gradient, inlined: the forward op's backward, each wanted
+    gradient in its input's shape, then the forward op's saved values released."""
+    fwd = grad_op.fwd
+    consts.update({f"b{i}": fwd.backward, f"m{i}": _MATH, f"fit{i}": grad_op.fit,
+                   f"rel{i}": grad_op.release})
+    lines = [f"    r = b{i}(m{i}, {g})"]
+    for j, (w, out) in enumerate(zip(grad_op.wanted, outs)):
+        consts[f"x{i}_{j}"] = fwd.inputs[w]
+        lines += [f"    {out} = r[{w}]",
+                  f"    if {out} is None or {out}.shape != x{i}_{j}._data.shape:",
+                  f"        {out} = fit{i}({out}, {w})"]
+    return lines + ["    del r", f"    rel{i}()"]
 
 
 def straight_line(ops, free_after, feed_names, fetch_names, persistable):
@@ -37,6 +90,7 @@ def straight_line(ops, free_after, feed_names, fetch_names, persistable):
     fresh = itertools.count()
     consts = {"np": np}
     body = []
+    gather = _early_gathers(ops, set(fetch_names) | set(persistable), consts)
 
     def value_of(name):
         if name not in local:
@@ -47,25 +101,25 @@ def straight_line(ops, free_after, feed_names, fetch_names, persistable):
 
     for i, (o, dead) in enumerate(zip(ops, free_after)):
         body.append(f"    step = {i}")
-        args = [value_of(n) for n in o.inputs]
+        ins = o.inputs if i not in gather["updates"] else o.inputs[:len(o.inputs) // 2]
+        args = [value_of(n) for n in ins]
         slots = getattr(o.op, "inputs", None)
         if type(slots) is tuple:  # the op's backward reads this run's inputs here
             for j, (slot, arg) in enumerate(zip(slots, args)):
                 consts[f"s{i}_{j}"] = slot
                 body.append(f"    s{i}_{j}._data = {arg}")
-        consts[f"f{i}"] = o.op.forward
         outs = []
         for n in o.outputs:
             local[n] = f"v{next(fresh)}"
             outs.append(local[n])
-        call = f"f{i}(np, {', '.join(args)})" if args else f"f{i}(np)"
-        if len(outs) == 1:
-            body.append(f"    {outs[0]} = {call}")
+        if isinstance(o.op, GradOf) and o.op.single:
+            body.extend(_gradient_lines(i, o.op, args[0], outs, consts))
         else:
-            body.append(f"    {', '.join(outs)}, = {call}")
-        if getattr(o.op, "save_output", False):
-            consts[f"k{i}"] = o.op
-            body.append(f"    k{i}.out_data = ({', '.join(outs)},)")
+            _call_lines(i, o, args, outs, consts, body)
+        for n in o.outputs:
+            if n in gather["grads"]:  # straight into the update's flat gradient buffer
+                body += [f"    {gather['grads'][n]}[...] = {local[n]}", f"    del {local[n]}"]
+                del local[n]
         gone = [local[n] for n in dead if n in local]
         if gone:
             body.append(f"    del {', '.join(gone)}")
