@@ -146,6 +146,11 @@ builtin_function_or_method len is not supported
             raise Dy2StaticUnsupported("Python control flow on a static tensor that was "
                                        "not converted", _user_line(exc.__traceback__),
                                        str(exc)) from exc
+        except Dy2StaticUnsupported as exc:
+            if exc.where:
+                raise
+            raise Dy2StaticUnsupported(exc.construct, _user_line(exc.__traceback__),
+                                       exc.detail) from None
 
     converted.__dy2static_code__ = compiled[1]
     func.__dict__["__dy2static__"] = converted

@@ -15,7 +15,7 @@ class Dy2StaticUnsupported(NotImplementedError):
     """A construct the conversion cannot express; `construct` and `where` (file:line)."""
 
     def __init__(self, construct, where="", detail=""):
-        self.construct, self.where = construct, where
+        self.construct, self.where, self.detail = construct, where, detail
         text = f"dy2static: {construct} is not supported"
         if detail:
             text += f": {detail}"

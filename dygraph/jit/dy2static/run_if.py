@@ -28,6 +28,7 @@ Example:
 """
 
 import contextlib
+import threading
 
 from dygraph.jit.dy2static.errors import Dy2StaticUnsupported, Undefined
 from dygraph.jit.dy2static.values import (
@@ -46,16 +47,25 @@ from dygraph.tensor import Tensor
 __all__ = ["convert_ifelse", "convert_ifexp", "branch_condition", "static_flow",
            "in_static_flow"]
 
-_taken = []  # conditions of the static branches being built, outermost first
+_local = threading.local()  # .taken: per thread, as static building is
+
+
+def _taken():
+    """The conditions of the static branches being built, outermost first (None for a
+    static loop body)."""
+    if not hasattr(_local, "taken"):
+        _local.taken = []
+    return _local.taken
 
 
 @contextlib.contextmanager
 def _branch(pred):
-    _taken.append(pred)
+    taken = _taken()
+    taken.append(pred)
     try:
         yield
     finally:
-        _taken.pop()
+        taken.pop()
 
 
 def static_flow():
@@ -65,7 +75,7 @@ def static_flow():
 
 def in_static_flow():
     """Whether a static branch or loop body is being built."""
-    return bool(_taken)
+    return bool(_taken())
 
 
 def branch_condition():
@@ -74,7 +84,7 @@ def branch_condition():
     import dygraph
 
     result = None
-    for pred in _taken:
+    for pred in _taken():
         if pred is not None:
             result = pred if result is None else dygraph.logical_and(result, pred)
     return result
