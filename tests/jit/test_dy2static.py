@@ -9,6 +9,7 @@ import dygraph
 import dygraph.nn.functional as F
 from dygraph import static
 from dygraph.jit.dy2static import Dy2StaticUnsupported, convert_to_static
+from tests.jit import dy2static_python_cases as cases
 
 
 @pytest.fixture(autouse=True)
@@ -451,3 +452,19 @@ def test_functions_that_cannot_be_converted_at_all():
         convert_to_static(lambda x: x)
     with pytest.raises(Dy2StaticUnsupported, match="builtin"):
         convert_to_static(print)
+
+
+@pytest.mark.parametrize("fn, calls", [
+    (cases.p_try, [([1, 0, 5, 3],), ([2, -1, 4],), ([],)]),
+    (cases.p_while_true, [(5,), (7, "a", {"k": 3, "extra": 1})]),
+    (cases.p_nested, [(3,), (9,)]),
+    (cases.p_misc, [(0, 0), (0, 2), (3, 0), (7, 1)]),
+    (cases.p_recursive, [(5,)]),
+    (cases.p_range_forms, [(1, 9), (4, 5)]),
+])
+def test_converted_code_keeps_python_semantics_on_python_values(fn, calls):
+    converted = convert_to_static(fn)
+    for call in calls:
+        kwargs = call[-1] if isinstance(call[-1], dict) else {}
+        args = call[:-1] if kwargs else call
+        assert converted(*args, **kwargs) == fn(*args, **kwargs)

@@ -74,6 +74,9 @@ def _compile(func, fn, filename):
     free = list(func.__code__.co_freevars)
     if "_jst" in free or "_jst" in func.__code__.co_varnames:
         raise Dy2StaticUnsupported("a function using the name `_jst`", _where(func))
+    # Compiled under another name: in the factory, its own name would be a local of the
+    # factory, and a recursive call would find that instead of the global.
+    fn.name = "_jst_converted"
     factory = ast.FunctionDef("_jst_factory", ast.arguments(
         posonlyargs=[], args=[ast.arg(n) for n in free + ["_jst"]], vararg=None,
         kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
@@ -81,8 +84,12 @@ def _compile(func, fn, filename):
     module = ast.fix_missing_locations(ast.Module([ast.copy_location(factory, fn)], []))
     code = compile(module, filename, "exec")
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
-    return next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and
+    code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and
                 c.co_name == fn.name)
+    names = {"co_name": func.__code__.co_name}
+    if hasattr(code, "co_qualname"):
+        names["co_qualname"] = func.__code__.co_qualname
+    return code.replace(**names)
 
 
 def _rebuild(func, fn_code):
@@ -135,7 +142,8 @@ builtin_function_or_method len is not supported
         parts = func.__qualname__.split(".")
         precheck(fn, filename, in_class=len(parts) > 1 and parts[-2] != "<locals>")
         fn = ControlPass(filename).visit(ExitPass(filename).run(fn))
-        compiled = _compiled[func.__code__] = (_compile(func, fn, filename), ast.unparse(fn))
+        source = ast.unparse(fn)
+        compiled = _compiled[func.__code__] = (_compile(func, fn, filename), source)
     new = _rebuild(func, compiled[0])
 
     @functools.wraps(func)

@@ -28,7 +28,7 @@ Example:
 import ast
 import itertools
 
-from dygraph.jit.dy2static.analysis import contains, mark_plain
+from dygraph.jit.dy2static.analysis import PLAIN, assigned_names, contains, mark_plain
 
 __all__ = ["ExitPass", "name", "jst_call", "assign"]
 
@@ -175,11 +175,18 @@ class ExitPass:
         loop.orelse = self._loops(loop.orelse)
         has_break = contains(loop.body, ast.Break, stop_at_loops=True)
         has_continue = contains(loop.body, ast.Continue, stop_at_loops=True)
+        # `else:` runs when the loop ends by its condition: not by a break, nor a return.
+        exits = [RETURN_FLAG] if RETURN_FLAG in assigned_names(loop.body) else []
         if not (has_break or has_continue):
-            return [loop] if not loop.orelse else [self._drop_else(loop)] + loop.orelse
+            post = self._else(loop, exits) if loop.orelse else []
+            return [self._drop_else(loop)] + post
         k = next(self.count)
         brk, cont = f"_jst_brk_{k}", f"_jst_cont_{k}"
-        loop.body = self._flagged(loop.body, brk, cont)
+        # A `return`'s plain `if _jst_rf: break` ends the body: it stays out of the guards.
+        cut = len(loop.body)
+        while cut and getattr(loop.body[cut - 1], PLAIN, False):
+            cut -= 1
+        loop.body = self._flagged(loop.body[:cut], brk, cont) + loop.body[cut:]
         pre, post = [], []
         if has_continue:
             loop.body.insert(0, _located([assign(cont, ast.Constant(False))], loop)[0])
@@ -190,9 +197,15 @@ class ExitPass:
             else:
                 loop.body.append(self._plain_break(brk, loop))
         if loop.orelse:
-            post = (_located([ast.If(_not(brk), loop.orelse, [])], loop.orelse[0])
-                    if has_break else loop.orelse)
+            post = self._else(loop, ([brk] if has_break else []) + exits)
         return pre + [self._drop_else(loop)] + post
+
+    @staticmethod
+    def _else(loop, flags):
+        """The loop's `else:` block, after the loop, under `if not (flags)`."""
+        if not flags:
+            return loop.orelse
+        return _located([ast.If(_not(*flags), loop.orelse, [])], loop.orelse[0])
 
     @staticmethod
     def _drop_else(loop):
