@@ -116,7 +116,7 @@ def _carry_out(name, start, value, where):
     """A body output as the next value of a loop variable."""
     if isinstance(value, ReturnUnset):
         return start
-    if is_number(value):
+    if is_number(value) and (start._data.dtype.kind not in "iub" or float(value) == int(value)):
         return number_tensor(value, like=start)
     if not isinstance(value, Tensor):
         raise Dy2StaticUnsupported(f"{display(name)} in a `while` on a static tensor",
