@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import dygraph
+import dygraph.fluid as fluid
 import dygraph.nn.functional as F
 from dygraph import static
 from dygraph.jit.dy2static import Dy2StaticUnsupported, convert_to_static
@@ -87,6 +88,34 @@ def test_seed_compare_example_as_python_if():
     a, b = rng.random((4, 3, 3)).astype(np.float32), rng.random((4, 3, 3)).astype(np.float32)
     main = check(compare, (a, b), (b, a), (a, a))
     assert any(o.type == "select" for o in main.global_block().ops)
+
+
+def article_compare(inp1, inp2):
+    """The article's dygraph code (seed 003) as a function, in its 1.x API."""
+    if fluid.layers.reduce_sum(inp1) < fluid.layers.reduce_sum(inp2):
+        x = fluid.layers.elementwise_add(inp1, inp2)
+    else:
+        x = fluid.layers.elementwise_sub(inp1, inp2)
+    return x
+
+
+def test_seed_article_dygraph_code_builds_the_static_program_of_its_ifelse_example():
+    rng = np.random.default_rng(0)
+    inp1, inp2 = rng.random((4, 3, 3)), rng.random((4, 3, 3))  # float64, as the article
+    converted = convert_to_static(article_compare)
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        data1 = fluid.layers.data(name="inp1", shape=[3, 3], dtype=np.float32)
+        data2 = fluid.layers.data(name="inp2", shape=[3, 3], dtype=np.float32)
+        out = converted(data1, data2)
+        exe = fluid.Executor(fluid.CPUPlace())
+        for a, b in ((inp1, inp2), (inp2, inp1)):
+            got = exe.run(fluid.default_main_program(), feed={"inp1": a, "inp2": b},
+                          fetch_list=[out])[0]
+            expected = a + b if np.sum(a) < np.sum(b) else a - b
+            np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)  # float32
+    with fluid.dygraph.guard():
+        np.testing.assert_allclose(converted(inp1, inp2).numpy(),
+                                   article_compare(inp1, inp2).numpy())
 
 
 def elif_chain(x):
