@@ -26,8 +26,10 @@ NONDIFF = set()
 
 
 class Normalize(Op):
-    """Standardize x over `axes` of x viewed as `nshape`, then scale and shift by w and b
-    (broadcast as `pshape`). `fixed` = (mean, rstd) arrays replace the batch statistics.
+    """Standardize x over `axes` of x viewed as `nshape` (None: x's own shape; a -1 in it,
+    never the batch size, so that static programs keep a free batch), then scale and shift
+    by w and b (broadcast as `pshape`). `fixed` = (mean, rstd) arrays replace the batch
+    statistics.
 
     Example:
         >>> import dygraph
@@ -40,13 +42,13 @@ class Normalize(Op):
     save_inputs = True
 
     def __init__(self, axes, eps, nshape, pshape, fixed=None):
-        self.axes, self.eps, self.nshape, self.pshape, self.fixed = (
+        self.axes, self.eps, self.template, self.pshape, self.fixed = (
             axes, eps, nshape, pshape, fixed)
 
     def forward(self, xp, x, w=None, b=None):
         self.shape = x.shape
-        xs = x.reshape(self.nshape)
-        self.nshape = xs.shape  # resolves a -1 (group norm)
+        xs = x if self.template is None else x.reshape(self.template)
+        self.nshape = xs.shape  # this run's (resolves a -1)
         if self.fixed is None:
             mean = xs.mean(axis=self.axes, keepdims=True)
             xhat = xs - mean
@@ -167,6 +169,12 @@ def _float_input(x, op, min_ndim):
     return x
 
 
+def _in_program(x):
+    from dygraph.static.program import Variable
+
+    return isinstance(x, Variable)
+
+
 _BN_FORMATS = {"NC": 1, "NCL": 1, "NCHW": 1, "NCDHW": 1, "NLC": -1, "NHWC": -1, "NDHWC": -1}
 
 
@@ -207,13 +215,18 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     pshape = tuple(c if i == axis else 1 for i in range(nd))
     axes = tuple(i for i in range(nd) if i != axis)
     use_global = (not training) if use_global_stats is None else use_global_stats
+    if _in_program(x):  # the running statistics are program values: see norm_running
+        from dygraph.ops.norm_running import running_batch_norm
+
+        return running_batch_norm(x, running_mean, running_var, w, b, axes, epsilon, pshape,
+                                  momentum, not use_global)
     if use_global:
         dtype = x._data.dtype
         mean = running_mean._data.reshape(pshape).astype(dtype)
         rstd = (1.0 / (running_var._data.reshape(pshape).astype(dtype) + epsilon) ** 0.5)
-        return _normalize(x, w, b, Normalize(axes, epsilon, x._data.shape, pshape,
+        return _normalize(x, w, b, Normalize(axes, epsilon, None, pshape,
                                              (mean, rstd.astype(dtype))))
-    norm = Normalize(axes, epsilon, x._data.shape, pshape)
+    norm = Normalize(axes, epsilon, None, pshape)
     y = _normalize(x, w, b, norm)
     with no_grad():
         for t, batch in ((running_mean, norm.batch_mean), (running_var, norm.batch_var)):
@@ -243,7 +256,7 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=
     w, b = _params(x, weight, bias, math.prod(shape), op)
     pshape = (1,) * (nd - k) + tuple(int(s) for s in shape)
     axes = tuple(range(nd - k, nd))
-    return _normalize(x, w, b, Normalize(axes, epsilon, x._data.shape, pshape))
+    return _normalize(x, w, b, Normalize(axes, epsilon, None, pshape))
 
 
 def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format="NCHW",
@@ -265,13 +278,14 @@ def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format
     d = x._data.ndim - 2
     if last and d > 0:
         x = to_channels_first(x, d)
-    n, c = x._data.shape[:2]
+    c = x._data.shape[1]
     groups = int(num_groups)
     if groups < 1 or c % groups:
         raise op_error(op, f"num_groups={groups} must divide the channels ({c})")
     w, b = _params(x, weight, bias, c, op)
     pshape = (1, c) + (1,) * d
-    y = _normalize(x, w, b, Normalize((2,), epsilon, (n, groups, -1), pshape))
+    per_group = (c // groups) * math.prod(x._data.shape[2:])
+    y = _normalize(x, w, b, Normalize((2,), epsilon, (-1, groups, per_group), pshape))
     return to_channels_last(y, d) if last and d > 0 else y
 
 
@@ -303,7 +317,7 @@ def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None
         rv = as_tensor(running_var, op)._data.reshape(pshape).astype(dtype)
         fixed = (as_tensor(running_mean, op)._data.reshape(pshape).astype(dtype),
                  (1.0 / (rv + eps) ** 0.5).astype(dtype))
-    return _normalize(x, w, b, Normalize(axes, eps, x._data.shape, pshape, fixed))
+    return _normalize(x, w, b, Normalize(axes, eps, None, pshape, fixed))
 
 
 def local_response_norm(x, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW",

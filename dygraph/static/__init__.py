@@ -22,6 +22,7 @@ from dygraph.static.capture import disable_static, enable_static, in_dynamic_mod
 from dygraph.static.executor import Executor, Scope, global_scope, scope_guard
 from dygraph.static.io import load_inference_model, save_inference_model
 from dygraph.static.persist import load, save
+from dygraph.static.print_op import Print
 from dygraph.static.program import (
     Block,
     Operator,
@@ -37,4 +38,4 @@ __all__ = ["Program", "Block", "Variable", "Operator", "program_guard", "data",
            "default_main_program", "default_startup_program", "Executor", "Scope",
            "global_scope", "scope_guard", "append_backward", "gradients", "InputSpec",
            "CPUPlace", "CUDAPlace", "enable_static", "disable_static", "in_dynamic_mode",
-           "nn", "save_inference_model", "load_inference_model", "save", "load"]
+           "nn", "save_inference_model", "load_inference_model", "save", "load", "Print"]

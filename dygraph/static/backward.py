@@ -35,8 +35,8 @@ __all__ = ["append_backward", "gradients"]
 _MATH = array_math(np)
 # Attributes in which ops keep values from their forward for their backward (each forward
 # sets them again).
-_SAVED_STATE = ("cols", "saved", "prob", "arg", "keep", "mask", "flat", "inner",
-                "tensors", "outs")
+_SAVED_STATE = frozenset(("cols", "saved", "prob", "arg", "keep", "mask", "flat", "inner",
+                          "tensors", "outs"))
 
 
 class GradOf(Op):
@@ -47,30 +47,44 @@ class GradOf(Op):
 
     def __init__(self, fwd, present, wanted):
         self.fwd, self.present, self.wanted = fwd, present, wanted
+        self.single = getattr(fwd, "n_outputs", 1) == 1 and list(present) == [0]
+        self.one = len(wanted) == 1
 
     def forward(self, xp, *grads):
         fwd = self.fwd
-        full = [None] * fwd.n_outputs
-        for i, g in zip(self.present, grads):
-            full[i] = g
-        result = fwd.backward(_MATH, *full)
+        if self.single:
+            result = fwd.backward(_MATH, grads[0])
+        else:
+            full = [None] * fwd.n_outputs
+            for i, g in zip(self.present, grads):
+                full[i] = g
+            result = fwd.backward(_MATH, *full)
+        inputs = fwd.inputs
         out = []
         for i in self.wanted:
             g = result[i]
-            shape = fwd.inputs[i]._data.shape
-            if g is None:
-                g = np.zeros(shape, fwd.inputs[i]._data.dtype)
-            elif g.shape != shape:
-                g = _sum_to(_MATH, g, shape)
+            if g is None or g.shape != inputs[i]._data.shape:
+                g = self.fit(g, i)
             out.append(g)
-        # Done with this op's saved values for this run: free them now, as the eager engine
-        # frees a node after its backward, instead of at the op's next forward.
+        self.release()
+        return out[0] if self.one else tuple(out)
+
+    def fit(self, g, i):
+        """Gradient `g` of input i in the input's shape (zeros for None)."""
+        x = self.fwd.inputs[i]._data
+        return np.zeros(x.shape, x.dtype) if g is None else _sum_to(_MATH, g, x.shape)
+
+    def release(self):
+        """Done with the forward op's saved values for this run: free them now, as the
+        eager engine frees a node after its backward, instead of at the op's next forward."""
+        fwd = self.fwd
         for slot in fwd.inputs:
             slot._data = None
-        fwd.out_data = None
-        for name in _SAVED_STATE:
-            fwd.__dict__.pop(name, None)
-        return tuple(out) if len(out) != 1 else out[0]
+        if fwd.save_output:
+            fwd.out_data = None
+        saved = fwd.__dict__
+        for name in _SAVED_STATE.intersection(saved):
+            del saved[name]
 
     def backward(self, m, *grads):
         raise NotImplementedError("gradients of static gradient ops are not supported yet")
@@ -145,6 +159,8 @@ def _backward(block, targets, target_grads, no_grad):
             g = _grad_var(block, var, f"{var.name}@GRAD@{len(block.ops)}_{i}")
             outs.append(g.name)
             pending.setdefault(var.name, []).append(g.name)
+        if hasattr(o.op, "grad_wanted"):  # a loop keeps its iterations for this op
+            o.op.grad_wanted = True
         block.append_op(GradOf(o.op, present, wanted), grads, outs, role="backward")
     for name in list(pending):
         done[name] = total(name)

@@ -63,6 +63,7 @@ def _register(block, tensor):
     """The program variable standing for an eager Tensor input."""
     program = block.program
     if isinstance(tensor, Parameter):
+        block = program.global_block()  # a loop body reads parameters from outside
         name = tensor.name
         if name not in block.vars:
             var = block.create_var(name, tensor._data.shape, tensor._data.dtype,
@@ -100,7 +101,7 @@ def capture(op, inputs):
             return apply(op, *inputs)
         finally:
             state.intercept = capture
-    block = state.static_program.global_block()
+    block = state.static_program.current_block()
     names = [t.name if isinstance(t, Variable) else _register(block, t) for t in inputs]
     # Ops whose output size depends on data (IfElse's rows) may meet stand-ins that do not
     # fit each other; `probing` lets them shape a placeholder result instead.
@@ -114,7 +115,7 @@ def capture(op, inputs):
             raise type(exc)(
                 f"{op.name}: this op ran with the build-time stand-in of a free (-1) "
                 "dimension but not with another size: the op, or the code that called it, "
-                "fixed that size (batch norm does, for example). Give the dimension a size "
+                "fixed that size. Give the dimension a size "
                 f"in data(...) to build this program. ({exc})") from None
     finally:
         del op.probing

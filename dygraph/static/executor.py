@@ -28,6 +28,7 @@ import numpy as np
 from dygraph.autograd.function import _FORWARD_ERRORS
 from dygraph.framework.errors import op_error
 from dygraph.static.program import Variable, default_main_program
+from dygraph.static.straight_line import straight_line
 
 __all__ = ["Executor", "Scope", "global_scope", "scope_guard"]
 
@@ -90,6 +91,20 @@ def scope_guard(scope):
         _scopes.pop()
 
 
+def _runnable_effects(block, feed_names):
+    """The "effect" ops (prints) whose inputs the feeds and persistable values can give."""
+    if not any(o.role == "effect" for o in block.ops):
+        return set()
+    known = set(feed_names) | {n for n, v in block.vars.items() if v.persistable}
+    effects = set()
+    for o in block.ops:
+        if all(n in known for n in o.inputs):
+            known.update(o.outputs)
+            if o.role == "effect":
+                effects.add(o)
+    return effects
+
+
 class _Plan:
     """The prepared steps of one (program version, feeds, fetches)."""
 
@@ -101,9 +116,11 @@ class _Plan:
                                  "program")
         needed = set(fetch_names)
         chosen = []
+        effects = _runnable_effects(block, feed_names)
         for o in reversed(block.ops):
-            # Updates of persistable state (optimizer steps, initialisation) always run.
-            if o.role in ("optimize", "init") or set(o.outputs) & needed:
+            # Updates of persistable state (optimizer steps, initialisation) always run;
+            # side effects (printing) whenever the feeds given can compute their inputs.
+            if o.role in ("optimize", "init") or o in effects or set(o.outputs) & needed:
                 chosen.append(o)
                 needed |= set(o.inputs)
         chosen.reverse()
@@ -127,15 +144,12 @@ class _Plan:
         self.free_after = [[n for n in set(o.inputs) if last.get(n) == i and n not in keep]
                            for i, o in enumerate(self.ops)]
         self.fetch_names = fetch_names
-        # The flat loop's steps: bound forward, input and output names, the op's input
-        # slots (its backward reads them), whether it keeps its outputs, what dies after.
-        self.steps = []
-        for o, dead in zip(self.ops, self.free_after):
-            slots = getattr(o.op, "inputs", None)
-            self.steps.append((o.op.forward, tuple(o.inputs), tuple(o.outputs),
-                               slots if type(slots) is tuple else None,
-                               o.op if getattr(o.op, "save_output", False) else None,
-                               tuple(dead)))
+        self.run_steps = straight_line(self.ops, self.free_after, set(feed_names),
+                                       fetch_names, self.persistable)
+        self.checks = [(n, v._data.dtype, len(v.static_shape),
+                        [(i, d) for i, d in enumerate(v.static_shape) if d != -1])
+                       for n, v in self.feeds.items()]
+        self.other_feeds = [n for n in feed_names if n not in self.feeds]
 
     def check_feed(self, name, value):
         var = self.feeds.get(name)
@@ -157,40 +171,34 @@ class _Plan:
         return array
 
     def run(self, scope, feed):
-        env = dict(scope.vars)
-        for name, value in feed.items():
-            env[name] = self.check_feed(name, value)
-        index = 0
+        for name, dtype, ndim, fixed in self.checks:
+            value = feed[name]
+            # The common case (an array of the declared dtype and shape) costs no call.
+            if (type(value) is not np.ndarray or value.dtype != dtype or value.ndim != ndim
+                    or any(value.shape[i] != d for i, d in fixed)):
+                feed[name] = self.check_feed(name, value)
+        for name in self.other_feeds:
+            feed[name] = np.asarray(feed[name])
         try:
-            # index: read by the error handlers below to name the failing op.
-            for index, (forward, ins, outs, slots, keeper, dead) in enumerate(  # noqa: B007
-                    self.steps):
-                arrays = [env[n] for n in ins]
-                if slots is not None:
-                    for slot, a in zip(slots, arrays):
-                        slot._data = a
-                result = forward(np, *arrays)
-                if type(result) is tuple:
-                    env.update(zip(outs, result))
-                else:
-                    env[outs[0]] = result
-                    result = (result,)
-                if keeper is not None:
-                    keeper.out_data = result
-                for name in dead:
-                    del env[name]
+            values = self.run_steps(scope.vars, feed)
         except KeyError as exc:
-            raise RuntimeError(f"Executor.run: {self.ops[index].type} needs "
+            op = self.ops[exc.static_step] if exc.static_step >= 0 else None
+            raise RuntimeError(f"Executor.run: {op.type if op else 'the fetch'} needs "
                                f"{exc.args[0]!r}, which has no value (run the startup "
                                "program first?)") from None
         except _FORWARD_ERRORS as exc:
-            arrays = [env.get(n) for n in self.ops[index].inputs]
-            raise op_error(self.ops[index].type, f"{exc} (at run time; inputs "
-                           f"{[list(np.shape(a)) for a in arrays]})", type(exc)) from None
-        for name in self.persistable:
-            if name in env:
-                scope.vars[name] = env[name]
-        return [np.array(env[n], copy=True) for n in self.fetch_names]
+            if getattr(exc, "static_step", -1) < 0:
+                raise
+            op = self.ops[exc.static_step]
+            arrays = [feed.get(n, scope.vars.get(n)) for n in op.inputs]
+            raise op_error(op.type, f"{exc} (at run time; input shapes "
+                           f"{[list(np.shape(a)) if a is not None else '?' for a in arrays]})",
+                           type(exc)) from None
+        return [np.array(v, copy=True) for v in values]
+
+
+def _fetch_name(f):
+    return f.name if isinstance(f, Variable) or hasattr(f, "name") else str(f)
 
 
 class Executor:
@@ -207,15 +215,14 @@ class Executor:
         program = program if program is not None else default_main_program()
         scope = scope if scope is not None else global_scope()
         feed = dict(feed or {})
-        fetch_names = tuple(f.name if isinstance(f, Variable) or hasattr(f, "name") and
-                            not isinstance(f, str) else str(f) for f in (fetch_list or []))
+        fetch_names = tuple(f if type(f) is str else _fetch_name(f) for f in fetch_list or ())
         key = (id(program), program._version, tuple(sorted(feed)), fetch_names)
         plan = self._plans.get(key)
         if plan is None:
             plan = self._plans[key] = _Plan(program, set(feed), list(fetch_names))
         results = plan.run(scope, feed)
         if return_numpy:
-            return [np.asarray(r) for r in results]
+            return results
         from dygraph.tensor import to_tensor
 
         return [to_tensor(r) for r in results]

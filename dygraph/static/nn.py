@@ -1,4 +1,5 @@
-"""dygraph.static.nn: control flow for static programs (Paddle's paddle.static.nn.cond).
+"""dygraph.static.nn: control flow for static programs (Paddle's paddle.static.nn: cond,
+while_loop, case, switch_case).
 
 Example:
     >>> import dygraph
@@ -6,6 +7,8 @@ Example:
     1
 """
 
+from dygraph.static.branches import case, switch_case
 from dygraph.static.control_flow import IfElse, cond
+from dygraph.static.while_loop import while_loop
 
-__all__ = ["cond", "IfElse"]
+__all__ = ["cond", "IfElse", "while_loop", "case", "switch_case"]

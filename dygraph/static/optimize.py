@@ -59,7 +59,6 @@ class _FlatState:
         self.flat = np.concatenate([a.reshape(-1) for a in arrays])
         self.views = tuple(self.flat[s:e].reshape(a.shape) for s, e, a in
                            zip(self.offsets[:-1], self.offsets[1:], arrays))
-        self.grad = np.empty_like(self.flat)
         self.acc = None
         group = optimizer._param_groups[0]
         if "beta1" in group:
@@ -85,6 +84,20 @@ class ParamUpdate(Op):
         self.optimizer, self.params = optimizer, params
         self.fused = _fusable(optimizer, params)
         self.flat = None
+        self.grad_flat = self.grad_views = None
+
+    def gradient_views(self):
+        """Views of one flat gradient buffer, one per parameter. A plan copies each
+        gradient into its view as soon as it is computed (and frees it), as the eager
+        engine accumulates into .grad; forward then gets the parameters only."""
+        if self.grad_views is None:
+            dtype = self.params[0]._data.dtype
+            sizes = [p._data.size for p in self.params]
+            ends = np.cumsum(sizes)
+            self.grad_flat = np.empty(int(ends[-1]), dtype)
+            self.grad_views = tuple(self.grad_flat[e - n:e].reshape(p._data.shape)
+                                    for p, n, e in zip(self.params, sizes, ends))
+        return self.grad_views
 
     def _fused_update(self, arrays):
         from dygraph.optimizer.adam import _adam_update
@@ -94,14 +107,15 @@ class ParamUpdate(Op):
         if self.flat is None or not self.flat.owns(data):
             self.flat = _FlatState(data, self.optimizer)
         state = self.flat
-        for g, s, e in zip(grads, state.offsets[:-1], state.offsets[1:]):
-            state.grad[s:e] = g.reshape(-1)
+        self.gradient_views()
+        if grads:  # not gathered by the plan already
+            np.concatenate([g.reshape(-1) for g in grads], out=self.grad_flat)
         lr = self.optimizer.get_lr() * self.optimizer._param_groups[0]["learning_rate"]
         if state.acc is None:
-            state.flat -= state.grad * lr
+            state.flat -= self.grad_flat * lr
         else:
             group = self.optimizer._param_groups[0]
-            _adam_update(state.flat, state.grad, lr, float(group["beta1"]),
+            _adam_update(state.flat, self.grad_flat, lr, float(group["beta1"]),
                          float(group["beta2"]), float(group["epsilon"]), state.acc)
         return state.views if n > 1 else state.views[0]
 

@@ -95,8 +95,8 @@ class Operator:
 class Block:
     """Variables and ops in program order."""
 
-    def __init__(self, program, idx):
-        self.program, self.idx = program, idx
+    def __init__(self, program, idx, parent_idx=-1):
+        self.program, self.idx, self.parent_idx = program, idx, parent_idx
         self.vars, self.ops = {}, []
 
     def var(self, name):
@@ -142,6 +142,7 @@ class Program:
 
     def __init__(self):
         self.blocks = [Block(self, 0)]
+        self._current = 0  # the block ops are recorded into (a loop body while it is built)
         self._version = 0
         self._seed = 0
         self.parameters = {}  # name -> the eager Parameter whose value it starts from
@@ -169,7 +170,20 @@ class Program:
         return self.blocks[0]
 
     def current_block(self):
-        return self.blocks[-1]
+        """The block ops are being recorded into."""
+        return self.blocks[self._current]
+
+    @contextlib.contextmanager
+    def sub_block(self):
+        """Record into a new block (a child of the current one) inside the `with`."""
+        parent = self._current
+        block = Block(self, len(self.blocks), parent)
+        self.blocks.append(block)
+        self._current = block.idx
+        try:
+            yield block
+        finally:
+            self._current = parent
 
     def list_vars(self):
         """Every variable of every block."""

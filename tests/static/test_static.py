@@ -7,6 +7,7 @@ import pytest
 import dygraph
 import dygraph.nn.functional as F
 from dygraph import static
+from dygraph.autograd.function import Op, apply
 from dygraph.utils import unique_name
 from dygraph.vision.models import MNISTNet
 
@@ -153,11 +154,75 @@ def test_gradients_match_eager():
     np.testing.assert_allclose(got, t.grad.numpy(), rtol=1e-6)
 
 
+class _BakedRows(Op):
+    """Reshapes to a row count fixed when the op was made (a build-time stand-in size)."""
+
+    def __init__(self, rows):
+        self.rows = rows
+
+    def forward(self, xp, x):
+        return x.reshape(self.rows, -1)
+
+    def backward(self, m, g):
+        return (g,)
+
+
 def test_an_op_that_fixes_a_free_size_is_refused_and_a_fixed_batch_builds():
     dygraph.enable_static()
     with static.program_guard(static.Program(), static.Program()):
-        bn = dygraph.nn.BatchNorm2D(2)
+        x = static.data("x", [None, 2, 2])
         with pytest.raises(ValueError, match="fixed that size.*Give the dimension a size"):
-            bn(static.data("x", [None, 2, 3, 3]))
-        out = bn(static.data("y", [4, 2, 3, 3]))
-    assert out.shape == (4, 2, 3, 3)
+            apply(_BakedRows(x._data.shape[0]), x)
+        y = static.data("y", [4, 2, 2])
+        out = apply(_BakedRows(y._data.shape[0]), y)
+    assert out.shape == (4, 4)
+
+
+def _bn_net():
+    nn = dygraph.nn
+    return nn.Sequential(nn.Conv2D(1, 3, 3), nn.BatchNorm2D(3), nn.ReLU(), nn.Flatten(),
+                         nn.Linear(3 * 4 * 4, 2), nn.BatchNorm1D(2))
+
+
+def test_batch_norm_with_a_free_batch_trains_as_eager_and_tests_with_running_stats():
+    rng = np.random.default_rng(4)
+    data = [rng.standard_normal((n, 1, 6, 6)).astype(np.float32) for n in (5, 3, 7)]
+    dygraph.seed(5)
+    with unique_name.guard():
+        eager = _bn_net()
+    start = {k: v.numpy().copy() for k, v in eager.state_dict().items()}
+    opt = dygraph.optimizer.SGD(0.1, parameters=eager.parameters())
+    eager_losses = []
+    for x in data:
+        loss = (eager(dygraph.to_tensor(x)) ** 2).mean()
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        eager_losses.append(float(loss))
+
+    dygraph.enable_static()
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        with unique_name.guard():
+            net = _bn_net()
+        net.set_state_dict(start)
+        x = static.data("x", [None, 1, 6, 6])
+        out = net(x)
+        loss = (out ** 2).mean()
+        dygraph.optimizer.SGD(0.1, parameters=net.parameters()).minimize(loss)
+    test_program = main.clone(for_test=True)
+    dygraph.disable_static()
+    assert out.shape == (-1, 2)
+    exe, scope = static.Executor(), static.Scope()
+    exe.run(startup, scope=scope)
+    losses = [float(exe.run(main, feed={"x": x}, fetch_list=[loss], scope=scope)[0])
+              for x in data]
+    np.testing.assert_allclose(losses, eager_losses, rtol=1e-5)
+    for key, value in eager.state_dict().items():  # parameters and running statistics
+        name = dict(net.state_dict())[key].name
+        np.testing.assert_allclose(scope.vars[name], value.numpy(), rtol=1e-5, atol=1e-6)
+    eager.eval()
+    probe = rng.standard_normal((4, 1, 6, 6)).astype(np.float32)
+    got = exe.run(test_program, feed={"x": probe}, fetch_list=[out], scope=scope)[0]
+    np.testing.assert_allclose(got, eager(dygraph.to_tensor(probe)).numpy(), rtol=1e-5,
+                               atol=1e-6)

@@ -1,4 +1,5 @@
-"""fluid.layers control flow and comparisons: IfElse, cond, less_than and friends.
+"""fluid.layers control flow and comparisons: IfElse, cond, while_loop, case,
+switch_case, less_than and friends.
 
 Example:
     >>> import numpy as np, dygraph.fluid as fluid
@@ -8,11 +9,13 @@ Example:
 
 import dygraph
 from dygraph.fluid.dygraph.base import to_variable
+from dygraph.static.branches import case, switch_case
 from dygraph.static.control_flow import IfElse, cond
+from dygraph.static.while_loop import while_loop
 from dygraph.tensor import Tensor
 
-__all__ = ["IfElse", "cond", "less_than", "less_equal", "greater_than", "greater_equal",
-           "equal", "not_equal"]
+__all__ = ["IfElse", "cond", "while_loop", "case", "switch_case", "less_than", "less_equal",
+           "greater_than", "greater_equal", "equal", "not_equal"]
 
 
 def _var(x):

@@ -1,0 +1,220 @@
+"""while_loop: repeat `body` while `cond` holds, in static programs and eagerly.
+
+Eagerly it is a plain Python loop. In a static program, `cond` and `body` are recorded
+once into a sub-block (on placeholder variables standing for the loop variables), and one
+`While` op in the enclosing block holds that sub-block. Its inputs are the loop variables'
+start values and every outside value the sub-block reads (parameters, feeds, earlier
+results), so pruning, feeding and gradients see them as usual. At run time the op runs the
+sub-block's ops, the very Op instances recorded, on each iteration's values until `cond`
+is false.
+
+Gradients: when the program asks for them, each iteration's ops run as eager ops on
+Tensors (a fresh copy of each Op per iteration, so every iteration keeps its own saved
+values), and the While op's backward is a pass of the eager engine through that recorded
+chain, in reverse. Without gradients the loop runs under no_grad.
+
+Example:
+    >>> import dygraph
+    >>> i, total = while_loop(lambda i, s: i < 4, lambda i, s: (i + 1, s + i),
+    ...                       [dygraph.to_tensor(0), dygraph.to_tensor(0)])
+    >>> int(i), int(total)
+    (4, 6)
+"""
+
+import copy
+
+import numpy as np
+
+from dygraph.autograd import grad_mode
+from dygraph.autograd.function import Op, apply
+from dygraph.framework.errors import op_error
+from dygraph.ops.common import as_tensor
+from dygraph.tensor import Tensor, _new_tensor
+
+__all__ = ["while_loop", "While", "run_block"]
+
+
+def _check_pred(pred):
+    if not isinstance(pred, Tensor) or pred._data.dtype != np.bool_ or pred._data.size != 1:
+        got = (f"shape {list(pred.shape)} and dtype {pred._data.dtype.name}"
+               if isinstance(pred, Tensor) else type(pred).__name__)
+        raise op_error("while_loop", f"cond must return one bool (a Tensor of shape [1] or "
+                       f"[]), got {got}", TypeError)
+
+
+def _as_list(values, n):
+    values = list(values) if isinstance(values, (list, tuple)) else [values]
+    if len(values) != n:
+        raise op_error("while_loop", f"body must return as many values as loop_vars "
+                       f"({n}), got {len(values)}")
+    return values
+
+
+def run_block(ops, env):
+    """Run recorded ops on the Tensors of `env` (name -> Tensor), adding their outputs.
+    Each op runs as a copy, so every run keeps its own saved values for backward."""
+    for o in ops:
+        op = copy.copy(o.op)
+        if isinstance(op, While):  # a nested loop records when the outer one does
+            op.grad_wanted = grad_mode.state.grad_on
+        outs = apply(op, *[env[n] for n in o.inputs])
+        if type(outs) is tuple:
+            env.update(zip(o.outputs, outs))
+        else:
+            env[o.outputs[0]] = outs
+
+
+class While(Op):
+    """Inputs: the loop variables' start values, then the outside values the body reads.
+    Outputs: the loop variables' final values."""
+
+    def __init__(self, block, n_cond_ops, holders, cond_name, body_names, outside):
+        self.block, self.n_cond_ops = block, n_cond_ops
+        self.holders, self.cond_name = holders, cond_name  # placeholder names, cond's result
+        self.body_names, self.outside = body_names, outside
+        self.grad_wanted = False  # set when a gradient op of this loop is appended
+
+    def forward(self, xp, *arrays):
+        n = len(self.holders)
+        if getattr(self, "probing", False):  # building: loop variables keep their kind
+            return tuple(a.copy() for a in arrays[:n]) if n > 1 else arrays[0].copy()
+        record = self.grad_wanted and grad_mode.state.grad_on
+        edges = getattr(self, "edges", None) or (None,) * len(arrays)
+        tensors = [_new_tensor(a, None, 0, not (record and e is not None))
+                   for a, e in zip(arrays, edges)]
+        ops = self.block.ops
+        cond_ops, body_ops = ops[:self.n_cond_ops], ops[self.n_cond_ops:]
+        outside = dict(zip(self.outside, tensors[n:]))
+        current = tensors[:n]
+        with grad_mode.set_grad_enabled(record):
+            while True:
+                env = dict(outside)
+                env.update(zip(self.holders, current))
+                run_block(cond_ops, env)
+                if not bool(env[self.cond_name]._data.reshape(-1)[0]):
+                    break
+                run_block(body_ops, env)
+                current = [env[name] for name in self.body_names]
+        if record:
+            self.tensors, self.outs = tensors, current
+        # A value the loop passed through unchanged is still the caller's array: copy it.
+        given = {id(a) for a in arrays}
+        result = tuple(t._data.copy() if id(t._data) in given else t._data for t in current)
+        return result if n > 1 else result[0]
+
+    def backward(self, m, *grads):
+        from dygraph.autograd.engine import grad
+
+        tensors, outs = self.tensors, self.outs
+        result = [None] * len(tensors)
+        where = {id(t): i for i, t in enumerate(tensors)}
+        pairs = []
+        for o, g in zip(outs, grads):
+            if g is None or o._sg:
+                continue
+            if id(o) in where:  # passed through: the gradient goes straight back
+                i = where[id(o)]
+                result[i] = g if result[i] is None else result[i] + g
+            else:
+                pairs.append((o, g))
+        wanted = [t for t in tensors if not t._sg]
+        if pairs and wanted:
+            found = grad([o for o, _ in pairs], wanted,
+                         [_new_tensor(g, None, 0, True) for _, g in pairs],
+                         allow_unused=True)
+            for t, g in zip(wanted, found):
+                if g is not None:
+                    i = where[id(t)]
+                    result[i] = g._data if result[i] is None else result[i] + g._data
+        return tuple(result)
+
+
+def _eager_loop(cond, body, loop_vars):
+    values = list(loop_vars)
+    pred = cond(*values)
+    _check_pred(pred)
+    while bool(pred._data.reshape(-1)[0]):
+        values = _as_list(body(*values), len(values))
+        pred = cond(*values)
+        _check_pred(pred)
+    return values
+
+
+def _static_loop(cond, body, loop_vars):
+    from dygraph.static.capture import _register
+    from dygraph.static.program import Variable
+
+    program = grad_mode.state.static_program
+    parent = program.current_block()
+    starts = [v if isinstance(v, Variable) else
+              parent.vars[_register(parent, as_tensor(v, "while_loop"))] for v in loop_vars]
+    with program.sub_block() as block:
+        holders = [block.create_var(None, v.static_shape, v._data.dtype,
+                                    stop_gradient=v._sg, stand_ins=(v._data, v._alt))
+                   for v in starts]
+        pred = cond(*holders)
+        _check_pred(pred)
+        n_cond_ops = len(block.ops)
+        outs = _as_list(body(*holders), len(holders))
+        names = []
+        for value in [pred] + outs:
+            value = value if isinstance(value, Tensor) else as_tensor(value, "while_loop")
+            names.append(value.name if isinstance(value, Variable) else
+                         _register(block, value))
+    for start, name in zip(starts, names[1:]):
+        out = _lookup(block, name)
+        if out._data.dtype != start._data.dtype or out.ndim != start.ndim:
+            raise op_error("while_loop", f"body turns loop variable {start.name} of shape "
+                           f"{list(start.static_shape)} and dtype {start._data.dtype.name} "
+                           f"into shape {list(out.static_shape)} and dtype "
+                           f"{out._data.dtype.name}; a loop variable keeps its dtype and rank",
+                           TypeError)
+    made = {h.name for h in holders} | {n for o in block.ops for n in o.outputs}
+    outside = []
+    for name in [n for o in block.ops for n in o.inputs] + names:
+        if name not in made and name not in outside:
+            outside.append(name)
+    op = While(block, n_cond_ops, [h.name for h in holders], names[0], names[1:], outside)
+    result = apply(op, *starts, *[_lookup(block, n) for n in outside])
+    result = list(result) if isinstance(result, tuple) else [result]
+    for r, name in zip(result, names[1:]):  # a size the body changes is free (-1)
+        body_shape = _lookup(block, name).static_shape
+        r.static_shape = tuple(d if d == e else -1 for d, e in zip(r.static_shape, body_shape))
+    return result
+
+
+def _lookup(block, name):
+    """The variable `name` as seen from `block` (its own, or an enclosing block's)."""
+    program = block.program
+    while True:
+        if name in block.vars:
+            return block.vars[name]
+        if block.parent_idx < 0:
+            raise KeyError(f"while_loop: no variable {name!r}")
+        block = program.blocks[block.parent_idx]
+
+
+def while_loop(cond, body, loop_vars, is_test=False, name=None):
+    """Repeat `loop_vars = body(*loop_vars)` while `cond(*loop_vars)` (one bool) holds;
+    returns the final loop variables as a list. In a static program the loop is one op
+    whose gradients reach the start values and everything the body reads.
+
+    Example:
+        >>> import dygraph
+        >>> x = dygraph.to_tensor([1.0], stop_gradient=False)
+        >>> (y,) = while_loop(lambda v: v.sum() < 10, lambda v: [v * 2], [x])
+        >>> y.backward(); float(y), float(x.grad)
+        (16.0, 16.0)
+    """
+    if not callable(cond):
+        raise TypeError("while_loop: cond must be callable")
+    if not callable(body):
+        raise TypeError("while_loop: body must be callable")
+    if not isinstance(loop_vars, (list, tuple)):
+        raise TypeError(f"while_loop: loop_vars must be a list or tuple, got "
+                        f"{type(loop_vars).__name__}")
+    if not loop_vars:
+        raise ValueError("while_loop: loop_vars must not be empty")
+    if grad_mode.state.static_program is None:
+        return _eager_loop(cond, body, loop_vars)
+    return _static_loop(cond, body, loop_vars)
