@@ -1,0 +1,199 @@
+"""Spec entries for the composite activations and losses of dygraph.nn.functional's own
+modules (activation_extra, loss_extra, loss_margin_extra)."""
+
+import math
+
+import numpy as np
+
+import dygraph as D
+import dygraph.nn.functional as F
+from tests.op_specs import OpSpec
+from tests.op_specs.spec_activation import _away_from, _sigmoid, _softmax
+
+A = (3, 4)
+_NEAR_ZERO = _away_from((0.0,), -2.0, 2.0)
+LAB = np.array([1, 0, 3])
+SIGNS = np.array([[1.0, -1.0, 1.0, 1.0], [-1.0, -1.0, 1.0, -1.0], [1.0, 1.0, -1.0, 1.0]])
+BITS = (SIGNS > 0).astype(np.float64)
+W4 = np.array([0.5, 1.0, 2.0, 1.5])
+ML = np.array([[3, 0, -1, 1], [2, -1, 0, 0], [-1, 1, 1, 1]])
+
+
+def _log_sigmoid(x):
+    return -np.logaddexp(0, -x)
+
+
+def _elu(x, alpha=1.0):
+    return np.where(x > 0, x, alpha * np.expm1(x))
+
+
+def _rrelu(x, lower, upper, seed):
+    slope = np.random.default_rng(seed).uniform(lower, upper, x.shape)
+    return np.where(x >= 0, x, slope * x)
+
+
+def _seeded_rrelu(x):
+    D.seed(5)
+    return F.rrelu(x, 0.1, 0.3)
+
+
+def _maxout_ref(x, groups):
+    n, c, h, w = x.shape
+    return x.reshape(n, c // groups, groups, h, w).max(axis=2)
+
+
+def _multi_margin_ref(x, lab, p=1, margin=1.0, w=None):
+    n, c = x.shape
+    out = np.zeros(n)
+    for i in range(n):
+        for j in range(c):
+            if j != lab[i]:
+                out[i] += max(0.0, margin - x[i, lab[i]] + x[i, j]) ** p * (
+                    1.0 if w is None else w[lab[i]])
+    return out / c
+
+
+def _multi_label_margin_ref(x, lab):
+    n, c = x.shape
+    out = np.zeros(n)
+    for i in range(n):
+        targets = []
+        for v in lab[i]:
+            if v == -1:
+                break
+            targets.append(v)
+        for j in targets:
+            for k in range(c):
+                if k not in targets:
+                    out[i] += max(0.0, 1 - x[i, j] + x[i, k])
+    return out / c
+
+
+def _npair_ref(a, p, labels, l2_reg):
+    same = (labels[:, None] == labels[None, :]).astype(float)
+    same /= same.sum(1, keepdims=True)
+    logits = a @ p.T
+    logp = logits - logits.max(1, keepdims=True)
+    logp -= np.log(np.exp(logp).sum(1, keepdims=True))
+    ce = -(same * logp).sum(1, keepdims=True)
+    l2 = (a * a).sum(1).mean() + (p * p).sum(1).mean()
+    return l2 * 0.25 * l2_reg + (same * ce).sum(0).mean()
+
+
+def _margin_ce_ref(x, lab, m1, m2, m3, s):
+    z = x.copy()
+    rows = np.arange(x.shape[0])
+    z[rows, lab] = np.cos(m1 * np.arccos(x[rows, lab]) + m2) - m3
+    z *= s
+    logp = z - z.max(1, keepdims=True)
+    logp -= np.log(np.exp(logp).sum(1, keepdims=True))
+    return -logp[rows, lab].mean()
+
+
+def _focal_ref(x, y, alpha, gamma):
+    p = _sigmoid(x)
+    bce = -(y * _log_sigmoid(x) + (1 - y) * _log_sigmoid(-x))
+    p_t = p * y + (1 - p) * (1 - y)
+    return (alpha * y + (1 - alpha) * (1 - y)) * (1 - p_t) ** gamma * bce
+
+
+def _pos(shape, low=0.5, high=2.0):
+    return lambda rng: rng.uniform(low, high, shape)
+
+
+def _dist(u, v, p=2.0, eps=1e-6):
+    return (np.abs(u - v + eps) ** p).sum(-1) ** (1 / p)
+
+
+SPECS = [
+    # activation_extra: the in-place forms act on a clone so the leaf keeps its gradient.
+    OpSpec("nn.functional.elu_", lambda x: F.elu_(x.clone(), 0.5), lambda x: _elu(x, 0.5),
+           [_NEAR_ZERO]),
+    OpSpec("nn.functional.hardtanh_", lambda x: F.hardtanh_(x.clone(), -0.5, 1.0),
+           lambda x: np.clip(x, -0.5, 1.0), [_away_from((-0.5, 1.0), -2.0, 2.0)]),
+    OpSpec("nn.functional.leaky_relu_", lambda x: F.leaky_relu_(x.clone(), 0.2),
+           lambda x: np.where(x > 0, x, 0.2 * x), [_NEAR_ZERO]),
+    OpSpec("nn.functional.softmax_", lambda x: F.softmax_(x.clone(), axis=0),
+           lambda x: _softmax(x, 0), [A]),
+    OpSpec("nn.functional.thresholded_relu_", lambda x: F.thresholded_relu_(x.clone(), 0.5),
+           lambda x: np.where(x > 0.5, x, 0), [_away_from((0.5,), -1.0, 2.0)]),
+    OpSpec("nn.functional.tanh_", lambda x: F.tanh_(x.clone()), np.tanh, [A]),
+    OpSpec("nn.functional.logsigmoid", F.logsigmoid, _log_sigmoid, [A], domain=(-3, 3)),
+    OpSpec("nn.functional.maxout", lambda x: F.maxout(x, 2), lambda x: _maxout_ref(x, 2),
+           [(2, 4, 2, 3)]),
+    OpSpec("nn.functional.maxout",
+           lambda x: F.maxout(x, 3, axis=-1),
+           lambda x: _maxout_ref(x.transpose(0, 3, 1, 2), 3).transpose(0, 2, 3, 1),
+           [(1, 2, 2, 6)], id="channels-last"),
+    OpSpec("nn.functional.rrelu", _seeded_rrelu, lambda x: _rrelu(x, 0.1, 0.3, 5),
+           [_NEAR_ZERO]),
+    OpSpec("nn.functional.rrelu", lambda x: F.rrelu(x, 0.1, 0.3, training=False),
+           lambda x: np.where(x >= 0, x, 0.2 * x), [_NEAR_ZERO], id="eval"),
+    OpSpec("nn.functional.swiglu", F.swiglu,
+           lambda x: x[:, :2] * _sigmoid(x[:, :2]) * x[:, 2:], [A], domain=(-3, 3)),
+    OpSpec("nn.functional.swiglu", F.swiglu, lambda x, y: x * _sigmoid(x) * y, [A, A],
+           domain=(-3, 3), id="two"),
+    # loss_margin_extra
+    OpSpec("nn.functional.soft_margin_loss", lambda x: F.soft_margin_loss(x, SIGNS),
+           lambda x: np.logaddexp(0, -SIGNS * x).mean(), [A]),
+    OpSpec("nn.functional.multi_label_soft_margin_loss",
+           lambda x, w: F.multi_label_soft_margin_loss(x, BITS, w, reduction="none"),
+           lambda x, w: -((BITS * _log_sigmoid(x) + (1 - BITS) * _log_sigmoid(-x)) * w
+                          ).mean(-1), [A, W4]),
+    OpSpec("nn.functional.multi_margin_loss",
+           lambda x: F.multi_margin_loss(x, LAB, reduction="none"),
+           lambda x: _multi_margin_ref(x, LAB), [A], domain=(-0.3, 0.3)),
+    OpSpec("nn.functional.multi_margin_loss",
+           lambda x, w: F.multi_margin_loss(x, LAB, p=2, margin=0.5, weight=w),
+           lambda x, w: _multi_margin_ref(x, LAB, 2, 0.5, w).mean(), [A, W4],
+           domain=(-0.2, 0.2), id="p2-weight"),
+    OpSpec("nn.functional.multi_label_margin_loss",
+           lambda x: F.multi_label_margin_loss(x, ML, reduction="none"),
+           lambda x: _multi_label_margin_ref(x, ML), [A], domain=(-0.4, 0.4)),
+    OpSpec("nn.functional.pairwise_distance", F.pairwise_distance,
+           lambda x, y: _dist(x, y), [A, A]),
+    OpSpec("nn.functional.pairwise_distance",
+           lambda x, y: F.pairwise_distance(x, y, p=3, keepdim=True),
+           lambda x, y: _dist(x, y, 3.0)[:, None], [A, A], id="p3"),
+    OpSpec("nn.functional.triplet_margin_with_distance_loss",
+           lambda a, p, n: F.triplet_margin_with_distance_loss(a, p, n, margin=2.0, swap=True,
+                                                               reduction="sum"),
+           lambda a, p, n: np.maximum(0, _dist(a, p) - np.minimum(_dist(a, n), _dist(p, n))
+                                      + 2.0).sum(), [A, A, A]),
+    OpSpec("nn.functional.npair_loss", lambda a, p: F.npair_loss(a, p, np.array([0, 1, 0])),
+           lambda a, p: _npair_ref(a, p, np.array([0, 1, 0]), 0.002), [A, A]),
+    # loss_extra
+    OpSpec("nn.functional.gaussian_nll_loss",
+           lambda x, y, v: F.gaussian_nll_loss(x, y, v, full=True, reduction="none"),
+           lambda x, y, v: 0.5 * (np.log(v) + (x - y) ** 2 / v) + 0.5 * math.log(2 * math.pi),
+           [A, A, _pos(A)]),
+    OpSpec("nn.functional.gaussian_nll_loss",
+           lambda x, y, v: F.gaussian_nll_loss(x, y, v),
+           lambda x, y, v: (0.5 * (np.log(v[:, None]) + (x - y) ** 2 / v[:, None])).mean(),
+           [A, A, _pos((3,))], id="per-sample"),
+    OpSpec("nn.functional.poisson_nll_loss", F.poisson_nll_loss,
+           lambda x, y: (np.exp(x) - y * x).mean(), [A, _pos(A, 0.0, 3.0)]),
+    OpSpec("nn.functional.poisson_nll_loss",
+           lambda x, y: F.poisson_nll_loss(x, y, log_input=False, full=True, reduction="sum"),
+           lambda x, y: (x - y * np.log(x + 1e-8) + np.where(
+               y > 1, y * np.log(y) - y + 0.5 * np.log(2 * np.pi * y), 0)).sum(),
+           [_pos(A), _pos(A, 0.0, 3.0)], id="full"),
+    OpSpec("nn.functional.dice_loss", lambda x: F.dice_loss(x, LAB[:, None]),
+           lambda x: (1 - 2 * (x * np.eye(4)[LAB]).sum(1) / (x.sum(1) + 1 + 1e-5)).mean(),
+           [_pos(A, 0.0, 1.0)]),
+    OpSpec("nn.functional.log_loss", F.log_loss,
+           lambda p, y: -y * np.log(p + 1e-4) - (1 - y) * np.log(1 - p + 1e-4),
+           [_pos(A, 0.1, 0.9), BITS], grad_inputs=[0]),
+    OpSpec("nn.functional.square_error_cost", F.square_error_cost,
+           lambda x, y: (x - y) ** 2, [A, A]),
+    OpSpec("nn.functional.sigmoid_focal_loss",
+           lambda x: F.sigmoid_focal_loss(x, BITS, alpha=0.3, gamma=2.0),
+           lambda x: _focal_ref(x, BITS, 0.3, 2.0).sum(), [A], domain=(-3, 3)),
+    OpSpec("nn.functional.sigmoid_focal_loss",
+           lambda x: F.sigmoid_focal_loss(x, BITS, np.array([2.0]), reduction="none"),
+           lambda x: _focal_ref(x, BITS, 0.25, 2.0) / 2.0, [A], domain=(-3, 3),
+           id="normalizer"),
+    OpSpec("nn.functional.margin_cross_entropy",
+           lambda x: F.margin_cross_entropy(x, LAB, 1.1, 0.3, 0.1, 4.0),
+           lambda x: _margin_ce_ref(x, LAB, 1.1, 0.3, 0.1, 4.0), [A], domain=(-0.9, 0.9)),
+]
