@@ -197,3 +197,65 @@ SPECS = [
            lambda x: F.margin_cross_entropy(x, LAB, 1.1, 0.3, 0.1, 4.0),
            lambda x: _margin_ce_ref(x, LAB, 1.1, 0.3, 0.1, 4.0), [A], domain=(-0.9, 0.9)),
 ]
+
+
+def _lp_ref1d(x, p, k, s, pad):
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad)))
+    n = (xp.shape[-1] - k) // s + 1
+    return np.stack([(xp[..., i * s:i * s + k] ** p).sum(-1) for i in range(n)], -1) ** (1 / p)
+
+
+def _lp_ref2d(x, p, k):
+    n, c, h, w = x.shape
+    return (x ** p).reshape(n, c, h // k, k, w // k, k).sum((3, 5)) ** (1 / p)
+
+
+# max_unpool: values go to fixed, distinct flat positions of the output.
+UNPOOL_IDX1 = np.array([[[1, 2, 5]], [[0, 3, 4]]])
+UNPOOL_IDX2 = np.array([[[[0, 3], [9, 14]]]])
+
+
+def _unpool_ref(x, idx, out_shape):
+    out = np.zeros(x.shape[:2] + (int(np.prod(out_shape)),))
+    np.put_along_axis(out, idx.reshape(*x.shape[:2], -1), x.reshape(*x.shape[:2], -1), 2)
+    return out.reshape(x.shape[:2] + tuple(out_shape))
+
+
+def _frac_ref(x, outs, u, k):
+    """Max over the windows of Paddle's fractional sequences (rules checked against Paddle
+    in tests/nn/test_nn_extra.py)."""
+    from dygraph.nn.functional.pooling_extra import _fractional_windows
+    wins = [_fractional_windows(s, o, u, kk) for s, o, kk in zip(x.shape[2:], outs, k)]
+    out = np.zeros(x.shape[:2] + tuple(outs))
+    for cell in np.ndindex(*outs):
+        sl = tuple(slice(wins[d][0][i], wins[d][1][i]) for d, i in enumerate(cell))
+        block = x[(slice(None), slice(None)) + sl]
+        out[(slice(None), slice(None)) + cell] = block.reshape(*x.shape[:2], -1).max(-1)
+    return out
+
+
+SPECS += [
+    OpSpec("nn.functional.lp_pool1d", lambda x: F.lp_pool1d(x, 2, 2),
+           lambda x: _lp_ref1d(x, 2, 2, 2, 0), [_pos((2, 2, 6))]),
+    OpSpec("nn.functional.lp_pool1d", lambda x: F.lp_pool1d(x, 3, 3, stride=1, padding=1),
+           lambda x: _lp_ref1d(x, 3, 3, 1, 1), [_pos((1, 2, 5))], id="padded"),
+    OpSpec("nn.functional.lp_pool2d", lambda x: F.lp_pool2d(x, 1.5, 2),
+           lambda x: _lp_ref2d(x, 1.5, 2), [_pos((1, 2, 4, 4))]),
+    OpSpec("nn.functional.max_unpool1d", lambda x: F.max_unpool1d(x, UNPOOL_IDX1, 2),
+           lambda x: _unpool_ref(x, UNPOOL_IDX1, (6,)), [(2, 1, 3)]),
+    OpSpec("nn.functional.max_unpool2d",
+           lambda x: F.max_unpool2d(x, UNPOOL_IDX2, 2, output_size=[4, 4]),
+           lambda x: _unpool_ref(x, UNPOOL_IDX2, (4, 4)), [(1, 1, 2, 2)]),
+    OpSpec("nn.functional.max_unpool3d",
+           lambda x: F.max_unpool3d(x, UNPOOL_IDX2[..., None], [2, 2, 1]),
+           lambda x: _unpool_ref(x, UNPOOL_IDX2, (4, 4, 1)), [(1, 1, 2, 2, 1)]),
+    OpSpec("nn.functional.fractional_max_pool2d",
+           lambda x: F.fractional_max_pool2d(x, [3, 2], random_u=0.7),
+           lambda x: _frac_ref(x, (3, 2), 0.7, (0, 0)), [(1, 2, 7, 5)]),
+    OpSpec("nn.functional.fractional_max_pool2d",
+           lambda x: F.fractional_max_pool2d(x, 3, kernel_size=2, random_u=0.4),
+           lambda x: _frac_ref(x, (3, 3), 0.4, (2, 2)), [(1, 1, 6, 6)], id="kernel"),
+    OpSpec("nn.functional.fractional_max_pool3d",
+           lambda x: F.fractional_max_pool3d(x, [2, 2, 3], random_u=0.3),
+           lambda x: _frac_ref(x, (2, 2, 3), 0.3, (0, 0, 0)), [(1, 1, 3, 4, 5)]),
+]
