@@ -259,3 +259,66 @@ SPECS += [
            lambda x: F.fractional_max_pool3d(x, [2, 2, 3], random_u=0.3),
            lambda x: _frac_ref(x, (2, 2, 3), 0.3, (0, 0, 0)), [(1, 1, 3, 4, 5)]),
 ]
+
+
+def _affine_ref(theta, h, w, align):
+    def coords(n):
+        return np.linspace(-1, 1, n) if align else (np.arange(n) * 2 + 1) / n - 1
+    ys, xs = np.meshgrid(coords(h), coords(w), indexing="ij")
+    base = np.stack([xs, ys, np.ones_like(xs)], -1)
+    return np.einsum("hwk,njk->nhwj", base, theta)
+
+
+def _tsm_ref(x, seg, ratio):
+    n, c, h, w = x.shape
+    v = x.reshape(n // seg, seg, c, h, w)
+    out = np.zeros_like(v)
+    c1, c2 = int(c * ratio), int(c * ratio * 2)
+    out[:, 1:, :c1] = v[:, :-1, :c1]
+    out[:, :-1, c1:c2] = v[:, 1:, c1:c2]
+    out[:, :, c2:] = v[:, :, c2:]
+    return out.reshape(x.shape)
+
+
+def _seeded(fn, seed=7):
+    def run(x):
+        D.seed(seed)
+        return fn(x)
+    return run
+
+
+def _channel_keep(shape, p, seed=7):
+    return np.random.default_rng(seed).random(shape, dtype=np.float32) >= p
+
+
+_ALPHA_P = -1.6732632423543772848170429916717 * 1.0507009873554804934193349852946
+
+
+def _feature_alpha_ref(x, p):
+    keep = _channel_keep(x.shape[:2] + (1,) * (x.ndim - 2), p)
+    a = ((1 - p) * (1 + p * _ALPHA_P ** 2)) ** -0.5
+    return a * np.where(keep, x, _ALPHA_P) - a * _ALPHA_P * p
+
+
+SPECS += [
+    OpSpec("nn.functional.channel_shuffle", lambda x: F.channel_shuffle(x, 3),
+           lambda x: x.reshape(1, 3, 2, 2, 2).transpose(0, 2, 1, 3, 4).reshape(x.shape),
+           [(1, 6, 2, 2)]),
+    OpSpec("nn.functional.affine_grid", lambda t: F.affine_grid(t, [2, 1, 3, 4]),
+           lambda t: _affine_ref(t, 3, 4, True), [(2, 2, 3)]),
+    OpSpec("nn.functional.affine_grid",
+           lambda t: F.affine_grid(t, [1, 1, 2, 3], align_corners=False),
+           lambda t: _affine_ref(t, 2, 3, False), [(1, 2, 3)], id="half-pixel"),
+    OpSpec("nn.functional.temporal_shift", lambda x: F.temporal_shift(x, 3, 0.25),
+           lambda x: _tsm_ref(x, 3, 0.25), [(6, 4, 2, 1)]),
+    OpSpec("nn.functional.dropout1d", _seeded(lambda x: F.dropout1d(x, 0.5)),
+           lambda x: x * _channel_keep((1, 4, 1), 0.5) * 2.0, [(2, 4, 3)]),
+    OpSpec("nn.functional.feature_alpha_dropout",
+           _seeded(lambda x: F.feature_alpha_dropout(x, 0.3)),
+           lambda x: _feature_alpha_ref(x, 0.3), [(3, 4, 2)]),
+    OpSpec("nn.functional.zeropad2d", lambda x: F.zeropad2d(x, [1, 0, 2, 1]),
+           lambda x: np.pad(x, ((0, 0), (0, 0), (2, 1), (1, 0))), [(1, 2, 2, 3)]),
+    OpSpec("nn.functional.rms_norm", lambda x, w: F.rms_norm(x, [4], w),
+           lambda x, w: (x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-5) * w,
+                         1 / np.sqrt((x * x).mean(-1) + 1e-5)), [A, W4]),
+]
