@@ -17,6 +17,7 @@ from dygraph.nn.layer.conv import *  # noqa: F401,F403
 from dygraph.nn.layer.layers import *  # noqa: F401,F403
 from dygraph.nn.layer.loss import *  # noqa: F401,F403
 from dygraph.nn.layer.loss_extra import *  # noqa: F401,F403
+from dygraph.nn.layer.loss_tree import *  # noqa: F401,F403
 from dygraph.nn.layer.norm import *  # noqa: F401,F403
 from dygraph.nn.layer.norm_extra import *  # noqa: F401,F403
 from dygraph.nn.layer.padding import *  # noqa: F401,F403

@@ -322,3 +322,51 @@ SPECS += [
            lambda x, w: (x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-5) * w,
                          1 / np.sqrt((x * x).mean(-1) + 1e-5)), [A, W4]),
 ]
+
+
+def _hsig_ref(x, w, b, nodes, bits):
+    """Sum over the path of softplus(s) - bit * s, s = x . w[node] + b[node]; padded steps
+    (node -1) have s = 0 and so add log 2, as in Paddle."""
+    out = np.zeros((x.shape[0], 1))
+    for n in range(x.shape[0]):
+        for node, bit in zip(nodes[n], bits[n]):
+            s = 0.0 if node < 0 else np.clip(x[n] @ w[node] + b[node, 0], -40, 40)
+            out[n, 0] += np.logaddexp(0, s) - bit * s
+    return out
+
+
+HS_LABELS = np.array([0, 3, 4])
+# The default tree over 5 classes: codes 5, 8, 9 -> paths of 2, 3, 3 nodes.
+HS_NODES = np.array([[1, 0, -1], [3, 1, 0], [3, 1, 0]])
+HS_BITS = np.array([[1, 0, 0], [0, 0, 0], [1, 0, 0]])
+CUSTOM_NODES = np.array([[2, 0, -1], [1, 3, 0], [0, -1, -1]])
+CUSTOM_BITS = np.array([[1, 1, 0], [0, 1, 1], [1, 0, 0]])
+ALS_LABELS = np.array([0, 2, 3, 4])
+ALS_CUTOFFS = [2, 4, 5]
+
+
+def _als_ref(x, head, w0a, w1a, w0b, w1b):
+    def logsm(z):
+        return z - np.log(np.exp(z - z.max(1, keepdims=True)).sum(1, keepdims=True)) \
+            - z.max(1, keepdims=True)
+    h = logsm(x @ head)
+    full = np.concatenate([h[:, :2], logsm(x @ w0a @ w1a) + h[:, 2:3],
+                           logsm(x @ w0b @ w1b) + h[:, 3:4]], axis=1)
+    out = full[np.arange(4), ALS_LABELS]
+    return out, -out.mean()
+
+
+SPECS += [
+    OpSpec("nn.functional.hsigmoid_loss",
+           lambda x, w, b: F.hsigmoid_loss(x, HS_LABELS, 5, w, b),
+           lambda x, w, b: _hsig_ref(x, w, b, HS_NODES, HS_BITS), [A, (4, 4), (4, 1)]),
+    OpSpec("nn.functional.hsigmoid_loss",
+           lambda x, w: F.hsigmoid_loss(x, HS_LABELS, 5, w, path_table=CUSTOM_NODES,
+                                        path_code=CUSTOM_BITS),
+           lambda x, w: _hsig_ref(x, w, np.zeros((4, 1)), CUSTOM_NODES, CUSTOM_BITS),
+           [A, (4, 4)], id="custom"),
+    OpSpec("nn.functional.adaptive_log_softmax_with_loss",
+           lambda x, head, w0a, w1a, w0b, w1b: F.adaptive_log_softmax_with_loss(
+               x, ALS_LABELS, head, [[w0a, w1a], [w0b, w1b]], ALS_CUTOFFS),
+           _als_ref, [(4, 3), (3, 4), (3, 2), (2, 2), (3, 1), (1, 1)]),
+]
