@@ -370,3 +370,40 @@ SPECS += [
                x, ALS_LABELS, head, [[w0a, w1a], [w0b, w1b]], ALS_CUTOFFS),
            _als_ref, [(4, 3), (3, 4), (3, 2), (2, 2), (3, 1), (1, 1)]),
 ]
+
+
+def _rnnt_brute(lp, labels, in_len, lab_len, blank=0):
+    """-log of the sum over every alignment (tiny sizes): T blanks and U labels in any
+    order, the last step a blank."""
+    import itertools
+    out = []
+    for b in range(lp.shape[0]):
+        t_len, u_len = int(in_len[b]), int(lab_len[b])
+        total = -np.inf
+        for moves in set(itertools.permutations([0] * (t_len - 1) + [1] * u_len)):
+            t = u = 0
+            score = 0.0
+            for move in moves:
+                if move:
+                    score += lp[b, t, u, labels[b, u]]
+                    u += 1
+                else:
+                    score += lp[b, t, u, blank]
+                    t += 1
+            total = np.logaddexp(total, score + lp[b, t, u, blank])
+        out.append(-total)
+    return np.array(out)
+
+
+RNNT_LABELS = np.array([[1, 2], [2, 0]])
+RNNT_IN, RNNT_LAB = np.array([3, 2]), np.array([2, 1])
+
+SPECS += [
+    # The gradient is the occupancy from the alpha-beta recursion on arrays: no double
+    # backward. fastemit_lambda=0 so the gradient is the loss's derivative.
+    OpSpec("nn.functional.rnnt_loss",
+           lambda x: F.rnnt_loss(x, RNNT_LABELS, RNNT_IN, RNNT_LAB, fastemit_lambda=0.0,
+                                 reduction="none"),
+           lambda x: _rnnt_brute(x, RNNT_LABELS, RNNT_IN, RNNT_LAB), [(2, 3, 3, 3)],
+           domain=(-2, 0), double=False),
+]

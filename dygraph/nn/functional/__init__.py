@@ -18,7 +18,7 @@ _MODULES = tuple(_importlib.import_module(f"dygraph.ops.{name}") for name in
                  ("activation", "conv", "pooling", "norm", "loss", "nn_common"))
 _EXTRA = tuple(_importlib.import_module(f"dygraph.nn.functional.{name}") for name in
                ("activation_extra", "loss_extra", "loss_margin_extra", "pooling_extra",
-                "vision_extra", "common_extra", "loss_tree"))
+                "vision_extra", "common_extra", "loss_tree", "loss_rnnt"))
 for _module in _EXTRA:
     globals().update({_n: getattr(_module, _n) for _n in _module.__all__})
 __all__ = sorted({name for m in _MODULES + _EXTRA for name in m.__all__})

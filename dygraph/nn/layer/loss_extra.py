@@ -1,12 +1,13 @@
 """More loss layers, each calling its nn.functional function: GaussianNLLLoss,
 PoissonNLLLoss, SoftMarginLoss, MultiMarginLoss, MultiLabelMarginLoss,
-MultiLabelSoftMarginLoss and TripletMarginWithDistanceLoss."""
+MultiLabelSoftMarginLoss, TripletMarginWithDistanceLoss and RNNTLoss."""
 
 from dygraph.nn import functional as F
 from dygraph.nn.layer.loss import _Loss
 
 __all__ = ["GaussianNLLLoss", "PoissonNLLLoss", "SoftMarginLoss", "MultiMarginLoss",
-           "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginWithDistanceLoss"]
+           "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginWithDistanceLoss",
+           "RNNTLoss"]
 
 
 class GaussianNLLLoss(_Loss):
@@ -141,3 +142,25 @@ class TripletMarginWithDistanceLoss(_Loss):
         return F.triplet_margin_with_distance_loss(input, positive, negative,
                                                    self.distance_function, self.margin,
                                                    self.swap, self.reduction)
+
+
+class RNNTLoss(_Loss):
+    """RNN-Transducer loss of log-probabilities (see F.rnnt_loss).
+
+    Example:
+        >>> import numpy as np
+        >>> import dygraph
+        >>> lp = dygraph.to_tensor(np.log(np.full((1, 1, 2, 2), 0.5)))
+        >>> loss = dygraph.nn.RNNTLoss()(lp, dygraph.to_tensor([[1]]), dygraph.to_tensor([1]),
+        ...                              dygraph.to_tensor([1]))
+        >>> round(float(loss), 4)
+        1.3863
+    """
+
+    def __init__(self, blank=0, fastemit_lambda=0.001, reduction="mean", name=None):
+        super().__init__(reduction)
+        self.blank, self.fastemit_lambda = blank, fastemit_lambda
+
+    def forward(self, input, label, input_lengths, label_lengths):
+        return F.rnnt_loss(input, label, input_lengths, label_lengths, self.blank,
+                           self.fastemit_lambda, self.reduction)
