@@ -7,6 +7,7 @@ from dygraph.nn.clip import (  # noqa: F401
     ClipGradByNorm,
     ClipGradByValue,
 )
+from dygraph.nn.decode import BeamSearchDecoder, Decoder, dynamic_decode  # noqa: F401
 from dygraph.nn.layer.activation import *  # noqa: F401,F403
 from dygraph.nn.layer.activation_extra import *  # noqa: F401,F403
 from dygraph.nn.layer.aliases import *  # noqa: F401,F403
