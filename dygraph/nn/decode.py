@@ -17,6 +17,7 @@ import numpy as np
 from dygraph import ops as P
 from dygraph.framework.errors import op_error
 from dygraph.nn.functional import gather_tree, log_softmax
+from dygraph.nn.functional._device import index
 from dygraph.tensor import Tensor, to_tensor
 
 __all__ = ["Decoder", "BeamSearchDecoder", "dynamic_decode"]
@@ -133,7 +134,7 @@ class BeamSearchDecoder(Decoder):
     def _gather(self, x, beams):
         """x [batch, beam, ...] reordered along beam by the int array beams [batch, beam]."""
         flat = (np.arange(beams.shape[0])[:, None] * self.beam_size + beams).reshape(-1)
-        merged = P.gather(self._merge(x), to_tensor(flat.astype(np.int64)), axis=0)
+        merged = P.gather(self._merge(x), index(flat, x), axis=0)
         return self._split(merged)
 
     def initialize(self, initial_cell_states):

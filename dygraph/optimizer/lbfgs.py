@@ -23,6 +23,7 @@ import numpy as np
 
 from dygraph.autograd.grad_mode import enable_grad, no_grad
 from dygraph.framework.errors import op_error
+from dygraph.ops.manipulation_args import xp_of
 from dygraph.optimizer.line_search import strong_wolfe
 from dygraph.optimizer.optimizer import Optimizer
 
@@ -75,21 +76,23 @@ class LBFGS(Optimizer):
         parts = []
         for p, g in pairs:
             grad = (np.zeros(p._data.shape) if g is None
-                    else np.asarray(g._data, dtype=np.float64))
+                    else np.asarray(g.numpy(), dtype=np.float64))
             regularizer = getattr(p, "regularizer", None) or self.regularization
             if regularizer is not None:
-                grad = regularizer.apply_to_array(np.asarray(p._data, np.float64), grad, np)
+                grad = regularizer.apply_to_array(np.asarray(p.numpy(), np.float64), grad, np)
             parts.append(grad.ravel())
         return np.concatenate(parts) if parts else np.zeros(0)
 
     def _flat_params(self):
-        return np.concatenate([np.asarray(p._data, np.float64).ravel() for p in self._params()])
+        return np.concatenate([np.asarray(p.numpy(), np.float64).ravel()
+                               for p in self._params()])
 
     def _set_flat(self, flat):
         offset = 0
         for p in self._params():
             n = p._data.size
-            p._data[...] = flat[offset:offset + n].reshape(p._data.shape)
+            # The flat vector lives on the host; the parameter may be on a GPU.
+            p._data[...] = xp_of(p._data).asarray(flat[offset:offset + n].reshape(p._data.shape))
             p._version[0] += 1
             offset += n
 

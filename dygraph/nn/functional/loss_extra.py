@@ -13,19 +13,16 @@ import numpy as np
 from dygraph import ops as P
 from dygraph.framework.errors import op_error
 from dygraph.framework.random import rng
+from dygraph.nn.functional._device import const as _const
 from dygraph.ops.activation import log_sigmoid, log_softmax, sigmoid, softmax
 from dygraph.ops.common import as_tensor, float_operand
 from dygraph.ops.loss_common import check_reduction, reduce_loss
-from dygraph.tensor import _new_tensor, to_tensor
+from dygraph.tensor import to_tensor
 
 __all__ = ["gaussian_nll_loss", "poisson_nll_loss", "dice_loss", "log_loss",
            "square_error_cost", "sigmoid_focal_loss", "margin_cross_entropy",
            "class_center_sample"]
 NONDIFF = {"class_center_sample"}
-
-
-def _const(array, like):
-    return _new_tensor(np.asarray(array, dtype=like._data.dtype), None, 0, True)
 
 
 def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reduction="mean",
@@ -55,8 +52,7 @@ def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reductio
         raise op_error(op, "variance has negative entries")
     # The clamp is not differentiated (Paddle clamps under no_grad): where variance is
     # below epsilon its gradient is still that of log v + d^2 / v at v = variance.
-    floor = _const(np.maximum(var._data, epsilon) - var._data, var)
-    var = var + floor
+    var = var + (P.clip(var, min=epsilon) - var).detach()
     loss = 0.5 * (P.log(var) + P.square(x - y) / var)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
@@ -86,7 +82,7 @@ def poisson_nll_loss(input, label, log_input=True, full=False, epsilon=1e-8,
     loss = P.exp(x) - y * x if log_input else x - y * P.log(x + epsilon)
     if full:
         # Labels <= 1 get no term; they are moved to 2 first so the logs stay finite.
-        big = _const(y._data > 1, y)
+        big = P.cast(y > 1, y.dtype)
         safe = y * big + 2.0 * (1.0 - big)
         stirling = safe * P.log(safe) - safe + 0.5 * P.log(2 * math.pi * safe)
         loss = loss + stirling * big

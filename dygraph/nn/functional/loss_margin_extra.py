@@ -10,20 +10,16 @@ import numpy as np
 
 from dygraph import ops as P
 from dygraph.framework.errors import op_error
+from dygraph.nn.functional._device import const as _const
+from dygraph.nn.functional._device import index
 from dygraph.ops.activation import log_sigmoid, log_softmax, relu
 from dygraph.ops.common import as_tensor, float_operand
 from dygraph.ops.loss_common import check_reduction, reduce_loss
-from dygraph.tensor import _new_tensor, to_tensor
 
 __all__ = ["soft_margin_loss", "multi_margin_loss", "multi_label_margin_loss",
            "multi_label_soft_margin_loss", "pairwise_distance",
            "triplet_margin_with_distance_loss", "npair_loss"]
 NONDIFF = set()
-
-
-def _const(array, like):
-    """A constant (stop_gradient) tensor of `array` in like's dtype."""
-    return _new_tensor(np.asarray(array, dtype=like._data.dtype), None, 0, True)
 
 
 def _same_shape(a, b, op, what="label"):
@@ -103,7 +99,7 @@ def multi_margin_loss(input, label, p=1, margin=1.0, weight=None, reduction="mea
         raise op_error(op, f"input must be [N, C], got shape {list(x._data.shape)}")
     n, c = x._data.shape
     lab = _class_labels(label, n, c, op)
-    picked = P.take_along_axis(x, to_tensor(lab[:, None]), axis=1)
+    picked = P.take_along_axis(x, index(lab[:, None], x), axis=1)
     # The j == y term is max(0, margin) ** p; it is dropped with a mask, not subtracted, so
     # that the gradient matches at the label too.
     others = _const(np.arange(c)[None, :] != lab[:, None], x)
@@ -112,7 +108,7 @@ def multi_margin_loss(input, label, p=1, margin=1.0, weight=None, reduction="mea
         w = float_operand(weight, op)
         if list(w._data.shape) != [c]:
             raise op_error(op, f"weight must have shape [{c}], got {list(w._data.shape)}")
-        terms = terms * P.reshape(P.gather(w, to_tensor(lab)), [n, 1])
+        terms = terms * P.reshape(P.gather(w, index(lab, x)), [n, 1])
     return reduce_loss(P.sum(terms, axis=1) / c, reduction)
 
 
@@ -147,9 +143,9 @@ def multi_label_margin_loss(input, label, reduction="mean", name=None):
     targets = lab[rows, cols]
     is_target = np.zeros((n, c), bool)
     is_target[rows, targets] = True
-    picked = P.take_along_axis(P.index_select(x, to_tensor(rows), axis=0),
-                               to_tensor(targets[:, None]), axis=1)
-    hinge = relu(1.0 - picked + P.index_select(x, to_tensor(rows), axis=0))
+    picked = P.take_along_axis(P.index_select(x, index(rows, x), axis=0),
+                               index(targets[:, None], x), axis=1)
+    hinge = relu(1.0 - picked + P.index_select(x, index(rows, x), axis=0))
     per_pair = P.sum(hinge * _const(~is_target[rows], x), axis=1)
     owner = np.zeros((n, rows.size))
     owner[rows, np.arange(rows.size)] = 1.0

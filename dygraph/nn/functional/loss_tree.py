@@ -8,10 +8,10 @@ import numpy as np
 
 from dygraph import ops as P
 from dygraph.framework.errors import op_error
+from dygraph.nn.functional._device import const, index
 from dygraph.ops.activation import log_softmax, softplus
 from dygraph.ops.common import as_tensor, float_operand
 from dygraph.ops.nn_linear import linear
-from dygraph.tensor import _new_tensor, to_tensor
 
 __all__ = ["hsigmoid_loss", "adaptive_log_softmax_with_loss"]
 NONDIFF = set()
@@ -77,14 +77,14 @@ def hsigmoid_loss(input, label, num_classes, weight, bias=None, path_table=None,
         raise op_error(op, f"a path uses node {nodes.max()} but weight has only "
                        f"{w._data.shape[0]} rows")
     safe = np.where(valid, nodes, 0)
-    rows = P.reshape(P.gather(w, to_tensor(safe.reshape(-1))), [n, -1, w._data.shape[1]])
+    rows = P.reshape(P.gather(w, index(safe.reshape(-1), x)), [n, -1, w._data.shape[1]])
     score = P.sum(rows * P.unsqueeze(x, 1), axis=2)
     if bias is not None:
         b = P.reshape(float_operand(bias, op), [-1])
-        score = score + P.reshape(P.gather(b, to_tensor(safe.reshape(-1))), list(nodes.shape))
-    mask = _new_tensor(valid.astype(x._data.dtype), None, 0, True)
+        score = score + P.reshape(P.gather(b, index(safe.reshape(-1), x)), list(nodes.shape))
+    mask = const(valid, x)
     score = P.clip(score * mask, -40.0, 40.0)
-    code = _new_tensor(bits.astype(x._data.dtype), None, 0, True)
+    code = const(bits, x)
     return P.sum(softplus(score) - code * score, axis=1, keepdim=True)
 
 
@@ -132,14 +132,14 @@ def adaptive_log_softmax_with_loss(input, label, head_weight, tail_weights, cuto
             continue
         head_index[rows] = bounds[1] + i - 1
         w0, w1 = tail_weights[i - 1]
-        sub = P.index_select(x, to_tensor(rows), axis=0)
+        sub = P.index_select(x, index(rows, x), axis=0)
         cluster = log_softmax(linear(linear(sub, w0), w1), axis=1)
-        local = P.take_along_axis(cluster, to_tensor((labels[rows] - bounds[i])[:, None]), 1)
+        local = P.take_along_axis(cluster, index((labels[rows] - bounds[i])[:, None], x), 1)
         owner = np.zeros((n, rows.size))
         owner[rows, np.arange(rows.size)] = 1.0
-        part = P.matmul(_new_tensor(owner.astype(x._data.dtype), None, 0, True), local)
+        part = P.matmul(const(owner, x), local)
         output = part if output is None else output + part
-    picked = P.take_along_axis(head, to_tensor(head_index[:, None].astype(np.int64)), 1)
+    picked = P.take_along_axis(head, index(head_index[:, None], x), 1)
     output = picked if output is None else picked + output
     output = P.reshape(output, [n])
     loss = P.mean(-output)

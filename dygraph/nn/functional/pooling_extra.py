@@ -16,11 +16,11 @@ import numpy as np
 from dygraph import ops as P
 from dygraph.framework.errors import op_error
 from dygraph.framework.random import rng
+from dygraph.nn.functional._device import const, index
 from dygraph.ops.common import as_tensor
 from dygraph.ops.pool_kernels import avg_divisor
 from dygraph.ops.pooling import _avg_pool, _input, _regular
 from dygraph.ops.spatial_args import channel_last, ntuple
-from dygraph.tensor import to_tensor
 
 __all__ = ["lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d", "max_unpool3d",
            "fractional_max_pool2d", "fractional_max_pool3d"]
@@ -43,8 +43,7 @@ def _lp_pool(x, norm_type, kernel_size, stride, padding, ceil_mode, data_format,
         count = count[..., None]
     mean = _avg_pool(x ** p, kernel_size, stride, padding, ceil_mode, True, None, data_format,
                      d, op)
-    total = P.where(to_tensor(count > 0), mean * to_tensor(count.astype(x._data.dtype)),
-                    P.zeros_like(mean))
+    total = P.where(const(count > 0, x, bool), mean * const(count, x), P.zeros_like(mean))
     return total ** (1.0 / p)
 
 
@@ -224,20 +223,19 @@ def _fractional(x, output_size, kernel_size, random_u, return_mask, d, op):
     u = float(rng().uniform(0.0, 1.0)) if random_u is None else float(random_u)
     if not 0.0 < u < 1.0:
         raise op_error(op, f"random_u must be in (0, 1), got {random_u}")
-    index = _window_index(sizes, outs, u, ksize)
+    taps = _window_index(sizes, outs, u, ksize)
     n, c = x._data.shape[:2]
-    cells, width = index.shape
-    full = np.broadcast_to(index.reshape(1, 1, -1), (n, c, cells * width))
-    picked = P.take_along_axis(P.reshape(x, [n, c, -1]), to_tensor(np.ascontiguousarray(full)),
-                               axis=2)
+    cells, width = taps.shape
+    full = np.broadcast_to(taps.reshape(1, 1, -1), (n, c, cells * width))
+    picked = P.take_along_axis(P.reshape(x, [n, c, -1]), index(full, x), axis=2)
     windows = P.reshape(picked, [n, c, cells, width])
     y = P.reshape(P.amax(windows, axis=3), [n, c, *outs])
     if not return_mask:
         return y
-    win = np.asarray(windows._data).argmax(axis=3)
-    mask = np.take_along_axis(np.broadcast_to(index, (n, c, cells, width)), win[..., None],
+    win = np.asarray(windows.numpy()).argmax(axis=3)
+    mask = np.take_along_axis(np.broadcast_to(taps, (n, c, cells, width)), win[..., None],
                               axis=3)
-    return y, to_tensor(mask.reshape(n, c, *outs).astype(np.int64))
+    return y, index(mask.reshape(n, c, *outs), x)
 
 
 def fractional_max_pool2d(x, output_size, kernel_size=None, random_u=None, return_mask=False,

@@ -7,6 +7,7 @@ import numpy as np
 
 from dygraph import ops as P
 from dygraph.framework.errors import op_error
+from dygraph.nn.functional._device import const
 from dygraph.ops.common import as_tensor, float_operand
 from dygraph.tensor import Tensor, to_tensor
 
@@ -82,7 +83,7 @@ def affine_grid(theta, out_shape, align_corners=True, name=None):
     axes = [_base_coords(s, align_corners) for s in spatial[::-1]]
     mesh = list(np.meshgrid(*axes[::-1], indexing="ij"))[::-1]
     base = np.stack(mesh + [np.ones(spatial)], axis=-1).reshape(-1, len(spatial) + 1)
-    base_t = to_tensor(base.astype(theta._data.dtype))
+    base_t = const(base, theta)
     grid = P.matmul(base_t, theta, transpose_y=True)
     return P.reshape(grid, [ts[0], *spatial, len(spatial)])
 

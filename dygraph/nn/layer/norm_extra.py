@@ -12,10 +12,10 @@ import numpy as np
 from dygraph import ops as P
 from dygraph.autograd import grad_mode
 from dygraph.framework.errors import op_error
+from dygraph.nn.functional._device import const
 from dygraph.nn.initializer import Normal
 from dygraph.nn.layer.layers import Layer
 from dygraph.nn.layer.norm import _BatchNormBase
-from dygraph.tensor import to_tensor
 
 __all__ = ["SyncBatchNorm", "SpectralNorm"]
 
@@ -57,7 +57,7 @@ class SyncBatchNorm(_BatchNormBase):
         axes = [a for a in range(nd) if a != channel]
         count = float(np.prod([x.shape[a] for a in axes]))
         stats = P.concat([P.sum(x, axis=axes), P.sum(x * x, axis=axes),
-                          to_tensor(np.array([count], dtype=x._data.dtype))])
+                          const([count], x)])
         distributed.all_reduce(stats)
         c = self._num_features
         total = stats[2 * c]
@@ -145,7 +145,7 @@ class SpectralNorm(Layer):
             v /= np.linalg.norm(v) + self._eps
             u = w @ v
             u /= np.linalg.norm(u) + self._eps
-        outer = to_tensor(np.outer(u, v).astype(x._data.dtype))
+        outer = const(np.outer(u, v), x)
         sigma = P.sum(mat * outer)
         return x / sigma
 
