@@ -133,6 +133,10 @@ def test_containers_and_aliases():
     conv = nn.Conv1d(2, 4, 3, bias=False, dtype="float64")
     assert conv.bias is None and conv.weight.dtype == dygraph.float64
     assert nn.AdaptiveMaxPool2d is nn.AdaptiveMaxPool2D and nn.LPPool1d is nn.LPPool1D
+    made = nn.Parameter([2, 3], "float64")  # Paddle's (shape, dtype) form
+    assert made.shape == [2, 3] and made.dtype == dygraph.float64 and not made.stop_gradient
+    wrapped = nn.Parameter(dygraph.ones([2]), name="w", trainable=False)
+    assert wrapped.name == "w" and wrapped.stop_gradient
 
 
 def test_sequential_append_insert_extend():

@@ -3,7 +3,10 @@ Conv1d/2d/3d (torch's constructor: `bias=`, `dtype=`), and ParameterDict."""
 
 from collections.abc import Iterable, Mapping
 
-from dygraph.framework.parameter import Parameter
+import numpy as np
+
+from dygraph.framework.dtype import convert_dtype
+from dygraph.framework.parameter import Parameter as _Parameter
 from dygraph.nn.layer.container import LayerDict, LayerList
 from dygraph.nn.layer.conv import Conv1D, Conv2D, Conv3D
 from dygraph.nn.layer.layers import Layer
@@ -12,6 +15,26 @@ __all__ = ["Module", "ModuleList", "ModuleDict", "Parameter", "ParameterDict", "
            "Conv2d", "Conv3d"]
 
 Module, ModuleList, ModuleDict = Layer, LayerList, LayerDict
+
+
+class Parameter(_Parameter):
+    """paddle.nn.Parameter: a parameter from a tensor or array, or, given (shape, dtype),
+    a new one of that shape (zeros). Keyword options are the parameter's (name, trainable,
+    learning_rate, regularizer, need_clip).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.nn.Parameter([2, 3], 'float32').shape
+        [2, 3]
+        >>> dygraph.nn.Parameter(dygraph.ones([2])).stop_gradient
+        False
+    """
+
+    def __init__(self, data=None, dtype=None, shape=None, **options):
+        if shape is not None or dtype is not None:
+            dims = [int(v) for v in (shape if shape is not None else data)]
+            data = np.zeros(dims, dtype=convert_dtype(dtype or "float32").np_dtype)
+        super().__init__(data, **options)
 
 
 def _torch_conv(base, data_format):
