@@ -188,22 +188,20 @@ def _fractional_windows(size, out, u, k):
 
 
 def _window_index(sizes, outs, u, ksize):
-    """Flat input index of every window element, [prod(outs), widest window]; shorter
-    windows repeat their first element (which leaves the maximum unchanged)."""
-    per_dim = []
-    for size, out, k in zip(sizes, outs, ksize):
-        starts, ends = _fractional_windows(size, out, u, k)
-        per_dim.append([np.arange(s, e) for s, e in zip(starts, ends)])
-    strides = [math.prod(sizes[i + 1:]) for i in range(len(sizes))]
-    cells = []
-    for cell in np.ndindex(*outs):
-        ranges = [per_dim[d][i] * strides[d] for d, i in enumerate(cell)]
-        flat = ranges[0]
-        for r in ranges[1:]:
-            flat = (flat[:, None] + r[None, :]).ravel()
-        cells.append(flat)
-    width = max(len(c) for c in cells)
-    return np.stack([np.concatenate([c, np.full(width - len(c), c[0])]) for c in cells])
+    """Flat input index of every window element, [prod(outs), window taps]. Windows are
+    products of per-dim ranges; a range shorter than its dim's widest repeats its last
+    position (which leaves the maximum unchanged)."""
+    d = len(sizes)
+    strides = [math.prod(sizes[i + 1:]) for i in range(d)]
+    total = np.zeros([1] * (2 * d), dtype=np.int64)
+    for axis, (size, out, k) in enumerate(zip(sizes, outs, ksize)):
+        starts, ends = (np.array(v) for v in _fractional_windows(size, out, u, k))
+        width = int((ends - starts).max())
+        taps = np.minimum(starts[:, None] + np.arange(width)[None, :], ends[:, None] - 1)
+        shape = [1] * (2 * d)
+        shape[axis], shape[d + axis] = out, width
+        total = total + (taps * strides[axis]).reshape(shape)
+    return total.reshape(math.prod(outs), -1)
 
 
 def _fractional(x, output_size, kernel_size, random_u, return_mask, d, op):
