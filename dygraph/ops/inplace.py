@@ -7,7 +7,7 @@ at backward instead of using the changed values.
 """
 
 from dygraph.autograd import grad_mode
-from dygraph.tensor import Tensor
+from dygraph.tensor import Tensor, _new_tensor
 
 
 def _needs_record(x, args):
@@ -22,7 +22,10 @@ def run_inplace(name, fn, x, *args, **kwargs):
     """Compute fn(x, *args) and make it x's new value in place."""
     if _needs_record(x, args):
         x._bump_version(name)
-        out = fn(x, *args, **kwargs)
+        # An op that saves its input for backward must keep the old value, but x is about
+        # to take the result's data and node: give it the old value under its own Tensor.
+        src = x if x._node is None else _new_tensor(x._data, x._node, x._idx, x._sg)
+        out = fn(src, *args, **kwargs)
         x._data, x._node, x._idx, x._sg = out._data, out._node, out._idx, out._sg
         return x
     with grad_mode.no_grad():

@@ -226,11 +226,14 @@ register("nn_lookup",
          lambda w, ids, pad: apply(Lookup(ids, pad), w))
 
 
-def embedding(x, weight, padding_idx=None, sparse=False, name=None):
+def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=False,
+              scale_grad_by_freq=False, name=None):
     """Rows of `weight` ([num_embeddings, embedding_dim]) at the int ids `x`; the result has
     shape x.shape + [embedding_dim]. Ids equal to padding_idx (negative counts from the end)
-    give zero rows and add nothing to weight's gradient. `sparse` is accepted for
-    compatibility; gradients are dense.
+    give zero rows and add nothing to weight's gradient. With max_norm, the looked-up rows
+    whose norm_type-norm exceeds it are first rescaled to max_norm in weight itself; with
+    scale_grad_by_freq, each row's gradient is divided by how often its id occurs in x.
+    `sparse` is accepted for compatibility; gradients are dense.
 
     Example:
         >>> import dygraph
@@ -240,6 +243,9 @@ def embedding(x, weight, padding_idx=None, sparse=False, name=None):
         array([[2., 2.],
                [0., 0.]], dtype=float32)
     """
+    if isinstance(max_norm, bool):
+        # Paddle 2's order had `sparse` (which changes nothing here) fourth.
+        max_norm = None
     weight = as_tensor(weight, "embedding")
     wd = weight._data
     if wd.ndim != 2:
@@ -248,7 +254,30 @@ def embedding(x, weight, padding_idx=None, sparse=False, name=None):
     ids = _check_ids(x, wd.shape[0], "embedding")
     if type(ids) is not type(wd):
         ids = xp_of(wd).asarray(ids)
-    return apply(Lookup(ids, _pad_row(padding_idx, wd.shape[0], "embedding")), weight)
+    if max_norm is not None:
+        _renorm_rows(wd, ids, float(max_norm), float(norm_type))
+        weight._version[0] += 1
+    out = apply(Lookup(ids, _pad_row(padding_idx, wd.shape[0], "embedding")), weight)
+    if scale_grad_by_freq and not out._sg:
+        xp = xp_of(ids)
+        _, inverse, counts = xp.unique(ids.reshape(-1), return_inverse=True,
+                                       return_counts=True)
+        scale = (1.0 / counts[inverse]).reshape(ids.shape + (1,)).astype(wd.dtype)
+        # The same values (out - frozen is 0), with the gradient scaled per position.
+        frozen = out.detach()
+        out = frozen + (out - frozen) * _new_tensor(scale, None, 0, True)
+    return out
+
+
+def _renorm_rows(wd, ids, max_norm, norm_type):
+    """Rescale in place the rows of wd used by ids whose norm exceeds max_norm."""
+    xp = xp_of(wd)
+    rows = xp.unique(ids.reshape(-1))
+    norms = (xp.abs(wd[rows]) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
+    big = norms > max_norm
+    if bool(big.any()):
+        scale = max_norm / (norms[big] + 1e-7)
+        wd[rows[big]] *= scale[:, None].astype(wd.dtype)
 
 
 def one_hot(x, num_classes, name=None):

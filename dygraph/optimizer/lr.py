@@ -25,12 +25,13 @@ import math
 from dygraph.framework.errors import op_error
 from dygraph.optimizer.lr_base import LRScheduler, _below_one, _int, _real
 from dygraph.optimizer.lr_extra import CyclicLR, LinearWarmup, OneCycleLR, ReduceOnPlateau
+from dygraph.optimizer.lr_restarts import CosineAnnealingWarmRestarts, LinearLR
 
 __all__ = [
     "LRScheduler", "NoamDecay", "PiecewiseDecay", "NaturalExpDecay", "InverseTimeDecay",
     "PolynomialDecay", "LinearWarmup", "ExponentialDecay", "MultiStepDecay", "StepDecay",
     "LambdaDecay", "MultiplicativeDecay", "ReduceOnPlateau", "CosineAnnealingDecay",
-    "OneCycleLR", "CyclicLR",
+    "OneCycleLR", "CyclicLR", "CosineAnnealingWarmRestarts", "LinearLR",
 ]
 
 

@@ -125,3 +125,9 @@ def test_spawn_runs_a_function_of_the_script_on_each_rank(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     for rank in (0, 1):
         assert (tmp_path / f"rank{rank}.txt").read_text() == "2 21.0"
+
+
+def test_sync_batch_norm_uses_the_global_batch():
+    code, out, _ = run_ranks(2, "rank_sync_bn.py")
+    assert code == 0, out
+    assert "rank 0: sync batch norm ok" in out and "rank 1: sync batch norm ok" in out, out

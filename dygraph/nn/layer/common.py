@@ -174,8 +174,9 @@ class AlphaDropout(Layer):
 
 class Embedding(Layer):
     """A [num_embeddings, embedding_dim] table looked up by int ids. The padding_idx row
-    starts at zero, always looks up as zeros and gets no gradient. `sparse` is accepted;
-    gradients are dense.
+    starts at zero, always looks up as zeros and gets no gradient. max_norm, norm_type and
+    scale_grad_by_freq are F.embedding's; _weight gives the initial table and _freeze makes
+    it untrainable. `sparse` is accepted; gradients are dense.
 
     Example:
         >>> import dygraph
@@ -184,9 +185,15 @@ class Embedding(Layer):
         ([1, 2, 3], Embedding(10, 3, padding_idx=0, sparse=False))
     """
 
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False,
-                 weight_attr=None, name=None):
-        super().__init__(dtype=get_default_dtype())
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
+                 norm_type=2.0, *, scale_grad_by_freq=False, sparse=False, _weight=None,
+                 _freeze=False, device=None, dtype=None, weight_attr=None, name=None):
+        if isinstance(max_norm, bool):
+            # Paddle 2's positional order was (..., padding_idx, sparse, weight_attr).
+            sparse, max_norm = max_norm, None
+            if not isinstance(norm_type, (int, float)):
+                weight_attr, norm_type = norm_type, 2.0
+        super().__init__(dtype=dtype or get_default_dtype())
         if num_embeddings <= 0 or embedding_dim <= 0:
             raise ValueError(f"Embedding: num_embeddings and embedding_dim must be > 0, got "
                              f"{num_embeddings} and {embedding_dim}")
@@ -195,18 +202,30 @@ class Embedding(Layer):
                              f"{num_embeddings}), got {padding_idx}")
         self._num_embeddings, self._embedding_dim = num_embeddings, embedding_dim
         self._padding_idx, self._sparse, self._name = padding_idx, sparse, name
-        self.weight = self.create_parameter([num_embeddings, embedding_dim], attr=weight_attr)
-        if padding_idx is not None:
+        self._max_norm, self._norm_type = max_norm, norm_type
+        self._scale_grad_by_freq = scale_grad_by_freq
+        self.weight = self.create_parameter([num_embeddings, embedding_dim], attr=weight_attr,
+                                            dtype=self._dtype)
+        if _weight is not None:
+            self.weight.set_value(_weight)
+        elif padding_idx is not None:
             with no_grad():
                 self.weight[padding_idx % num_embeddings] = 0.0
+        if _freeze:
+            self.weight.stop_gradient = True
+        if device is not None:
+            self.to(device=device)
 
     def forward(self, x):
-        return F.embedding(x, self.weight, self._padding_idx, self._sparse)
+        return F.embedding(x, self.weight, self._padding_idx, self._max_norm, self._norm_type,
+                           self._sparse, self._scale_grad_by_freq)
 
     def extra_repr(self):
         text = f"{self._num_embeddings}, {self._embedding_dim}"
         if self._padding_idx is not None:
             text += f", padding_idx={self._padding_idx}"
+        if self._max_norm is not None:
+            text += f", max_norm={self._max_norm}"
         return text + f", sparse={self._sparse}" + _name_suffix(self._name)
 
 

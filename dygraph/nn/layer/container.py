@@ -79,6 +79,51 @@ class Sequential(Layer):
             input = layer(input)
         return input
 
+    def append(self, module):
+        """Add a layer at the end (named by its position); returns self.
+
+        Example:
+            >>> import dygraph
+            >>> len(Sequential().append(dygraph.nn.ReLU()))
+            1
+        """
+        self.add_sublayer(str(len(self)), module)
+        return self
+
+    def insert(self, index, module):
+        """Insert a layer before position `index`, renumbering the ones after it (the
+        layers must be named by position); returns self.
+
+        Example:
+            >>> import dygraph
+            >>> net = Sequential(dygraph.nn.ReLU()).insert(0, dygraph.nn.Tanh())
+            >>> [type(layer).__name__ for layer in net]
+            ['Tanh', 'ReLU']
+        """
+        if not isinstance(module, Layer):
+            raise TypeError(f"Sequential.insert takes a Layer, got {type(module).__name__}")
+        n = len(self._sub_layers)
+        if not -n <= index <= n:
+            raise IndexError(f"Sequential.insert: index {index} out of range for {n} layers")
+        if index < 0:
+            index += n
+        for i in range(n, index, -1):
+            self._sub_layers[str(i)] = self._sub_layers[str(i - 1)]
+        self._sub_layers[str(index)] = module
+        return self
+
+    def extend(self, sequential):
+        """Append every layer of an iterable; returns self.
+
+        Example:
+            >>> import dygraph
+            >>> len(Sequential().extend([dygraph.nn.ReLU(), dygraph.nn.Tanh()]))
+            2
+        """
+        for layer in sequential:
+            self.append(layer)
+        return self
+
 
 class LayerList(Layer):
     """Hold sublayers in a list (registered under '0', '1', ...).

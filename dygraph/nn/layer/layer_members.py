@@ -86,8 +86,10 @@ class MemberDict(collections.OrderedDict):
 class LayerTreeMixin:
     """Traversal methods of Layer (see dygraph.nn.Layer)."""
 
-    def named_sublayers(self, prefix="", include_self=False, layers_set=None):
-        """Yield (structured name, layer) for every sublayer, each layer once.
+    def named_sublayers(self, prefix="", include_self=False, layers_set=None,
+                        remove_duplicate=True):
+        """Yield (structured name, layer) for every sublayer, each layer once (every time it
+        appears with remove_duplicate=False).
 
         Example:
             >>> from dygraph.nn import Layer, Sequential
@@ -97,14 +99,14 @@ class LayerTreeMixin:
         """
         if layers_set is None:
             layers_set = set()
-        if include_self and id(self) not in layers_set:
+        if include_self and (id(self) not in layers_set or not remove_duplicate):
             layers_set.add(id(self))
             yield prefix, self
         for key, layer in self._sub_layers.items():
             if layer is None:
                 continue
             layer_prefix = f"{prefix}.{key}" if prefix else key
-            yield from layer.named_sublayers(layer_prefix, True, layers_set)
+            yield from layer.named_sublayers(layer_prefix, True, layers_set, remove_duplicate)
 
     def sublayers(self, include_self=False):
         """All sublayers (recursively) as a list.
@@ -141,19 +143,21 @@ class LayerTreeMixin:
         for _, layer in self.named_children():
             yield layer
 
-    def _named_members(self, store, prefix, include_sublayers):
-        layers = (self.named_sublayers(prefix=prefix, include_self=True) if include_sublayers
-                  else [(prefix, self)])
+    def _named_members(self, store, prefix, include_sublayers, remove_duplicate=True):
+        layers = (self.named_sublayers(prefix=prefix, include_self=True,
+                                       remove_duplicate=remove_duplicate)
+                  if include_sublayers else [(prefix, self)])
         seen = set()
         for layer_prefix, layer in layers:
             for key, value in getattr(layer, store).items():
-                if value is None or id(value) in seen:
+                if value is None or (remove_duplicate and id(value) in seen):
                     continue
                 seen.add(id(value))
                 yield (f"{layer_prefix}.{key}" if layer_prefix else key), value
 
-    def named_parameters(self, prefix="", include_sublayers=True):
-        """Yield (structured name, parameter), each parameter once.
+    def named_parameters(self, prefix="", include_sublayers=True, remove_duplicate=True):
+        """Yield (structured name, parameter), each parameter once (under every name it has
+        with remove_duplicate=False).
 
         Example:
             >>> from dygraph.nn import Layer
@@ -162,7 +166,7 @@ class LayerTreeMixin:
             >>> [name for name, _ in layer.named_parameters(prefix='net')]
             ['net.w']
         """
-        return self._named_members("_parameters", prefix, include_sublayers)
+        return self._named_members("_parameters", prefix, include_sublayers, remove_duplicate)
 
     def parameters(self, include_sublayers=True):
         """All parameters as a list (what an optimizer takes).
@@ -176,8 +180,9 @@ class LayerTreeMixin:
         """
         return [p for _, p in self.named_parameters(include_sublayers=include_sublayers)]
 
-    def named_buffers(self, prefix="", include_sublayers=True):
-        """Yield (structured name, buffer), persistable or not.
+    def named_buffers(self, prefix="", include_sublayers=True, remove_duplicate=True):
+        """Yield (structured name, buffer), persistable or not, each once (under every name
+        with remove_duplicate=False).
 
         Example:
             >>> import dygraph
@@ -187,7 +192,7 @@ class LayerTreeMixin:
             >>> [name for name, _ in layer.named_buffers()]
             ['count']
         """
-        return self._named_members("_buffers", prefix, include_sublayers)
+        return self._named_members("_buffers", prefix, include_sublayers, remove_duplicate)
 
     def buffers(self, include_sublayers=True):
         """All buffers as a list.

@@ -69,6 +69,18 @@ class HookRemoveHelper:
         self._hooks.pop(self._hook_id, None)
 
 
+class _HookOptions:
+    """A forward hook registered with with_kwargs or always_call."""
+
+    def __init__(self, fn, with_kwargs=False, always_call=False):
+        self.fn, self.with_kwargs, self.always_call = fn, with_kwargs, always_call
+
+    def call_after(self, layer, inputs, kwargs, outputs):
+        if self.with_kwargs:
+            return self.fn(layer, inputs, kwargs, outputs)
+        return self.fn(layer, inputs, outputs)
+
+
 class Layer(LayerTreeMixin, LayerStateMixin):
     """Base class of layers and models: subclass it, create parameters and sublayers in
     `__init__`, and compute in `forward`; calling the layer runs hooks and `forward`.
@@ -105,19 +117,42 @@ class Layer(LayerTreeMixin, LayerStateMixin):
     # -- calling ---------------------------------------------------------------------------
     def __call__(self, *inputs, **kwargs):
         if self._forward_pre_hooks:
-            for hook in list(self._forward_pre_hooks.values()):
-                result = hook(self, inputs)
-                if result is not None:
-                    inputs = result if isinstance(result, tuple) else (result,)
+            inputs, kwargs = self._run_pre_hooks(inputs, kwargs)
         if not self._built:
             self._run_build_once(inputs, kwargs)
-        outputs = self.forward(*inputs, **kwargs)
-        if self._forward_post_hooks:
+        if not self._forward_post_hooks:
+            return self.forward(*inputs, **kwargs)
+        try:
+            outputs = self.forward(*inputs, **kwargs)
+        except BaseException:
             for hook in list(self._forward_post_hooks.values()):
-                result = hook(self, inputs, outputs)
-                if result is not None:
-                    outputs = result
+                if getattr(hook, "always_call", False):
+                    hook.call_after(self, inputs, kwargs, None)
+            raise
+        for hook in list(self._forward_post_hooks.values()):
+            result = (hook.call_after(self, inputs, kwargs, outputs)
+                      if isinstance(hook, _HookOptions) else hook(self, inputs, outputs))
+            if result is not None:
+                outputs = result
         return outputs
+
+    def _run_pre_hooks(self, inputs, kwargs):
+        for hook in list(self._forward_pre_hooks.values()):
+            if isinstance(hook, _HookOptions) and hook.with_kwargs:
+                result = hook.fn(self, inputs, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise TypeError(f"a forward pre-hook registered with_kwargs=True "
+                                        f"must return None or (args, kwargs), got "
+                                        f"{type(result).__name__}")
+                    inputs, kwargs = result
+                    inputs = inputs if isinstance(inputs, tuple) else (inputs,)
+                continue
+            fn = hook.fn if isinstance(hook, _HookOptions) else hook
+            result = fn(self, inputs)
+            if result is not None:
+                inputs = result if isinstance(result, tuple) else (result,)
+        return inputs, kwargs
 
     def _run_build_once(self, inputs, kwargs):
         # 1.x layers create input-dependent parameters in build_once(*inputs) before the
@@ -139,9 +174,11 @@ class Layer(LayerTreeMixin, LayerStateMixin):
         """Layers get gradients from autograd; a backward method is an error."""
         raise ValueError("Layer shouldn't implement backward")
 
-    def register_forward_pre_hook(self, hook):
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """Call `hook(layer, inputs)` before forward; a non-None result replaces the inputs
-        (a single value is wrapped in a tuple). Returns a handle with remove().
+        (a single value is wrapped in a tuple). With with_kwargs=True the hook is
+        `hook(layer, inputs, kwargs)` and returns None or (inputs, kwargs); prepend=True
+        runs it before the hooks already registered. Returns a handle with remove().
 
         Example:
             >>> import dygraph
@@ -151,13 +188,25 @@ class Layer(LayerTreeMixin, LayerStateMixin):
             >>> net(dygraph.to_tensor([1.0])).numpy()
             array([2.], dtype=float32)
         """
-        handle = HookRemoveHelper(self._forward_pre_hooks)
-        self._forward_pre_hooks[handle._hook_id] = hook
+        return self._add_hook(self._forward_pre_hooks, hook, prepend,
+                              _HookOptions(hook, with_kwargs) if with_kwargs else hook)
+
+    @staticmethod
+    def _add_hook(hooks, hook, prepend, stored):
+        if not callable(hook):
+            raise TypeError(f"a forward hook must be callable, got {type(hook).__name__}")
+        handle = HookRemoveHelper(hooks)
+        hooks[handle._hook_id] = stored
+        if prepend:
+            hooks.move_to_end(handle._hook_id, last=False)
         return handle
 
-    def register_forward_post_hook(self, hook):
+    def register_forward_post_hook(self, hook, *, prepend=False, with_kwargs=False,
+                                   always_call=False):
         """Call `hook(layer, inputs, outputs)` after forward; a non-None result replaces
-        the outputs. Returns a handle with remove().
+        the outputs. With with_kwargs=True the hook is `hook(layer, inputs, kwargs,
+        outputs)`; prepend=True runs it first; always_call=True also runs it (with outputs
+        None) when forward raises. Returns a handle with remove().
 
         Example:
             >>> import dygraph
@@ -167,9 +216,9 @@ class Layer(LayerTreeMixin, LayerStateMixin):
             >>> net(dygraph.to_tensor([1.0])).numpy()
             array([2.], dtype=float32)
         """
-        handle = HookRemoveHelper(self._forward_post_hooks)
-        self._forward_post_hooks[handle._hook_id] = hook
-        return handle
+        stored = (_HookOptions(hook, with_kwargs, always_call)
+                  if with_kwargs or always_call else hook)
+        return self._add_hook(self._forward_post_hooks, hook, prepend, stored)
 
     # -- modes and names -------------------------------------------------------------------
     def train(self):

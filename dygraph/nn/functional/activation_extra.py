@@ -1,0 +1,187 @@
+"""More activations of dygraph.nn.functional: the in-place forms (elu_, hardtanh_,
+leaky_relu_, softmax_, thresholded_relu_, tanh_), logsigmoid, maxout, rrelu and swiglu.
+
+All are compositions of existing differentiable ops; rrelu's random slopes are a constant
+array drawn from the global generator, so its gradient is the slope mask.
+"""
+
+import numpy as np
+
+from dygraph.framework.errors import op_error
+from dygraph.framework.random import rng
+from dygraph.ops import activation as _act
+from dygraph.ops.common import float_operand
+from dygraph.ops.inplace import run_inplace
+from dygraph.ops.manipulation import split
+from dygraph.ops.manipulation_args import xp_of
+from dygraph.ops.math import maximum, minimum
+from dygraph.ops.reduction import amax
+from dygraph.ops.shape import reshape
+from dygraph.ops.unary import tanh
+from dygraph.tensor import _new_tensor
+
+__all__ = ["elu_", "hardtanh_", "leaky_relu_", "softmax_", "thresholded_relu_", "tanh_",
+           "logsigmoid", "maxout", "rrelu", "swiglu"]
+NONDIFF = set()
+
+
+def elu_(x, alpha=1.0, name=None):
+    """In-place elu: x becomes elu(x, alpha); returns x.
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> t = dygraph.to_tensor([-1.0, 2.0])
+        >>> _ = F.elu_(t); t.numpy().round(4)
+        array([-0.6321,  2.    ], dtype=float32)
+    """
+    return run_inplace("elu_", _act.elu, x, alpha)
+
+
+def hardtanh_(x, min=-1.0, max=1.0, name=None):  # noqa: A002 - Paddle's argument names
+    """In-place hardtanh: x is clamped into [min, max]; returns x.
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> t = dygraph.to_tensor([-3.0, 0.5])
+        >>> _ = F.hardtanh_(t); t.numpy()
+        array([-1. ,  0.5], dtype=float32)
+    """
+    return run_inplace("hardtanh_", _act.hardtanh, x, min, max)
+
+
+def leaky_relu_(x, negative_slope=0.01, name=None):
+    """In-place leaky_relu; returns x.
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> t = dygraph.to_tensor([-2.0, 1.0])
+        >>> _ = F.leaky_relu_(t, 0.5); t.numpy()
+        array([-1.,  1.], dtype=float32)
+    """
+    return run_inplace("leaky_relu_", _act.leaky_relu, x, negative_slope)
+
+
+def softmax_(x, axis=-1, dtype=None, name=None):
+    """In-place softmax along `axis`; returns x.
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> t = dygraph.to_tensor([0.0, 0.0])
+        >>> _ = F.softmax_(t); t.numpy()
+        array([0.5, 0.5], dtype=float32)
+    """
+    return run_inplace("softmax_", _act.softmax, x, axis, dtype)
+
+
+def thresholded_relu_(x, threshold=1.0, value=0.0, name=None):
+    """In-place thresholded_relu; returns x.
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> t = dygraph.to_tensor([0.5, 2.0])
+        >>> _ = F.thresholded_relu_(t); t.numpy()
+        array([0., 2.], dtype=float32)
+    """
+    return run_inplace("thresholded_relu_", _act.thresholded_relu, x, threshold, value)
+
+
+def tanh_(x, name=None):
+    """In-place tanh; returns x.
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> t = dygraph.to_tensor([0.0])
+        >>> _ = F.tanh_(t); t.numpy()
+        array([0.], dtype=float32)
+    """
+    return run_inplace("tanh_", tanh, x)
+
+
+def logsigmoid(x, name=None):
+    """log(sigmoid(x)) (the same function as log_sigmoid).
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> F.logsigmoid(dygraph.to_tensor([0.0])).numpy().round(4)
+        array([-0.6931], dtype=float32)
+    """
+    return _act.log_sigmoid(x)
+
+
+def maxout(x, groups, axis=1, name=None):
+    """The maximum over each run of `groups` consecutive channels: a [N, C, H, W] input gives
+    [N, C / groups, H, W] (axis is 1 or -1, or 3 for NHWC).
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> x = dygraph.to_tensor([1.0, 3.0, 2.0, 0.0]).reshape([1, 4, 1, 1])
+        >>> F.maxout(x, 2).numpy().ravel()
+        array([3., 2.], dtype=float32)
+    """
+    x = float_operand(x, "maxout")
+    shape = list(x._data.shape)
+    if len(shape) != 4:
+        raise op_error("maxout", f"x must be a 4-D tensor, got shape {shape}")
+    if axis not in (1, -1, 3):
+        raise op_error("maxout", f"axis must be 1, 3 or -1, got {axis}")
+    axis %= 4
+    if not isinstance(groups, (int, np.integer)) or groups <= 0 or shape[axis] % groups:
+        raise op_error("maxout", f"groups must be a positive divisor of the channel count "
+                       f"{shape[axis]}, got {groups}")
+    grouped = shape[:axis] + [shape[axis] // groups, int(groups)] + shape[axis + 1:]
+    return amax(reshape(x, grouped), axis=axis + 1)
+
+
+def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
+    """Randomized leaky ReLU: x for x >= 0, a * x otherwise, with a drawn uniformly from
+    [lower, upper] per element while training and (lower + upper) / 2 at inference.
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> F.rrelu(dygraph.to_tensor([-1.0, 2.0]), 0.2, 0.4, training=False).numpy()
+        array([-0.3,  2. ], dtype=float32)
+    """
+    for label, v in (("lower", lower), ("upper", upper)):
+        if not isinstance(v, (int, float, np.floating, np.integer)) or not 0.0 <= v <= 1.0:
+            raise op_error("rrelu", f"{label} must be a number in [0, 1], got {v!r}")
+    if lower > upper:
+        raise op_error("rrelu", f"lower must not exceed upper, got lower={lower}, "
+                       f"upper={upper}")
+    x = float_operand(x, "rrelu")
+    if not training:
+        return _act.leaky_relu(x, (lower + upper) / 2.0)
+    slope = rng().uniform(lower, upper, x._data.shape).astype(x._data.dtype)
+    if type(x._data) is not np.ndarray:
+        slope = xp_of(x._data).asarray(slope)
+    slope_t = _new_tensor(slope, None, 0, True)
+    return maximum(x, 0.0) + slope_t * minimum(x, 0.0)
+
+
+def swiglu(x, y=None, name=None):
+    """silu(x) * y; with y None, x is split in half along its last axis into (x, y).
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> F.swiglu(dygraph.to_tensor([[0.0, 1.0, 5.0, 2.0]])).numpy().round(4)
+        array([[0.    , 1.4621]], dtype=float32)
+    """
+    x = float_operand(x, "swiglu")
+    if y is None:
+        if x._data.shape[-1] % 2:
+            raise op_error("swiglu", f"without y, x's last dim must be even, got shape "
+                           f"{list(x._data.shape)}")
+        x, y = split(x, 2, axis=-1)
+    else:
+        y = float_operand(y, "swiglu")
+    return _act.silu(x) * y
+

@@ -1,0 +1,71 @@
+"""Rprop (Riedmiller & Braun): a per-element step size grown by etas[1] while the gradient
+keeps its sign and shrunk by etas[0] when it flips (that step is skipped), within
+learning_rate_range; the parameter moves by -sign(g) * step. For full-batch training.
+
+Example:
+    >>> import numpy as np
+    >>> from dygraph.framework.parameter import Parameter
+    >>> from dygraph.optimizer import Rprop
+    >>> w = Parameter(np.array([1.0], np.float32))
+    >>> opt = Rprop(learning_rate=0.1, parameters=[w])
+    >>> (w * 5.0).sum().backward(); opt.step(); w.numpy().round(4)
+    array([0.9], dtype=float32)
+"""
+
+from dygraph.backend import get_array_module
+from dygraph.framework.errors import op_error
+from dygraph.optimizer.optimizer import Optimizer
+from dygraph.optimizer.state import _HOST
+
+__all__ = ["Rprop"]
+
+
+class Rprop(Optimizer):
+    """Rprop with Paddle's defaults (learning_rate_range (1e-5, 50), etas (0.5, 1.2)).
+
+    Accumulators: 'prev' (the last gradient used), 'learning_rate' (the per-element step,
+    starting at the learning rate) and 'started'.
+
+    Example:
+        >>> import numpy as np
+        >>> from dygraph.framework.parameter import Parameter
+        >>> w = Parameter(np.array([1.0], np.float32))
+        >>> opt = Rprop(0.1, parameters=[w])
+        >>> for _ in range(2):
+        ...     (w * 5.0).sum().backward(); opt.step(); opt.clear_grad()
+        >>> w.numpy().round(4)  # 1 - 0.1 - 0.12
+        array([0.78], dtype=float32)
+    """
+
+    _accumulator_names = ("prev", "learning_rate", "started")
+
+    def __init__(self, learning_rate=0.001, learning_rate_range=(1e-5, 50), parameters=None,
+                 etas=(0.5, 1.2), grad_clip=None, multi_precision=False, name=None):
+        low, high = (float(v) for v in learning_rate_range)
+        down, up = (float(v) for v in etas)
+        if not 0 < low <= high:
+            raise op_error("Rprop", f"learning_rate_range must satisfy 0 < min <= max, got "
+                           f"{tuple(learning_rate_range)}")
+        if not 0 < down < 1 < up:
+            raise op_error("Rprop", f"etas must satisfy 0 < etas[0] < 1 < etas[1], got "
+                           f"{tuple(etas)}")
+        self._range, self._etas = (low, high), (down, up)
+        super().__init__(learning_rate, parameters, None, grad_clip, name)
+        self._multi_precision = bool(multi_precision)
+
+    def _accumulator_specs(self, param, group):
+        return {"prev": (0.0, "like"), "learning_rate": (0.0, "like"), "started": (0.0, _HOST)}
+
+    def _update(self, param, data, grad, lr, group, acc):
+        xp = get_array_module(data)
+        rate, prev = acc["learning_rate"], acc["prev"]
+        if not acc["started"][0]:
+            rate[...] = lr
+            acc["started"][0] = 1.0
+        prod = prev * grad
+        (low, high), (down, up) = self._range, self._etas
+        grown = xp.minimum(rate * up, high)
+        shrunk = xp.maximum(rate * down, low)
+        rate[...] = xp.where(prod > 0, grown, xp.where(prod < 0, shrunk, rate))
+        prev[...] = xp.where(prod < 0, 0.0, grad)
+        data -= xp.sign(prev) * rate
