@@ -46,7 +46,9 @@ class Normalize(Op):
     def forward(self, xp, x, w=None, b=None):
         self.shape = x.shape
         xs = x.reshape(self.nshape)
-        self.nshape = xs.shape  # resolves a -1 (group norm)
+        # nshape holds -1 for the batch and stays as given, so a static program runs this
+        # op at any batch size; `view` is this call's shape.
+        self.view = xs.shape
         if self.fixed is None:
             mean = xs.mean(axis=self.axes, keepdims=True)
             xhat = xs - mean
@@ -66,7 +68,7 @@ class Normalize(Op):
 
     def _recompute(self, m):
         """xhat and rstd as functions of x, so that create_graph differentiates through them."""
-        xs = m.reshape(self.x(0, m), self.nshape)
+        xs = m.reshape(self.x(0, m), self.view)
         if self.fixed is not None:
             mean, rstd = self.fixed
             return (xs - mean) * rstd, rstd
@@ -77,12 +79,12 @@ class Normalize(Op):
 
     @property
     def count(self):
-        return math.prod(self.nshape[a] for a in self.axes)
+        return math.prod(self.view[a] for a in self.axes)
 
     def _per_channel(self):
         """True when weight and bias are constant over the normalized axes (batch and
         instance norm): then the sums the gradient needs are shared between dx, dw and db."""
-        return self.nshape == self.shape and all(self.pshape[a] == 1 for a in self.axes)
+        return self.view == self.shape and all(self.pshape[a] == 1 for a in self.axes)
 
     def _backward_per_channel(self, g, w):
         """Plain-backward form of the gradient with the weight taken out of the sums:
@@ -113,7 +115,7 @@ class Normalize(Op):
         xhat, rstd = self._recompute(m) if m.tensor_mode else (self.xhat, self.rstd)
         grads = [None] * len(e)
         if e[0] is not None:
-            gh = m.reshape(g * m.reshape(w, self.pshape) if w is not None else g, self.nshape)
+            gh = m.reshape(g * m.reshape(w, self.pshape) if w is not None else g, self.view)
             if self.fixed is not None:
                 grads[0] = m.reshape(gh * rstd, self.shape)
             else:
@@ -167,6 +169,12 @@ def _float_input(x, op, min_ndim):
     return x
 
 
+def _free_batch(x):
+    """x's shape with the batch as -1: the op must not fix the batch size (static programs
+    run it at any)."""
+    return (-1,) + tuple(x._data.shape[1:])
+
+
 _BN_FORMATS = {"NC": 1, "NCL": 1, "NCHW": 1, "NCDHW": 1, "NLC": -1, "NHWC": -1, "NDHWC": -1}
 
 
@@ -211,9 +219,9 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
         dtype = x._data.dtype
         mean = running_mean._data.reshape(pshape).astype(dtype)
         rstd = (1.0 / (running_var._data.reshape(pshape).astype(dtype) + epsilon) ** 0.5)
-        return _normalize(x, w, b, Normalize(axes, epsilon, x._data.shape, pshape,
+        return _normalize(x, w, b, Normalize(axes, epsilon, _free_batch(x), pshape,
                                              (mean, rstd.astype(dtype))))
-    norm = Normalize(axes, epsilon, x._data.shape, pshape)
+    norm = Normalize(axes, epsilon, _free_batch(x), pshape)
     y = _normalize(x, w, b, norm)
     with no_grad():
         for t, batch in ((running_mean, norm.batch_mean), (running_var, norm.batch_var)):
@@ -243,7 +251,7 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=
     w, b = _params(x, weight, bias, math.prod(shape), op)
     pshape = (1,) * (nd - k) + tuple(int(s) for s in shape)
     axes = tuple(range(nd - k, nd))
-    return _normalize(x, w, b, Normalize(axes, epsilon, x._data.shape, pshape))
+    return _normalize(x, w, b, Normalize(axes, epsilon, _free_batch(x), pshape))
 
 
 def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format="NCHW",
@@ -265,13 +273,14 @@ def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format
     d = x._data.ndim - 2
     if last and d > 0:
         x = to_channels_first(x, d)
-    n, c = x._data.shape[:2]
+    c = x._data.shape[1]
     groups = int(num_groups)
     if groups < 1 or c % groups:
         raise op_error(op, f"num_groups={groups} must divide the channels ({c})")
     w, b = _params(x, weight, bias, c, op)
     pshape = (1, c) + (1,) * d
-    y = _normalize(x, w, b, Normalize((2,), epsilon, (n, groups, -1), pshape))
+    rest = c // groups * math.prod(x._data.shape[2:])
+    y = _normalize(x, w, b, Normalize((2,), epsilon, (-1, groups, rest), pshape))
     return to_channels_last(y, d) if last and d > 0 else y
 
 
@@ -303,7 +312,7 @@ def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None
         rv = as_tensor(running_var, op)._data.reshape(pshape).astype(dtype)
         fixed = (as_tensor(running_mean, op)._data.reshape(pshape).astype(dtype),
                  (1.0 / (rv + eps) ** 0.5).astype(dtype))
-    return _normalize(x, w, b, Normalize(axes, eps, x._data.shape, pshape, fixed))
+    return _normalize(x, w, b, Normalize(axes, eps, _free_batch(x), pshape, fixed))
 
 
 def local_response_norm(x, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW",

@@ -156,8 +156,25 @@ def test_gradients_match_eager():
 def test_an_op_that_fixes_a_free_size_is_refused_and_a_fixed_batch_builds():
     dygraph.enable_static()
     with static.program_guard(static.Program(), static.Program()):
-        bn = dygraph.nn.BatchNorm2D(2)
+        # broadcast_to keeps the stand-in's batch size in its target shape.
         with pytest.raises(ValueError, match="fixed that size.*Give the dimension a size"):
-            bn(static.data("x", [None, 2, 3, 3]))
-        out = bn(static.data("y", [4, 2, 3, 3]))
-    assert out.shape == (4, 2, 3, 3)
+            dygraph.expand(static.data("x", [None, 2, 1]), [-1, 2, 3])
+        out = dygraph.expand(static.data("y", [4, 2, 1]), [-1, 2, 3])
+    assert out.shape == (4, 2, 3)
+
+
+def test_batch_and_layer_norm_build_with_a_free_batch_and_match_eager():
+    bn, ln = dygraph.nn.BatchNorm2D(2), dygraph.nn.LayerNorm([3, 3])
+    bn.eval()
+    main, startup = static.Program(), static.Program()
+    dygraph.enable_static()
+    with static.program_guard(main, startup):
+        x = static.data("x", [None, 2, 3, 3])
+        y = ln(bn(x))
+    dygraph.disable_static()
+    exe = static.Executor()
+    exe.run(startup)
+    for batch in (1, 5):
+        data = np.random.default_rng(batch).standard_normal((batch, 2, 3, 3), np.float32)
+        got = exe.run(main, feed={"x": data}, fetch_list=[y])[0]
+        np.testing.assert_allclose(got, ln(bn(dygraph.to_tensor(data))).numpy(), atol=1e-6)
