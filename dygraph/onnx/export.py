@@ -118,8 +118,11 @@ def _value_info(helper, var, name, free_names):
         name, helper.np_dtype_to_tensor_dtype(var._data.dtype), dims)
 
 
-def to_onnx_model(program, feeds, fetches, opset_version=17, graph_name="dygraph"):
-    """The ONNX ModelProto of `program` from `feeds` to `fetches` (variable names)."""
+def to_onnx_model(program, feeds, fetches, opset_version=17, graph_name="dygraph",
+                  values=None, output_names=None):
+    """The ONNX ModelProto of `program` from `feeds` to `fetches` (variable names).
+    Persistable values come from `values` (name -> array, e.g. a Scope's vars) or the
+    program's parameters; the outputs are called `output_names` (default output_0...)."""
     onnx = require_onnx()
     helper = onnx.helper
     newest = onnx.defs.onnx_opset_version()
@@ -134,8 +137,12 @@ def to_onnx_model(program, feeds, fetches, opset_version=17, graph_name="dygraph
         var = block.vars[name]
         if var.persistable:
             source = program.parameters.get(name)
-            g.initializers[name] = np.asarray(source._data if source is not None else
-                                              var._data)
+            if values is not None and name in values:
+                g.initializers[name] = np.asarray(values[name])
+            elif source is not None:
+                g.initializers[name] = np.asarray(source._data)
+            else:
+                raise ValueError(f"paddle.onnx.export: persistable {name!r} has no value")
     for o in ops:
         if isinstance(o.op, Constant):
             g.initializers[o.outputs[0]] = np.asarray(o.op.value)
@@ -147,7 +154,7 @@ def to_onnx_model(program, feeds, fetches, opset_version=17, graph_name="dygraph
                                       f"({cls.__module__}) has no ONNX mapping (program op "
                                       f"{o!r})")
         mapping(g, o.op, list(o.inputs), list(o.outputs))
-    output_names = _name_outputs(g, feeds, fetches)
+    output_names = _name_outputs(g, feeds, fetches, output_names)
     inputs = [_value_info(helper, block.vars[n], n,
                           lambda i, n=n: "batch" if i == 0 else f"{n}_dim{i}") for n in feeds]
     outputs = [_value_info(helper, block.vars[f], out, lambda i: None)
@@ -163,13 +170,16 @@ def to_onnx_model(program, feeds, fetches, opset_version=17, graph_name="dygraph
     return model
 
 
-def _name_outputs(g, feeds, fetches):
-    """Name the graph outputs output_0, output_1...: each fetch produced by a node is
-    renamed there; a feed, an initializer or a repeated fetch gets an Identity."""
+def _name_outputs(g, feeds, fetches, names=None):
+    """Name the graph outputs (output_0, output_1... by default): each fetch produced by a
+    node is renamed there; a feed, an initializer or a repeated fetch gets an Identity."""
     produced = {out: node for node in g.nodes for out in node.output}
+    wanted = names or [f"output_{i}" for i in range(len(fetches))]
     renamed, names = {}, []
-    for i, fetch in enumerate(fetches):
-        name = f"output_{i}"
+    for fetch, name in zip(fetches, wanted):
+        if fetch == name and fetch in produced:
+            names.append(name)
+            continue
         if fetch in produced and fetch not in renamed:
             renamed[fetch] = name
         else:

@@ -11,16 +11,19 @@ Example:
 """
 
 import math
+from importlib import import_module
 
 import numpy as np
 
 from dygraph.onnx.graph import maps
-from dygraph.ops import activation as act
-from dygraph.ops import activation_smooth as smooth
-from dygraph.ops import activation_softmax as softmax
-from dygraph.ops import compare, reduction, unary, unary_explog, unary_trig
-from dygraph.ops import math as arith
 from dygraph.ops.common import Cast
+
+# The op modules by their full names: `from dygraph.ops import norm` would find the
+# function dygraph.ops.norm instead of the module, once the package exports it.
+act, smooth, softmax, compare, reduction, unary, unary_explog, unary_trig, arith = (
+    import_module(f"dygraph.ops.{name}") for name in (
+        "activation", "activation_smooth", "activation_softmax", "compare", "reduction",
+        "unary", "unary_explog", "unary_trig", "math"))
 
 __all__ = []
 

@@ -13,13 +13,18 @@ import math
 import numpy as np
 
 from dygraph.onnx.graph import maps
-from dygraph.ops import conv, linalg, nn_dropout, nn_linear, norm, pooling
+from dygraph.ops.conv import Conv
+from dygraph.ops.linalg import MatMul
+from dygraph.ops.nn_dropout import dropout
+from dygraph.ops.nn_linear import Linear, Lookup, embedding
+from dygraph.ops.norm import Normalize
+from dygraph.ops.pooling import AvgPool, MaxPool
 from dygraph.static.eager_call import EagerCall
 
 __all__ = []
 
 
-@maps(conv.Conv)
+@maps(Conv)
 def _conv(g, op, ins, outs):
     geo = op.geo
     return g.add("Conv", ins, outs, kernel_shape=list(g.shape(ins[1])[2:]),
@@ -33,7 +38,7 @@ def _window_attrs(geo):
                 pads=[lo for lo, _ in geo.pads] + list(geo.ext))
 
 
-@maps(pooling.MaxPool)
+@maps(MaxPool)
 def _max_pool(g, op, ins, outs):
     if op.geo.ksize is None:
         raise NotImplementedError("paddle.onnx.export: adaptive max pooling with uneven bins "
@@ -51,7 +56,7 @@ def _bin_matrix(starts, ends, size, dtype):
     return m
 
 
-@maps(pooling.AvgPool)
+@maps(AvgPool)
 def _avg_pool(g, op, ins, outs):
     geo, x = op.geo, ins[0]
     dtype = g.dtype(x)
@@ -115,7 +120,7 @@ def _is_layer_norm(g, op, x, w):
             and all(s == 1 for s in op.pshape[:first]) and first > 0)
 
 
-@maps(norm.Normalize)
+@maps(Normalize)
 def _normalize(g, op, ins, outs):
     x, w, b = (list(ins) + [None, None])[:3]
     same_view = tuple(op.nshape[1:]) == g.shape(x)[1:]
@@ -145,7 +150,7 @@ def _normalize(g, op, ins, outs):
     return g.add("Identity", [y], outs)
 
 
-@maps(nn_linear.Linear)
+@maps(Linear)
 def _linear(g, op, ins, outs):
     if g.rank(ins[0]) == 2:
         return g.add("Gemm", ins, outs)
@@ -161,7 +166,7 @@ def _swap_last(g, name):
     return g.add("Transpose", [name], perm=list(range(nd - 2)) + [nd - 1, nd - 2])
 
 
-@maps(linalg.MatMul)
+@maps(MatMul)
 def _matmul(g, op, ins, outs):
     x, y = ins
     if op.tx and g.rank(x) >= 2:
@@ -180,7 +185,7 @@ def _gather_rows(g, weight, ids, pad, outs):
     return g.add("Where", [hit, g.scalar(0.0, weight), rows], outs)
 
 
-@maps(nn_linear.Lookup)
+@maps(Lookup)
 def _lookup(g, op, ins, outs):
     ids = g.const(np.asarray(op.ids, np.int64))
     g.shapes[ids] = (np.shape(op.ids), np.dtype(np.int64))
@@ -205,7 +210,7 @@ def _embedding(g, op, args, outs):
     return _gather_rows(g, weight, args["x"], None if pad is None else int(pad) % rows, outs)
 
 
-_WHOLE = {nn_dropout.dropout: _dropout, nn_linear.embedding: _embedding}
+_WHOLE = {dropout: _dropout, embedding: _embedding}
 
 
 @maps(EagerCall)

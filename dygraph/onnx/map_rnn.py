@@ -16,7 +16,8 @@ Example:
 
 import numpy as np
 
-from dygraph.nn.layer import rnn_kernels, rnn_sequence
+from dygraph.nn.layer.rnn_kernels import BatchFull
+from dygraph.nn.layer.rnn_sequence import GRUSequence, LSTMSequence, SimpleRNNSequence
 from dygraph.onnx.graph import maps
 
 __all__ = []
@@ -63,12 +64,12 @@ def _sequence(g, op, kind, order, ins, outs, extra=None, **attrs):
     return outs
 
 
-@maps(rnn_sequence.LSTMSequence)
+@maps(LSTMSequence)
 def _lstm(g, op, ins, outs):
     return _sequence(g, op, "LSTM", _LSTM_ORDER, ins, outs)
 
 
-@maps(rnn_sequence.GRUSequence)
+@maps(GRUSequence)
 def _gru(g, op, ins, outs):
     extra = None
     if len(ins) > 3 + op.masked:  # the hidden bias, applied before the reset gate
@@ -82,13 +83,13 @@ def _gru(g, op, ins, outs):
     return _sequence(g, op, "GRU", _GRU_ORDER, ins, outs, extra, linear_before_reset=1)
 
 
-@maps(rnn_sequence.SimpleRNNSequence)
+@maps(SimpleRNNSequence)
 def _simple(g, op, ins, outs):
     activation = "Tanh" if op.activation == "tanh" else "Relu"
     return _sequence(g, op, "RNN", (0,), ins, outs, activations=[activation])
 
 
-@maps(rnn_kernels.BatchFull)
+@maps(BatchFull)
 def _batch_full(g, op, ins, outs):
     batch = g.add("Slice", [g.add("Shape", ins), g.ints([op.batch_dim]),
                             g.ints([op.batch_dim + 1])])

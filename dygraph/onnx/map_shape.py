@@ -14,7 +14,10 @@ Example:
 import numpy as np
 
 from dygraph.onnx.graph import INT64_MAX, INT64_MIN, maps
-from dygraph.ops import indexing, manipulation, manipulation_pad, shape
+from dygraph.ops.indexing import GetItem
+from dygraph.ops.manipulation import Concat, Flip, Split, Stack, Tile, Unbind
+from dygraph.ops.manipulation_pad import ConstantPad
+from dygraph.ops.shape import BroadcastTo, Reshape, Transpose
 
 __all__ = []
 
@@ -23,27 +26,27 @@ def unsupported(what):
     return NotImplementedError(f"paddle.onnx.export: {what} has no ONNX mapping")
 
 
-@maps(shape.Reshape)
+@maps(Reshape)
 def _reshape(g, op, ins, outs):
     return g.add("Reshape", [ins[0], g.ints(op.shape)], outs)
 
 
-@maps(shape.Transpose)
+@maps(Transpose)
 def _transpose(g, op, ins, outs):
     return g.add("Transpose", ins, outs, perm=[int(p) for p in op.perm])
 
 
-@maps(shape.BroadcastTo)
+@maps(BroadcastTo)
 def _broadcast(g, op, ins, outs):
     return g.add("Expand", [ins[0], g.ints(op.shape)], outs)
 
 
-@maps(manipulation.Concat)
+@maps(Concat)
 def _concat(g, op, ins, outs):
     return g.add("Concat", ins, outs, axis=int(op.axis))
 
 
-@maps(manipulation.Split)
+@maps(Split)
 def _split(g, op, ins, outs):
     # Slices between the bounds (the last one open), so the split axis may even be free.
     edges = [0, *op.bounds, INT64_MAX]
@@ -53,33 +56,33 @@ def _split(g, op, ins, outs):
     return outs
 
 
-@maps(manipulation.Stack)
+@maps(Stack)
 def _stack(g, op, ins, outs):
     axis = int(op.axis) % (g.rank(ins[0]) + 1)
     parts = [g.axes_op("Unsqueeze", x, [axis]) for x in ins]
     return g.add("Concat", parts, outs, axis=axis)
 
 
-@maps(manipulation.Unbind)
+@maps(Unbind)
 def _unbind(g, op, ins, outs):
     for i, out in enumerate(outs):
         g.add("Gather", [ins[0], g.const(np.int64(i))], [out], axis=int(op.axis))
     return outs
 
 
-@maps(manipulation.Tile)
+@maps(Tile)
 def _tile(g, op, ins, outs):
     return g.add("Tile", [ins[0], g.ints(op.reps)], outs)
 
 
-@maps(manipulation.Flip)
+@maps(Flip)
 def _flip(g, op, ins, outs):
     n = len(op.axes)
     return g.add("Slice", [ins[0], g.ints([-1] * n), g.ints([INT64_MIN] * n),
                            g.ints(op.axes), g.ints([-1] * n)], outs)
 
 
-@maps(manipulation_pad.ConstantPad)
+@maps(ConstantPad)
 def _pad(g, op, ins, outs):
     pads = [int(a) for a, _ in op.widths] + [int(b) for _, b in op.widths]
     return g.add("Pad", [ins[0], g.ints(pads), g.scalar(op.value, ins[0])], outs)
@@ -95,7 +98,7 @@ def _expand_ellipsis(items, rank):
     return out
 
 
-@maps(indexing.GetItem)
+@maps(GetItem)
 def _getitem(g, op, ins, outs):
     items = op.index if isinstance(op.index, tuple) else (op.index,)
     for i in items:
