@@ -12,6 +12,8 @@ Example:
 
 import numpy as np
 
+from dygraph.autograd.function import _FORWARD_ERRORS
+from dygraph.framework.errors import op_error
 from dygraph.ops.conv import Conv
 from dygraph.ops.pooling import MaxPool
 from dygraph.static.executor import Executor, Scope, _Plan
@@ -32,18 +34,42 @@ def _load(config, scope):
 
 
 class ExecutorBackend:
-    """The saved program, planned once; a run is the plan's loop of op forwards."""
+    """The saved program, planned once (the Executor's plan: the ops the outputs need and
+    where each intermediate dies); a run is a flat loop of op forwards on NumPy arrays,
+    without the slots and saved outputs that only a backward would read."""
 
     def __init__(self, config):
-        self.scope = Scope()
-        self.program, self.feeds, self.fetches = _load(config, self.scope)
-        for o in self.program.global_block().ops:
+        scope = Scope()
+        self.program, self.feeds, self.fetches = _load(config, scope)
+        plan = _Plan(self.program, set(self.feeds), list(self.fetches))
+        for o in plan.ops:
             for attr, value in _INFERENCE_ATTRS.get(type(o.op), {}).items():
                 setattr(o.op, attr, value)
-        self._plan = _Plan(self.program, set(self.feeds), list(self.fetches))
+        self._ops = plan.ops
+        self._steps = [(o.op.forward, tuple(o.inputs), tuple(o.outputs), tuple(dead))
+                       for o, dead in zip(plan.ops, plan.free_after)]
+        self._check_feed = plan.check_feed
+        self._values = {n: scope.vars[n] for n in plan.persistable}
 
     def run(self, feed):
-        return self._plan.run(self.scope, feed)
+        env = dict(self._values)
+        for name, value in feed.items():
+            env[name] = self._check_feed(name, value)
+        index = 0
+        try:
+            for index, (forward, ins, outs, dead) in enumerate(self._steps):  # noqa: B007
+                result = forward(np, *[env[n] for n in ins])
+                if type(result) is tuple:
+                    env.update(zip(outs, result))
+                else:
+                    env[outs[0]] = result
+                for name in dead:
+                    del env[name]
+        except _FORWARD_ERRORS as exc:
+            shapes = [list(np.shape(env.get(n))) for n in self._ops[index].inputs]
+            raise op_error(self._ops[index].type, f"{exc} (in the predictor; inputs "
+                           f"{shapes})", type(exc)) from None
+        return [env[n] for n in self.fetches]
 
     def declared_shape(self, name):
         return self.program.global_block().var(name).static_shape
