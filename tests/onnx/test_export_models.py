@@ -2,6 +2,7 @@
 batch, run in onnxruntime at two batch sizes, equals eager DyGraph (float32, 1e-4)."""
 
 import numpy as np
+import pytest
 
 import dygraph
 from dygraph import nn
@@ -87,3 +88,18 @@ def test_free_sequence_length(tmp_path):
     ids = np.random.default_rng(0).integers(0, 50, (2, 11))
     got = session(path).run(None, {"ids": ids})[0]
     np.testing.assert_allclose(got, net(dygraph.to_tensor(ids)).numpy(), atol=1e-5)
+
+
+@pytest.mark.parametrize("build", [
+    lambda: models.squeezenet1_1(num_classes=4),
+    lambda: models.mobilenet_v1(scale=0.25, num_classes=4),
+    lambda: models.mobilenet_v3_small(scale=0.5, num_classes=4),
+    lambda: models.ShuffleNetV2(0.33, act="swish", num_classes=4),
+], ids=["squeezenet1_1", "mobilenet_v1", "mobilenet_v3_small", "shufflenet_v2_swish"])
+def test_more_of_the_zoo(tmp_path, build):
+    # Fire modules (concat), depthwise blocks, squeeze-excitation with hardswish and
+    # hardsigmoid, channel shuffle (reshape/transpose) and swish.
+    dygraph.seed(9)
+    net = build()
+    calibrate_batch_norm(net, images((3, 32, 32), seed=10)(8))
+    check_export(tmp_path, net, [None, 3, 32, 32], images((3, 32, 32)), batches=(1, 2))
