@@ -155,8 +155,11 @@ def to_onnx_model(program, feeds, fetches, opset_version=17, graph_name="dygraph
                                       f"{o!r})")
         mapping(g, o.op, list(o.inputs), list(o.outputs))
     output_names = _name_outputs(g, feeds, fetches, output_names)
+    # Free dims get names of their own (one input's batch says nothing of another's).
+    lead = "batch" if len(feeds) == 1 else "{}_batch"
     inputs = [_value_info(helper, block.vars[n], n,
-                          lambda i, n=n: "batch" if i == 0 else f"{n}_dim{i}") for n in feeds]
+                          lambda i, n=n: lead.format(n) if i == 0 else f"{n}_dim{i}")
+              for n in feeds]
     outputs = [_value_info(helper, block.vars[f], out, lambda i: None)
                for f, out in zip(fetches, output_names)]
     # Only what a node reads: mappings fold some parameters into new initializers.

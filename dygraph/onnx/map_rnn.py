@@ -1,5 +1,5 @@
-"""ONNX mappings of the recurrent sequence ops (SimpleRNN, LSTM, GRU over all steps) and of
-the zero initial states of a free batch.
+"""ONNX mappings of the recurrent sequence ops (SimpleRNN, LSTM, GRU over all steps), of
+the fused LSTM/GRU cell steps, and of the zero initial states of a free batch.
 
 DyGraph's sequence ops take the input projection already made (x @ W_ih^T + biases, one
 matmul before the op), so the ONNX RNN/LSTM/GRU node gets those gates as its input with
@@ -16,7 +16,7 @@ Example:
 
 import numpy as np
 
-from dygraph.nn.layer.rnn_kernels import BatchFull
+from dygraph.nn.layer.rnn_kernels import BatchFull, GRUPointwise, LSTMPointwise
 from dygraph.nn.layer.rnn_sequence import GRUSequence, LSTMSequence, SimpleRNNSequence
 from dygraph.onnx.graph import maps
 
@@ -87,6 +87,32 @@ def _gru(g, op, ins, outs):
 def _simple(g, op, ins, outs):
     activation = "Tanh" if op.activation == "tanh" else "Relu"
     return _sequence(g, op, "RNN", (0,), ins, outs, activations=[activation])
+
+
+def _split_gates(g, gates, n):
+    """The n equal blocks of the last axis of `gates`."""
+    size = g.shape(gates)[-1] // n
+    return [g.add("Slice", [gates, g.ints([k * size]), g.ints([(k + 1) * size]), g.ints([-1])])
+            for k in range(n)]
+
+
+@maps(LSTMPointwise)
+def _lstm_step(g, op, ins, outs):
+    i, f, c, o = _split_gates(g, ins[0], 4)
+    i, f, o = (g.add("Sigmoid", [v]) for v in (i, f, o))
+    cell = g.add("Add", [g.add("Mul", [f, ins[1]]), g.add("Mul", [i, g.add("Tanh", [c])])],
+                 [outs[1]])
+    return g.add("Mul", [o, g.add("Tanh", [cell])], [outs[0]])
+
+
+@maps(GRUPointwise)
+def _gru_step(g, op, ins, outs):
+    x_r, x_z, x_c = _split_gates(g, ins[0], 3)
+    h_r, h_z, h_c = _split_gates(g, ins[1], 3)
+    r = g.add("Sigmoid", [g.add("Add", [x_r, h_r])])
+    z = g.add("Sigmoid", [g.add("Add", [x_z, h_z])])
+    n = g.add("Tanh", [g.add("Add", [x_c, g.add("Mul", [r, h_c])])])
+    return g.add("Add", [g.add("Mul", [g.add("Sub", [ins[2], n]), z]), n], outs)
 
 
 @maps(BatchFull)

@@ -6,6 +6,7 @@ import pytest
 
 import dygraph
 from dygraph import nn
+from dygraph.static import InputSpec
 from dygraph.vision import models
 from tests.onnx.helpers import calibrate_batch_norm, check_export, images, session
 
@@ -103,3 +104,35 @@ def test_more_of_the_zoo(tmp_path, build):
     net = build()
     calibrate_batch_norm(net, images((3, 32, 32), seed=10)(8))
     check_export(tmp_path, net, [None, 3, 32, 32], images((3, 32, 32)), batches=(1, 2))
+
+
+class StepByStep(nn.Layer):
+    """LSTM and GRU cells called in a Python loop (the fused cell-step ops), two inputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm, self.gru = nn.LSTMCell(5, 6), nn.GRUCell(5, 6)
+
+    def forward(self, x, h0):
+        h, c, g = h0, h0 * 0.5, h0
+        for t in range(x.shape[1]):
+            _, (h, c) = self.lstm(x[:, t], (h, c))
+            g, _ = self.gru(x[:, t], g)
+        return h + c, g
+
+
+def test_cells_stepped_in_python_with_two_inputs(tmp_path):
+    dygraph.seed(10)
+    net = StepByStep()
+    net.eval()
+    path = str(tmp_path / "cells")
+    dygraph.onnx.export(net, path, [InputSpec([None, 3, 5], "float32", "x"),
+                                    InputSpec([None, 6], "float32", "h0")])
+    sess = session(path + ".onnx")
+    assert [i.shape[0] for i in sess.get_inputs()] == ["x_batch", "h0_batch"]
+    for batch in (1, 4):
+        x, h0 = images((3, 5))(batch), images((6,), seed=3)(batch)
+        got = sess.run(None, {"x": x, "h0": h0})
+        want = net(dygraph.to_tensor(x), dygraph.to_tensor(h0))
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a, b.numpy(), atol=1e-5)
