@@ -118,6 +118,7 @@ class Predictor:
 
             self._backend = ExecutorBackend(config)
         self._inputs, self._outputs = {}, {}
+        self._feed_names = set(self._backend.feeds)
 
     def get_input_names(self):
         return list(self._backend.feeds)
@@ -142,10 +143,10 @@ class Predictor:
         on `inputs`, a list of arrays or Tensors in get_input_names() order (returns the
         outputs as a list of Tensors)."""
         if inputs is None:
-            missing = [n for n in self._backend.feeds if n not in self._inputs]
-            if missing:
-                raise RuntimeError(f"predictor.run: input {missing[0]!r} has no value; set it "
-                                   "with get_input_handle(name).copy_from_cpu(array)")
+            if not self._inputs.keys() >= self._feed_names:
+                missing = [n for n in self._backend.feeds if n not in self._inputs]
+                raise RuntimeError(f"predictor.run: input {missing[0]!r} has no value; set "
+                                   "it with get_input_handle(name).copy_from_cpu(array)")
             self._outputs = dict(zip(self._backend.fetches, self._backend.run(self._inputs)))
             return True
         if len(inputs) != len(self._backend.feeds):

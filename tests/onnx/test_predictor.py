@@ -100,6 +100,8 @@ def test_handles_names_types_and_run_with_a_list(tmp_path):
         predictor.get_input_handle("y")
     with pytest.raises(RuntimeError, match="is an output"):
         out.copy_from_cpu(x)
+    with pytest.raises(RuntimeError, match="input 'x' has no value; set it"):
+        predictor.clone().run()
     with pytest.raises(RuntimeError, match="has no value yet"):
         predictor.clone().get_output_handle(out.name).copy_to_cpu()
     assert PrecisionType.Float32 == 0 and get_version().startswith("version: ")
