@@ -16,6 +16,7 @@ from dygraph.autograd.function import _FORWARD_ERRORS
 from dygraph.framework.errors import op_error
 from dygraph.ops.conv import Conv
 from dygraph.ops.pooling import MaxPool
+from dygraph.static.eager_call import EagerCall
 from dygraph.static.executor import Executor, Scope, _Plan
 from dygraph.static.io import load_inference_model
 
@@ -45,6 +46,8 @@ class ExecutorBackend:
         for o in plan.ops:
             for attr, value in _INFERENCE_ATTRS.get(type(o.op), {}).items():
                 setattr(o.op, attr, value)
+            if isinstance(o.op, EagerCall):  # its function then records no autograd graph
+                o.op.stops = [True] * len(o.op.stops)
         self._ops = plan.ops
         self._steps = [(o.op.forward, tuple(o.inputs), tuple(o.outputs), tuple(dead))
                        for o, dead in zip(plan.ops, plan.free_after)]
