@@ -30,9 +30,10 @@ def test_resnet18(tmp_path):
 
 def test_vgg11(tmp_path):
     dygraph.seed(4)
-    net = models.vgg11(num_classes=10)
-    # VGG-11's features, adaptive pool (1x1 -> 7x7 here: uneven bins) and classifier
-    # structure, with narrower hidden layers so the test does not write 500 MB.
+    # vgg11's features and adaptive pool (1x1 -> 7x7 here: uneven bins), and its
+    # classifier's structure with narrower hidden layers (the full one is 500 MB).
+    net = models.vgg11(num_classes=0)
+    net.num_classes = 10
     net.classifier = nn.Sequential(nn.Linear(512 * 7 * 7, 64), nn.ReLU(), nn.Dropout(),
                                    nn.Linear(64, 64), nn.ReLU(), nn.Dropout(),
                                    nn.Linear(64, 10))
