@@ -252,3 +252,17 @@ def _mean(g, op, ins, outs):
 def _extreme(g, op, ins, outs):
     kind = "ReduceMax" if op.fn in ("max", "amax") else "ReduceMin"
     return g.axes_op(kind, ins[0], _axes(op, ins[0], g), outs, keepdims=int(op.keepdim))
+
+
+@maps(reduction.ArgExtreme)
+def _arg_extreme(g, op, ins, outs):
+    x, axis = ins[0], op.axis
+    if axis is None:  # of the flattened tensor
+        x, axis = g.add("Reshape", [x, g.ints([-1])]), 0
+    kind = "ArgMax" if op.fn == "argmax" else "ArgMin"
+    y = g.add(kind, [x], axis=int(axis), keepdims=int(op.keepdim and op.axis is not None))
+    if op.axis is None and op.keepdim:
+        y = g.add("Reshape", [y, g.ints([1] * g.rank(ins[0]))])
+    if np.dtype(op.dtype) != np.int64:
+        y = g.add("Cast", [y], to=g.helper.np_dtype_to_tensor_dtype(np.dtype(op.dtype)))
+    return g.add("Identity", [y], outs)

@@ -50,6 +50,9 @@ CASES = {
     + (x <= 0.2).astype("float32"),
     "reductions": lambda x: x.sum(axis=[1, 2, 3]) + x.mean(axis=-1).max(axis=[1, 2])
     + x.min(axis=[1, 2, 3]) + x.sum(axis=2, keepdim=True).squeeze(2).amax([1, 2]),
+    "argmax_argmin": lambda x: dygraph.argmax(x, axis=1) * 10 + dygraph.argmin(
+        x, axis=1, keepdim=True, dtype="int32").astype("int64").squeeze(1)
+    + dygraph.argmax(x[:, 0, 0], keepdim=True),
     # shapes
     "reshape_flatten_transpose": lambda x: dygraph.transpose(
         dygraph.flatten(x, 1).reshape([0, 5, -1]), [0, 2, 1]),
