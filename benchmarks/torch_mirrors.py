@@ -118,6 +118,18 @@ class _SequenceClassifier(nn.Module):
         return self.head(out[:, -1])
 
 
+class _LeNet(nn.Module):
+    def __init__(self, num_classes):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(1, 6, 3, 1, 1), nn.ReLU(), nn.MaxPool2d(2, 2),
+                                      nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2, 2))
+        self.fc = nn.Sequential(nn.Linear(400, 120), nn.Linear(120, 84),
+                                nn.Linear(84, num_classes))
+
+    def forward(self, x):
+        return self.fc(torch.flatten(self.features(x), 1))
+
+
 def _renamed(name, dy_state):
     """DyGraph state_dict entries under PyTorch's names, as NumPy arrays."""
     out = {}
@@ -143,6 +155,8 @@ def mirror(name, dy_model):
     """A PyTorch module equal to DyGraph's `dy_model` (see benchmarks/models.py)."""
     if name == "resnet18":
         model = _ResNet18(10)
+    elif name == "lenet":
+        model = _LeNet(10)
     elif name == "mobilenetv2":
         model = _MobileNetV2(dy_model, 10)
     else:

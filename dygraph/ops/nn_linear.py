@@ -10,6 +10,7 @@ import numpy as np
 
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import amp_casts, as_tensor, float_operand
 from dygraph.ops.linalg import matmul
@@ -226,6 +227,9 @@ register("nn_lookup",
          lambda w, ids, pad: apply(Lookup(ids, pad), w))
 
 
+# The ids are an attribute of the Lookup op (no gradient reaches them): static mode records
+# the whole call, so a program looks up each run's ids, not the build-time stand-in's.
+@captured_whole
 def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=False,
               scale_grad_by_freq=False, name=None):
     """Rows of `weight` ([num_embeddings, embedding_dim]) at the int ids `x`; the result has

@@ -234,8 +234,23 @@ def _arg_extreme(x, axis, keepdim, dtype, fn, op):
         if data.ndim == 0:
             axis = None
     check_not_empty(data.shape, None if axis is None else (axis,), op)
-    out = getattr(_xp(data), fn)(data, axis=axis, keepdims=keepdim)
-    return _new_tensor(_xp(data).asarray(out, dtype=out_dtype), None, 0, True)
+    return apply(ArgExtreme(fn, axis, keepdim, np.dtype(out_dtype)), x)
+
+
+class ArgExtreme(Op):
+    """argmax/argmin as an op (no gradient), so that static programs compute it per run."""
+
+    differentiable = False
+
+    def __init__(self, fn, axis, keepdim, dtype):
+        self.fn, self.axis, self.keepdim, self.dtype = fn, axis, keepdim, dtype
+
+    def forward(self, xp, x):
+        out = getattr(xp, self.fn)(x, axis=self.axis, keepdims=self.keepdim)
+        return xp.asarray(out, dtype=self.dtype)
+
+    def backward(self, m, g):
+        return (None,)
 
 
 def argmax(x, axis=None, keepdim=False, dtype="int64", name=None):

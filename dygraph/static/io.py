@@ -43,7 +43,8 @@ __all__ = ["save_inference_model", "load_inference_model"]
 FORMAT = "dygraph-program"
 # Attributes that hold one run's working state, not the op's configuration.
 _RUN_STATE = {"inputs", "edges", "versions", "out_data", "cols", "saved", "tensors", "outs",
-              "keep", "flat", "prob", "rows", "probing", "arg", "inner"}
+              "keep", "flat", "prob", "rows", "probing", "arg", "inner", "bulk", "xhat",
+              "rstd", "batch_mean", "batch_var"}
 
 
 class _Encoder:
@@ -57,6 +58,10 @@ class _Encoder:
             return v.item()
         if isinstance(v, np.dtype):
             return {"__dtype__": v.str}
+        if isinstance(v, slice):  # indexing ops (x[:, -1])
+            return {"__slice__": [self.value(x, where) for x in (v.start, v.stop, v.step)]}
+        if v is Ellipsis:
+            return {"__ellipsis__": True}
         if isinstance(v, tuple):
             return {"__tuple__": [self.value(x, where) for x in v]}
         if isinstance(v, list):
@@ -106,6 +111,10 @@ def _decode(v, arrays, where):
         return arrays[v["__array__"]]
     if "__dtype__" in v:
         return np.dtype(v["__dtype__"])
+    if "__slice__" in v:
+        return slice(*(_decode(x, arrays, where) for x in v["__slice__"]))
+    if "__ellipsis__" in v:
+        return Ellipsis
     if "__function__" in v:
         fn = _resolve(v["__function__"], "function")
         # Only the functions static capture records whole (losses, dropout): a file must
@@ -186,19 +195,22 @@ def _list(v):
 
 def load_inference_model(path_prefix, executor, **kwargs):
     """[program, feed names, fetch variables] from what save_inference_model wrote; the
-    parameters go into the executor's scope."""
+    parameters go into the executor's scope (or `scope=`). `model_filename` and
+    `params_filename` give the two files' paths when they do not share the prefix."""
+    model_file = kwargs.get("model_filename") or path_prefix + ".pdmodel"
+    params_file = kwargs.get("params_filename") or path_prefix + ".pdiparams"
     try:
-        with open(path_prefix + ".pdmodel", "rb") as f:
+        with open(model_file, "rb") as f:
             model = json.loads(f.read().decode("utf-8"))
     except FileNotFoundError:
-        raise ValueError(f"load_inference_model: no {path_prefix}.pdmodel") from None
+        raise ValueError(f"load_inference_model: no {model_file}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"load_inference_model: {path_prefix}.pdmodel is damaged or not a "
+        raise ValueError(f"load_inference_model: {model_file} is damaged or not a "
                          f"program ({exc})") from None
     if not isinstance(model, dict) or model.get("format") != FORMAT:
-        raise ValueError(f"load_inference_model: {path_prefix}.pdmodel is not a DyGraph "
+        raise ValueError(f"load_inference_model: {model_file} is not a DyGraph "
                          "program")
-    arrays = load(path_prefix + ".pdiparams", return_numpy=True)
+    arrays = load(params_file, return_numpy=True)
     program = Program()
     block = program.global_block()
     scope = kwargs.get("scope") or global_scope()
@@ -222,7 +234,7 @@ def load_inference_model(path_prefix, executor, **kwargs):
             op.versions = (0,) * len(op.inputs)
             block.ops.append(Operator(op, record["inputs"], record["outputs"]))
     except (KeyError, TypeError, AttributeError, ImportError) as exc:
-        raise ValueError(f"load_inference_model: {path_prefix}.pdmodel is damaged "
+        raise ValueError(f"load_inference_model: {model_file} is damaged "
                          f"({type(exc).__name__}: {exc})") from None
     program._bump()
     return [program, list(model["feeds"]), [block.vars[n] for n in model["fetches"]]]

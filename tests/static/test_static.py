@@ -226,3 +226,39 @@ def test_batch_norm_with_a_free_batch_trains_as_eager_and_tests_with_running_sta
     got = exe.run(test_program, feed={"x": probe}, fetch_list=[out], scope=scope)[0]
     np.testing.assert_allclose(got, eager(dygraph.to_tensor(probe)).numpy(), rtol=1e-5,
                                atol=1e-6)
+
+
+def test_batch_and_layer_norm_build_with_a_free_batch_and_match_eager():
+    bn, ln = dygraph.nn.BatchNorm2D(2), dygraph.nn.LayerNorm([3, 3])
+    bn.eval()
+    main, startup = static.Program(), static.Program()
+    dygraph.enable_static()
+    with static.program_guard(main, startup):
+        x = static.data("x", [None, 2, 3, 3])
+        y = ln(bn(x))
+    dygraph.disable_static()
+    exe = static.Executor()
+    exe.run(startup)
+    for batch in (1, 5):
+        data = np.random.default_rng(batch).standard_normal((batch, 2, 3, 3), np.float32)
+        got = exe.run(main, feed={"x": data}, fetch_list=[y])[0]
+        np.testing.assert_allclose(got, ln(bn(dygraph.to_tensor(data))).numpy(), atol=1e-6)
+
+
+def test_embedding_and_lstm_run_with_each_runs_ids_and_batch():
+    dygraph.seed(3)
+    emb, lstm = dygraph.nn.Embedding(20, 4, padding_idx=0), dygraph.nn.LSTM(4, 3)
+    main, startup = static.Program(), static.Program()
+    dygraph.enable_static()
+    with static.program_guard(main, startup):
+        ids = static.data("ids", [None, None], "int64")
+        out, (h, c) = lstm(emb(ids))
+    dygraph.disable_static()
+    exe = static.Executor()
+    exe.run(startup)
+    for shape in ((1, 2), (4, 6)):
+        data = np.random.default_rng(shape[1]).integers(0, 20, shape)
+        got = exe.run(main, feed={"ids": data}, fetch_list=[out, c])
+        want_out, (_, want_c) = lstm(emb(dygraph.to_tensor(data)))
+        np.testing.assert_allclose(got[0], want_out.numpy(), atol=1e-6)
+        np.testing.assert_allclose(got[1], want_c.numpy(), atol=1e-6)

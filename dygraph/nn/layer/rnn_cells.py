@@ -10,10 +10,12 @@ depend on the state, so RNN runs it once for the whole sequence as one matmul) a
 
 import math
 
+from dygraph.autograd.function import apply
+from dygraph.framework.dtype import convert_dtype
 from dygraph.framework.errors import describe, op_error
 from dygraph.nn.initializer import Uniform
 from dygraph.nn.layer.layers import Layer
-from dygraph.nn.layer.rnn_kernels import gru_pointwise, lstm_pointwise
+from dygraph.nn.layer.rnn_kernels import BatchFull, gru_pointwise, lstm_pointwise
 from dygraph.ops import creation, linalg
 from dygraph.ops.activation import relu
 from dygraph.ops.unary import tanh
@@ -75,6 +77,10 @@ class RNNCellBase(Layer):
         dtype = dtype if dtype is not None else getattr(self, "state_dtype", self._dtype)
 
         def build(s):
+            if _is_shape(s) and batch == -1:
+                # A static program's free batch: the size comes from the input at run time.
+                op = BatchFull(batch_dim_idx, tuple(s), init_value, convert_dtype(dtype).np_dtype)
+                return apply(op, first_leaf(batch_ref))
             if _is_shape(s):
                 return creation.full([batch] + list(s), init_value, dtype)
             return tuple(build(part) for part in s)

@@ -95,6 +95,23 @@ class GRUPointwise(Op):
         return d_x, d_h, (gh * z if self.edges[2] is not None else None)
 
 
+class BatchFull(Op):
+    """A [batch] + shape array of `value`, the batch taken from dim `batch_dim` of the
+    input (Paddle's fill_constant_batch_size_like): zero initial states of a static
+    program whose batch size is free."""
+
+    differentiable = False
+
+    def __init__(self, batch_dim, shape, value, dtype):
+        self.batch_dim, self.shape, self.value, self.dtype = batch_dim, shape, value, dtype
+
+    def forward(self, xp, ref):
+        return xp.full([ref.shape[self.batch_dim]] + list(self.shape), self.value, self.dtype)
+
+    def backward(self, m, g):
+        return (None,)
+
+
 def lstm_pointwise(gates, c_prev):
     """The fused LSTM update: (h, c) from the summed gates and the previous cell.
 
