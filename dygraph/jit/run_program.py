@@ -1,0 +1,175 @@
+"""A traced program as ONE differentiable op of the eager graph (Paddle's `run_program`).
+
+`CompiledProgram` holds a Program, the names of its inputs (the traced function's tensor
+arguments, then the parameters and live tensors it reads) and of its outputs. Calling it
+applies a `RunProgram` op to those tensors: the forward runs the program's forward ops on
+raw arrays (the Executor's prepared steps: no Tensor objects, no autograd bookkeeping per
+op); the backward runs the program's gradient ops, built once from the same per-op
+backward formulas as static `append_backward`. Because parameters are inputs of the op,
+`loss.backward()`, hooks, `paddle.grad` and optimizers work around it as around any op.
+
+Example:
+    >>> import dygraph
+    >>> from dygraph import static
+    >>> from dygraph.static.capture import capture
+    >>> from dygraph.autograd import grad_mode
+    >>> net = dygraph.nn.Linear(2, 1)
+    >>> main = static.Program(); main.live_tensors = {}
+    >>> grad_mode.state.static_program, grad_mode.state.intercept = main, capture
+    >>> with static.program_guard(main):
+    ...     x = static.data('x', [None, 2])
+    ...     y = net(x)
+    >>> grad_mode.state.static_program = grad_mode.state.intercept = None
+    >>> compiled = CompiledProgram(main, ['x'], [y.name])
+    >>> out, = compiled([dygraph.ones([3, 2])])
+    >>> out.sum().backward(); net.weight.grad.shape
+    [2, 1]
+"""
+
+import numpy as np
+
+from dygraph.autograd import grad_mode
+from dygraph.autograd.function import _FORWARD_ERRORS, Op, apply
+from dygraph.framework.errors import op_error
+from dygraph.static.backward import _backward
+from dygraph.static.executor import _Plan
+
+__all__ = ["CompiledProgram", "RunProgram"]
+
+
+class RunProgram(Op):
+    """One call of a compiled program; keeps what its backward needs from its forward."""
+
+    def __init__(self, compiled, record):
+        self.compiled, self.record = compiled, record
+
+    @property
+    def name(self):
+        return "run_program"
+
+    def forward(self, xp, *arrays):
+        return self.compiled.run_forward(self, arrays)
+
+    def backward(self, m, *grads):
+        if m.tensor_mode:
+            raise NotImplementedError(
+                "run_program: double backward (create_graph=True) through a to_static "
+                "function is not supported; call the function eagerly for that")
+        return self.compiled.run_backward(self, grads)
+
+
+def _run(plan, env):
+    """The Executor's flat loop over prepared steps, on `env` ({name: array})."""
+    index = 0
+    try:
+        # index: read by the error handler below to name the failing op.
+        for index, (forward, ins, outs, slots, keeper, dead) in enumerate(  # noqa: B007
+                plan.steps):
+            arrays = [env[n] for n in ins]
+            if slots is not None:
+                for slot, a in zip(slots, arrays):
+                    slot._data = a
+            result = forward(np, *arrays)
+            if type(result) is tuple:
+                env.update(zip(outs, result))
+            else:
+                env[outs[0]] = result
+                result = (result,)
+            if keeper is not None:
+                keeper.out_data = result
+            for name in dead:
+                del env[name]
+    except _FORWARD_ERRORS as exc:
+        o = plan.ops[index]
+        shapes = [list(np.shape(env[n])) for n in o.inputs if n in env]
+        raise op_error(o.type, f"{exc} (in a to_static program; inputs {shapes})",
+                       type(exc)) from None
+    return env
+
+
+class CompiledProgram:
+    """`program` run as one op: `input_names` are fed in order (the tensors passed to the
+    call, then those of `persistables`, {name: Tensor}, read at each call; by default the
+    program's parameters and live tensors); the values of `output_names` come back as
+    Tensors."""
+
+    def __init__(self, program, input_names, output_names, persistables=None):
+        self.program = program
+        if persistables is None:
+            persistables = {**program.parameters, **(program.live_tensors or {})}
+        self.persistables = dict(persistables)
+        self.input_names = list(input_names) + list(self.persistables)
+        self.output_names = list(output_names)
+        self._persist_tensors = list(self.persistables.values())
+        self._forward_plan = _Plan(program, set(self.input_names), self.output_names)
+        self._backward_plan = None
+        self._grad_of = None
+        block = program.global_block()
+        self._out_vars = [block.vars[n] for n in self.output_names]
+
+    # -- gradient program --------------------------------------------------------------------
+    def _build_backward(self):
+        """Append the gradient ops (once): output gradients in, input gradients out."""
+        block = self.program.global_block()
+        targets, grads = [], []
+        for i, var in enumerate(self._out_vars):
+            if var._sg or var._data.dtype.kind not in "fc" or var in targets:
+                continue
+            g = block.create_var(f"{var.name}@GRAD@OUT{i}", var.static_shape,
+                                 var._data.dtype, stop_gradient=True,
+                                 stand_ins=(var._data, var._alt))
+            g.is_feed = True
+            targets.append(var)
+            grads.append(g)
+        done = _backward(block, targets, grads, set()) if targets else {}
+        self._grad_feeds = [(self._out_vars.index(t), g.name) for t, g in zip(targets, grads)]
+        self._grad_of = [done.get(n) for n in self.input_names]
+        fetch = [n for n in self._grad_of if n is not None]
+        self._backward_plan = _Plan(self.program, {g.name for g in grads}, fetch)
+
+    # -- running -------------------------------------------------------------------------------
+    def __call__(self, tensors):
+        """Apply the program to `tensors` (the call's inputs); a list of output Tensors."""
+        inputs = list(tensors) + self._persist_tensors
+        record = grad_mode.state.grad_on and not all(t._sg for t in inputs)
+        if record and self._backward_plan is None:
+            self._build_backward()
+        out = apply(RunProgram(self, record), *inputs)
+        return list(out) if type(out) is tuple else [out]
+
+    def run_forward(self, node, arrays):
+        env = _run(self._forward_plan, dict(zip(self.input_names, arrays)))
+        outs = [env[n] for n in self.output_names]
+        ops = self._forward_plan.ops
+        if node.record:
+            # The op instances hold this run's saved values; keep them with this call, so
+            # a second call before backward (a shared encoder) does not overwrite them.
+            node.saved = [(o.op, dict(o.op.__dict__),
+                           [s._data for s in o.op.inputs] if type(o.op.inputs) is tuple
+                           else None) for o in ops]
+            node.out_shapes = [(a.shape, a.dtype) for a in outs]
+        else:
+            for o in ops:
+                if type(o.op.inputs) is tuple:
+                    for slot in o.op.inputs:
+                        slot._data = None
+                o.op.out_data = None
+        inputs = set(self.input_names)
+        outs = [a.copy() if n in inputs else a for n, a in zip(self.output_names, outs)]
+        return tuple(outs) if len(outs) != 1 else outs[0]
+
+    def run_backward(self, node, grads):
+        for op, state, datas in node.saved:
+            op.__dict__.update(state)
+            if datas is not None:
+                for slot, a in zip(op.inputs, datas):
+                    slot._data = a
+        env = {}
+        for i, name in self._grad_feeds:
+            g = grads[i]
+            if g is None:
+                shape, dtype = node.out_shapes[i]
+                g = np.zeros(shape, dtype)
+            env[name] = g
+        env = _run(self._backward_plan, env)
+        return tuple(None if n is None else env[n] for n in self._grad_of)
