@@ -16,7 +16,9 @@ from dygraph.jit.config import (
     set_code_level,
     set_verbosity,
 )
+from dygraph.jit.save_load import TranslatedLayer, load, save
 from dygraph.jit.static_function import StaticFunction, to_static
 
 __all__ = ["to_static", "not_to_static", "ignore_module", "enable_to_static",
-           "set_code_level", "set_verbosity", "StaticFunction"]
+           "set_code_level", "set_verbosity", "StaticFunction", "save", "load",
+           "TranslatedLayer"]

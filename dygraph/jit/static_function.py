@@ -123,10 +123,15 @@ class StaticFunction:
             # Off, unconvertible, or inside another trace / static program (where the
             # ops are recorded into that program).
             return self._call_eagerly(args, kwargs)
-        structure, tensors = tensor_args(args, kwargs)
+        if not kwargs and all(isinstance(a, Tensor) for a in args):
+            structure, tensors = len(args), args  # the common case, keyed cheaply
+        else:
+            structure, tensors = tensor_args(args, kwargs)
         key = self._key(structure, tensors)
         concrete = self._cache._programs.get(key)
         if concrete is None or concrete.stale():
+            if type(structure) is int:
+                structure = tensor_args(args, kwargs)[0]
             concrete = self._trace(key, structure, tensors)
             if concrete is None:
                 return self._call_eagerly(args, kwargs)

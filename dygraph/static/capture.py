@@ -70,9 +70,11 @@ def _register(block, tensor):
             raise ValueError(f"static capture: two different parameters are both named "
                              f"{name!r}; give them distinct names (ParamAttr(name=...))")
         if name not in block.vars:
-            var = block.create_var(name, tensor._data.shape, tensor._data.dtype,
-                                   persistable=True, stop_gradient=tensor._sg,
-                                   stand_ins=(tensor._data, tensor._data))
+            # Tracing for to_static runs ops on copies: batch norm's running statistics
+            # (parameters too) must not move while the program is built.
+            value = tensor._data if live is None else np.array(tensor._data, copy=True)
+            var = block.create_var(name, value.shape, value.dtype, persistable=True,
+                                   stop_gradient=tensor._sg, stand_ins=(value, value))
             var.is_parameter = True
             program.parameters[name] = tensor
             startup = default_startup_program().global_block()
@@ -136,10 +138,10 @@ def capture(op, inputs):
     op.probing = True
     state.intercept = None
     try:
-        first = _run_probe(op, [t._data for t in inputs], inputs)
+        variables = [block.vars[n] for n in names]
+        first = _run_probe(op, [v._data for v in variables], inputs)
         try:
-            second = _run_probe(op, [t._alt if isinstance(t, Variable) else t._data
-                                     for t in inputs], inputs)
+            second = _run_probe(op, [v._alt for v in variables], inputs)
         except (ValueError, TypeError, IndexError) as exc:
             raise type(exc)(
                 f"{op.name}: this op ran with the build-time stand-in of a free (-1) "
