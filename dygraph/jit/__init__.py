@@ -10,6 +10,7 @@ Example:
 """
 
 from dygraph.jit.config import (
+    ProgramTranslator,
     enable_to_static,
     ignore_module,
     not_to_static,
@@ -18,7 +19,8 @@ from dygraph.jit.config import (
 )
 from dygraph.jit.save_load import TranslatedLayer, load, save
 from dygraph.jit.static_function import StaticFunction, to_static
+from dygraph.jit.traced_layer import TracedLayer
 
 __all__ = ["to_static", "not_to_static", "ignore_module", "enable_to_static",
            "set_code_level", "set_verbosity", "StaticFunction", "save", "load",
-           "TranslatedLayer"]
+           "TranslatedLayer", "TracedLayer", "ProgramTranslator"]

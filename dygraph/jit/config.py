@@ -15,7 +15,8 @@ import logging
 import sys
 
 __all__ = ["enable_to_static", "not_to_static", "ignore_module", "set_code_level",
-           "set_verbosity", "is_enabled", "convert", "Unconvertible", "log"]
+           "set_verbosity", "is_enabled", "convert", "Unconvertible", "log",
+           "ProgramTranslator"]
 
 _settings = {"enabled": True, "code_level": -1, "code_stdout": False, "verbosity": 0,
              "verbosity_stdout": False}
@@ -157,3 +158,31 @@ def _dy2static():
         if exc.name != "dygraph.jit.dy2static":
             raise
         return None
+
+
+class ProgramTranslator:
+    """The 1.8/2.0 switch object (one instance): `ProgramTranslator().enable(False)` is
+    enable_to_static(False).
+
+    Example:
+        >>> ProgramTranslator().enable(True); ProgramTranslator.get_instance().enable_to_static
+        True
+    """
+
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    @classmethod
+    def get_instance(cls):
+        return cls()
+
+    def enable(self, enable_to_static_bool):
+        enable_to_static(enable_to_static_bool)
+
+    @property
+    def enable_to_static(self):
+        return is_enabled()
