@@ -118,10 +118,11 @@ class StaticFunction:
 
     # -- calling -------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        state = grad_mode.state
         if (not config.is_enabled() or self._fallback is not None
-                or grad_mode.state.static_program is not None):
-            # Off, unconvertible, or inside another trace / static program (where the
-            # ops are recorded into that program).
+                or state.static_program is not None or state.amp is not None):
+            # Off, unconvertible, inside another trace or static program (whose program
+            # records the ops), or under auto_cast (whose casts a program does not make).
             return self._call_eagerly(args, kwargs)
         if not kwargs and all(isinstance(a, Tensor) for a in args):
             structure, tensors = len(args), args  # the common case, keyed cheaply

@@ -20,7 +20,7 @@ from dygraph.framework.random import get_rng_state, set_rng_state
 from dygraph.jit.run_program import CompiledProgram
 from dygraph.static.capture import capture
 from dygraph.static.program import Program, Variable, data, program_guard
-from dygraph.tensor import Tensor
+from dygraph.tensor import Tensor, to_tensor
 
 __all__ = ["Arg", "flatten", "unflatten", "trace", "tensor_args", "ConcreteProgram"]
 
@@ -131,7 +131,9 @@ def trace(function, structure, args):
 
 
 def tensor_args(args, kwargs):
-    """(structure, tensor leaves) of a call's arguments."""
+    """(structure, tensor leaves) of a call's arguments; NumPy arrays become tensors (program
+    inputs, as in Paddle), not constants keyed by identity."""
     leaves = []
-    structure = flatten((tuple(args), dict(kwargs)), leaves, lambda v: isinstance(v, Tensor))
-    return structure, leaves
+    structure = flatten((tuple(args), dict(kwargs)), leaves,
+                        lambda v: isinstance(v, (Tensor, np.ndarray)))
+    return structure, [v if isinstance(v, Tensor) else to_tensor(v) for v in leaves]

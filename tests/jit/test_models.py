@@ -143,3 +143,18 @@ def test_batch_norm_training_updates_running_statistics_as_eager():
     np.testing.assert_allclose(out_b, out_a, rtol=1e-5, atol=1e-5)
     for a, b in zip(params_a + grads_a, params_b + grads_b):
         np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-5)
+
+
+def test_lstm_gradients_through_to_static_equal_eager():
+    x = _input((5, 8), batch=3)
+    grads = []
+    for static in (False, True):
+        dygraph.seed(0)
+        with unique_name.guard():
+            net = LSTMClassifier()
+        if static:
+            net = dygraph.jit.to_static(net)
+        (net(x) ** 2).sum().backward()
+        grads.append([p.grad.numpy() for p in net.parameters()])
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)

@@ -282,3 +282,16 @@ def test_concrete_program_api():
     assert "def f" in f.code
     concrete, _ = f.get_concrete_program(InputSpec([3, 2], "float32"))
     assert concrete.inputs[0].shape == (3, 2)
+
+
+def test_numpy_arguments_are_inputs_and_auto_cast_runs_eagerly():
+    f = to_static(lambda x: x * 2.0)
+    for seed in range(3):
+        data = np.random.default_rng(seed).standard_normal((2, 3)).astype(np.float32)
+        np.testing.assert_allclose(f(data).numpy(), data * 2.0, rtol=1e-6)
+    assert len(f.program_cache) == 1
+    g = to_static(lambda x, w: dygraph.matmul(x, w))
+    with dygraph.amp.auto_cast(level="O1", dtype="float16"):
+        want = dygraph.matmul(_x(2, 2), _x(2, 2, seed=1))
+        got = g(_x(2, 2), _x(2, 2, seed=1))
+    assert got.dtype == want.dtype and len(g.program_cache) == 0
