@@ -16,7 +16,7 @@ import sys
 
 __all__ = ["enable_to_static", "not_to_static", "ignore_module", "set_code_level",
            "set_verbosity", "is_enabled", "convert", "Unconvertible", "log",
-           "ProgramTranslator"]
+           "ProgramTranslator", "is_ignored"]
 
 _settings = {"enabled": True, "code_level": -1, "code_stdout": False, "verbosity": 0,
              "verbosity_stdout": False}
@@ -111,7 +111,9 @@ def log(level, message):
             print(message, file=sys.stdout)
 
 
-def _skipped(function):
+def is_ignored(function):
+    """Whether the converter must leave `function` as written (not_to_static, or a module
+    passed to ignore_module); the AST converter asks this for the functions it meets."""
     if getattr(function, "_not_to_static", False):
         return True
     module = inspect.getmodule(function)
@@ -123,7 +125,7 @@ def convert(function):
     cond/while_loop); `function` itself when there is no converter or it is marked
     not_to_static. Raises Unconvertible for code the converter refuses."""
     dy2static = _dy2static()
-    if dy2static is None or _skipped(function):
+    if dy2static is None or is_ignored(function):
         return function
     try:
         converted = dy2static.convert_to_static(function)

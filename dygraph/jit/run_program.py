@@ -111,9 +111,15 @@ class CompiledProgram:
     def _build_backward(self):
         """Append the gradient ops (once): output gradients in, input gradients out."""
         block = self.program.global_block()
-        targets, grads = [], []
+        targets, grads, where = [], [], []
         for i, var in enumerate(self._out_vars):
-            if var._sg or var._data.dtype.kind not in "fc" or var in targets:
+            if var._sg or var._data.dtype.kind not in "fc":
+                continue
+            # An output returned twice gets the sum of both gradients (identity, not ==:
+            # comparing Variables would record an op).
+            seen = [k for k, t in enumerate(targets) if t is var]
+            if seen:
+                where[seen[0]].append(i)
                 continue
             g = block.create_var(f"{var.name}@GRAD@OUT{i}", var.static_shape,
                                  var._data.dtype, stop_gradient=True,
@@ -121,12 +127,13 @@ class CompiledProgram:
             g.is_feed = True
             targets.append(var)
             grads.append(g)
+            where.append([i])
         first = len(block.ops)
         done = _backward(block, targets, grads, set()) if targets else {}
         for o in block.ops[first:]:
             if isinstance(o.op, GradOf):
                 o.op.frees = False  # each call restores its own saved values
-        self._grad_feeds = [(self._out_vars.index(t), g.name) for t, g in zip(targets, grads)]
+        self._grad_feeds = [(indices, g.name) for indices, g in zip(where, grads)]
         self._grad_of = [done.get(n) for n in self.input_names]
         fetch = [n for n in self._grad_of if n is not None]
         self._backward_plan = _Plan(self.program, {g.name for g in grads}, fetch)
@@ -169,11 +176,11 @@ class CompiledProgram:
                 for slot, a in zip(op.inputs, datas):
                     slot._data = a
         env = {}
-        for i, name in self._grad_feeds:
-            g = grads[i]
-            if g is None:
-                shape, dtype = node.out_shapes[i]
-                g = np.zeros(shape, dtype)
-            env[name] = g
+        for indices, name in self._grad_feeds:
+            parts = [grads[i] for i in indices if grads[i] is not None]
+            if not parts:
+                shape, dtype = node.out_shapes[indices[0]]
+                parts = [np.zeros(shape, dtype)]
+            env[name] = parts[0] if len(parts) == 1 else sum(parts[1:], parts[0])
         env = _run(self._backward_plan, env)
         return tuple(None if n is None else env[n] for n in self._grad_of)

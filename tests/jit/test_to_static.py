@@ -295,3 +295,16 @@ def test_numpy_arguments_are_inputs_and_auto_cast_runs_eagerly():
         want = dygraph.matmul(_x(2, 2), _x(2, 2, seed=1))
         got = g(_x(2, 2), _x(2, 2, seed=1))
     assert got.dtype == want.dtype and len(g.program_cache) == 0
+
+
+def test_an_output_returned_twice_or_an_input_returned_gets_all_its_gradient():
+    @to_static
+    def f(x, y):
+        z = x * 2.0
+        return z, z, y
+
+    x, y = _x(3, stop_gradient=False), _x(3, seed=1, stop_gradient=False)
+    a, b, c = f(x, y)
+    (a * 3.0 + b + c * 5.0).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full(3, 8.0), rtol=1e-6)
+    np.testing.assert_allclose(y.grad.numpy(), np.full(3, 5.0), rtol=1e-6)
