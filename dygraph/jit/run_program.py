@@ -31,7 +31,7 @@ import numpy as np
 from dygraph.autograd import grad_mode
 from dygraph.autograd.function import _FORWARD_ERRORS, Op, apply
 from dygraph.framework.errors import op_error
-from dygraph.static.backward import GradOf, _backward
+from dygraph.static.backward import _backward
 from dygraph.static.executor import _Plan
 
 __all__ = ["CompiledProgram", "RunProgram"]
@@ -128,11 +128,7 @@ class CompiledProgram:
             targets.append(var)
             grads.append(g)
             where.append([i])
-        first = len(block.ops)
         done = _backward(block, targets, grads, set()) if targets else {}
-        for o in block.ops[first:]:
-            if isinstance(o.op, GradOf):
-                o.op.frees = False  # each call restores its own saved values
         self._grad_feeds = [(indices, g.name) for indices, g in zip(where, grads)]
         self._grad_of = [done.get(n) for n in self.input_names]
         fetch = [n for n in self._grad_of if n is not None]

@@ -44,9 +44,6 @@ class GradOf(Op):
     gradients out (`wanted` indices)."""
 
     differentiable = False
-    # Free the forward op's saved values once used; jit's run_program, which restores them
-    # per call anyway, turns this off.
-    frees = True
 
     def __init__(self, fwd, present, wanted):
         self.fwd, self.present, self.wanted = fwd, present, wanted
@@ -66,8 +63,6 @@ class GradOf(Op):
             elif g.shape != shape:
                 g = _sum_to(_MATH, g, shape)
             out.append(g)
-        if not self.frees:
-            return tuple(out) if len(out) != 1 else out[0]
         # Done with this op's saved values for this run: free them now, as the eager engine
         # frees a node after its backward, instead of at the op's next forward.
         for slot in fwd.inputs:

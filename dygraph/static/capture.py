@@ -88,6 +88,7 @@ def _register(block, tensor):
         # A buffer (running statistics) or a tensor from outside the traced function: an
         # input of each run, read then. Its stand-ins are copies, so ops that update it in
         # place (batch norm while training) leave it alone while the program is built.
+        block = program.global_block()
         name = f"live_{id(tensor)}"
         if name not in block.vars:
             copy = np.array(tensor._data, copy=True)
@@ -99,6 +100,14 @@ def _register(block, tensor):
                            stand_ins=(tensor._data, tensor._data))
     block.append_op(Constant(np.array(tensor._data, copy=True)), [], [var.name], role="const")
     return var.name
+
+
+def _var_of(program, name):
+    """The variable `name` of the innermost block that has it."""
+    for block in reversed(program.blocks):
+        if name in block.vars:
+            return block.vars[name]
+    raise KeyError(name)
 
 
 def _in_program(tensors, live):
@@ -138,7 +147,8 @@ def capture(op, inputs):
     op.probing = True
     state.intercept = None
     try:
-        variables = [block.vars[n] for n in names]
+        variables = [t if isinstance(t, Variable) else _var_of(program, n)
+                     for t, n in zip(inputs, names)]
         first = _run_probe(op, [v._data for v in variables], inputs)
         try:
             second = _run_probe(op, [v._alt for v in variables], inputs)
