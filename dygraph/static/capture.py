@@ -139,7 +139,7 @@ def capture(op, inputs):
             return apply(op, *inputs)
         finally:
             state.intercept = capture
-    block = program.global_block()
+    block = state.static_program.current_block()
     names = [t.name if isinstance(t, Variable) else _register(block, t) for t in inputs]
     # Ops whose output size depends on data (IfElse's rows) may meet stand-ins that do not
     # fit each other; `probing` lets them shape a placeholder result instead. The probes
