@@ -87,6 +87,30 @@ def _run(plan, env):
     return env
 
 
+def _runner(plan, fetch_names):
+    """fn(env) -> the values of `fetch_names`: the plan's generated straight-line code
+    where the Executor has it, else the flat loop above."""
+    generated = getattr(plan, "run_steps", None)
+    if generated is not None:
+        def run_generated(env):
+            try:
+                return generated({}, env)
+            except _FORWARD_ERRORS as exc:
+                step = getattr(exc, "static_step", -1)
+                if step < 0:
+                    raise
+                raise op_error(plan.ops[step].type, f"{exc} (in a to_static program)",
+                               type(exc)) from None
+
+        return run_generated
+
+    def run_loop(env):
+        env = _run(plan, env)
+        return [env[n] for n in fetch_names]
+
+    return run_loop
+
+
 class CompiledProgram:
     """`program` run as one op: `input_names` are fed in order (the tensors passed to the
     call, then those of `persistables`, {name: Tensor}, read at each call; by default the
@@ -102,6 +126,7 @@ class CompiledProgram:
         self.output_names = list(output_names)
         self._persist_tensors = list(self.persistables.values())
         self._forward_plan = _Plan(program, set(self.input_names), self.output_names)
+        self._forward = _runner(self._forward_plan, self.output_names)
         self._backward_plan = None
         self._grad_of = None
         block = program.global_block()
@@ -133,6 +158,7 @@ class CompiledProgram:
         self._grad_of = [done.get(n) for n in self.input_names]
         fetch = [n for n in self._grad_of if n is not None]
         self._backward_plan = _Plan(self.program, {g.name for g in grads}, fetch)
+        self._backward = _runner(self._backward_plan, fetch)
 
     # -- running -------------------------------------------------------------------------------
     def __call__(self, tensors):
@@ -145,8 +171,7 @@ class CompiledProgram:
         return list(out) if type(out) is tuple else [out]
 
     def run_forward(self, node, arrays):
-        env = _run(self._forward_plan, dict(zip(self.input_names, arrays)))
-        outs = [env[n] for n in self.output_names]
+        outs = self._forward(dict(zip(self.input_names, arrays)))
         ops = self._forward_plan.ops
         if node.record:
             # The op instances hold this run's saved values; keep them with this call, so
@@ -178,5 +203,5 @@ class CompiledProgram:
                 shape, dtype = node.out_shapes[indices[0]]
                 parts = [np.zeros(shape, dtype)]
             env[name] = parts[0] if len(parts) == 1 else sum(parts[1:], parts[0])
-        env = _run(self._backward_plan, env)
-        return tuple(None if n is None else env[n] for n in self._grad_of)
+        values = iter(self._backward(env))
+        return tuple(None if n is None else next(values) for n in self._grad_of)
