@@ -127,6 +127,14 @@ class CompiledProgram:
         self._persist_tensors = list(self.persistables.values())
         self._forward_plan = _Plan(program, set(self.input_names), self.output_names)
         self._forward = _runner(self._forward_plan, self.output_names)
+        ops = [o.op for o in self._forward_plan.ops]
+        # What a run leaves on the op instances, cleared after runs without a backward.
+        self._slots = [s for op in ops if type(getattr(op, "inputs", None)) is tuple
+                       for s in op.inputs]
+        self._keepers = [op for op in ops if op.save_output]
+        # Outputs that are inputs come back as copies (a new tensor, as from an op).
+        names = set(self.input_names)
+        self._copied = [i for i, n in enumerate(self.output_names) if n in names]
         self._backward_plan = None
         self._grad_of = None
         block = program.global_block()
@@ -177,17 +185,19 @@ class CompiledProgram:
             # The op instances hold this run's saved values; keep them with this call, so
             # a second call before backward (a shared encoder) does not overwrite them.
             node.saved = [(o.op, dict(o.op.__dict__),
-                           [s._data for s in o.op.inputs] if type(o.op.inputs) is tuple
-                           else None) for o in ops]
+                           [s._data for s in o.op.inputs]
+                           if type(getattr(o.op, "inputs", None)) is tuple else None)
+                          for o in ops]
             node.out_shapes = [(a.shape, a.dtype) for a in outs]
         else:
-            for o in ops:
-                if type(o.op.inputs) is tuple:
-                    for slot in o.op.inputs:
-                        slot._data = None
-                o.op.out_data = None
-        inputs = set(self.input_names)
-        outs = [a.copy() if n in inputs else a for n, a in zip(self.output_names, outs)]
+            for slot in self._slots:
+                slot._data = None
+            for op in self._keepers:
+                op.out_data = None
+        if self._copied:
+            outs = list(outs)
+            for i in self._copied:
+                outs[i] = outs[i].copy()
         return tuple(outs) if len(outs) != 1 else outs[0]
 
     def run_backward(self, node, grads):

@@ -17,6 +17,7 @@ Example:
 
 import functools
 import inspect
+import operator
 import warnings
 
 from dygraph.autograd import grad_mode
@@ -26,6 +27,9 @@ from dygraph.jit.trace import Arg, flatten, tensor_args, trace
 from dygraph.tensor import Tensor
 
 __all__ = ["to_static", "StaticFunction", "ProgramCache"]
+
+_state = grad_mode.state
+_training = operator.attrgetter("training")
 
 
 class ProgramCache:
@@ -118,10 +122,10 @@ class StaticFunction:
 
     # -- calling -------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        state = grad_mode.state
-        if (not config.is_enabled() or self._fallback is not None
-                or state.static_program is not None or state.amp is not None):
-            # Off, unconvertible, inside another trace or static program (whose program
+        state = _state
+        if (self._fallback is not None or state.static_program is not None
+                or state.amp is not None or not config.is_enabled()):
+            # Unconvertible, off, inside another trace or static program (whose program
             # records the ops), or under auto_cast (whose casts a program does not make).
             return self._call_eagerly(args, kwargs)
         if not kwargs and all(isinstance(a, Tensor) for a in args):
@@ -130,7 +134,7 @@ class StaticFunction:
             structure, tensors = tensor_args(args, kwargs)
         key = self._key(structure, tensors)
         concrete = self._cache._programs.get(key)
-        if concrete is None or concrete.stale():
+        if concrete is None or state.grad_on and concrete.stale():
             if type(structure) is int:
                 structure = tensor_args(args, kwargs)[0]
             concrete = self._trace(key, structure, tensors)
@@ -143,16 +147,17 @@ class StaticFunction:
             return ()
         if self._modal is None:
             self._modal = [self._layer] + list(self._layer.sublayers())
-        return tuple(layer.training for layer in self._modal)
+        return tuple(map(_training, self._modal))
 
     def _key(self, structure, tensors):
-        specs = self._specs or ()
-        sig = []
-        for i, t in enumerate(tensors):
-            shape = (_check_spec(i, t, specs[i]) if i < len(specs)
-                     else tuple(t._data.shape))
-            sig.append((shape, t._data.dtype, t._sg))
-        return structure, tuple(sig), self._modes()
+        specs = self._specs
+        if specs is None:
+            sig = tuple([(t._data.shape, t._data.dtype, t._sg) for t in tensors])
+        else:
+            sig = tuple([(_check_spec(i, t, specs[i]) if i < len(specs)
+                          else t._data.shape, t._data.dtype, t._sg)
+                         for i, t in enumerate(tensors)])
+        return structure, sig, self._modes()
 
     def _static_form(self):
         if self._converted is None:

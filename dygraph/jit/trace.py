@@ -12,6 +12,8 @@ Example:
     ([(-1, 3)], [(-1, 3)])
 """
 
+import operator
+
 import numpy as np
 
 from dygraph.autograd import grad_mode
@@ -25,6 +27,7 @@ from dygraph.tensor import Tensor, to_tensor
 __all__ = ["Arg", "flatten", "unflatten", "trace", "tensor_args", "ConcreteProgram"]
 
 _LEAF = "T"
+_stop = operator.attrgetter("_sg")
 
 
 class Arg:
@@ -82,14 +85,14 @@ class ConcreteProgram:
         self.function = function
         self.parameters = list(program.parameters.values())
         self._watched = self.parameters + list(program.live_tensors.values())
-        self._stops = [t._sg for t in self._watched]
+        self._stops = list(map(_stop, self._watched))
         self.compiled = CompiledProgram(program, [v.name for v in inputs],
                                         [v.name for v in outputs])
 
     def stale(self):
         """Whether a parameter or live input changed stop_gradient since tracing (its
         gradient program would be wrong)."""
-        return any(t._sg is not s for t, s in zip(self._watched, self._stops))
+        return list(map(_stop, self._watched)) != self._stops
 
     def __call__(self, tensors):
         outs = self.compiled(tensors)
