@@ -279,6 +279,8 @@ def to_static(function=None, input_spec=None, build_strategy=None, backend=None,
               full_graph=False, **kwargs):
     """Run `function` (a function, a Layer, or a Layer's forward) as a static program; as a
     decorator, with or without arguments. A Layer gets a static forward and is returned.
+    `build_strategy`, `backend` and `full_graph` are accepted for compatibility: there is
+    one way to run a program (the Executor's, on NumPy arrays), always the whole function.
 
     Example:
         >>> import dygraph
