@@ -113,7 +113,12 @@ def log(level, message):
 
 def is_ignored(function):
     """Whether the converter must leave `function` as written (not_to_static, or a module
-    passed to ignore_module); the AST converter asks this for the functions it meets."""
+    passed to ignore_module); the AST converter asks this for the functions it meets.
+
+    Example:
+        >>> is_ignored(not_to_static(lambda x: x))
+        True
+    """
     if getattr(function, "_not_to_static", False):
         return True
     module = inspect.getmodule(function)
@@ -123,7 +128,12 @@ def is_ignored(function):
 def convert(function):
     """The static form of `function` from the AST converter (its tensor `if`/`while` as
     cond/while_loop); `function` itself when there is no converter or it is marked
-    not_to_static. Raises Unconvertible for code the converter refuses."""
+    not_to_static. Raises Unconvertible for code the converter refuses.
+
+    Example:
+        >>> convert(not_to_static(lambda x: x))(3)
+        3
+    """
     dy2static = _dy2static()
     if dy2static is None or is_ignored(function):
         return function

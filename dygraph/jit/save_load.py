@@ -57,7 +57,15 @@ def save(layer, path, input_spec=None, **configs):
     """Write `path.pdmodel` and `path.pdiparams`: the inference program of `layer` (a
     Layer, a to_static function or a TranslatedLayer) for `input_spec` (None/-1 dims stay
     free), with its parameters and buffers. Dropout and batch norm are saved in inference
-    mode."""
+    mode.
+
+    Example:
+        >>> import os, tempfile, dygraph
+        >>> path = os.path.join(tempfile.mkdtemp(), 'fc')
+        >>> save(dygraph.nn.Linear(2, 1), path, [InputSpec([None, 2])])
+        >>> sorted(os.listdir(os.path.dirname(path)))
+        ['fc.pdiparams', 'fc.pdmodel']
+    """
     if isinstance(layer, TranslatedLayer):
         program, feeds, fetches = layer._program, layer._feeds, layer._fetches
         persistables = layer._persistables
@@ -157,7 +165,15 @@ class TranslatedLayer(Layer):
 
 def load(path, **configs):
     """The model jit.save wrote at `path` as a TranslatedLayer (no code from the files
-    runs: only dygraph's own op classes are accepted; damaged files raise ValueError)."""
+    runs: only dygraph's own op classes are accepted; damaged files raise ValueError).
+
+    Example:
+        >>> import os, tempfile, dygraph
+        >>> path = os.path.join(tempfile.mkdtemp(), 'fc')
+        >>> save(dygraph.nn.Linear(2, 1), path, [InputSpec([None, 2])])
+        >>> load(path)(dygraph.ones([3, 2])).shape
+        [3, 1]
+    """
     scope = Scope()
     program, feeds, fetches = _io.load_inference_model(path, None, scope=scope)
     return TranslatedLayer(program, feeds, fetches, scope.vars)

@@ -42,7 +42,14 @@ class Arg:
 
 
 def flatten(value, leaves, is_leaf):
-    """A hashable description of `value`'s structure; its leaves (is_leaf) go to `leaves`."""
+    """A hashable description of `value`'s structure; its leaves (is_leaf) go to `leaves`.
+
+    Example:
+        >>> leaves = []
+        >>> s = flatten((1, [2.5, 'a']), leaves, lambda v: isinstance(v, float))
+        >>> leaves, unflatten(s, iter([7.0]))
+        ([2.5], (1, [7.0, 'a']))
+    """
     if is_leaf(value):
         leaves.append(value)
         return _LEAF
@@ -59,7 +66,8 @@ def flatten(value, leaves, is_leaf):
 
 
 def unflatten(structure, leaves):
-    """Rebuild what flatten described, taking leaves in order from iterator `leaves`."""
+    """Rebuild what flatten described, taking leaves in order from iterator `leaves` (see
+    flatten's example)."""
     if structure == _LEAF:
         return next(leaves)
     kind = structure[0]
