@@ -106,7 +106,9 @@ def _mark_gradients(program, needs):
         o.op.edges = tuple(True if w else None for w in wanted)
         o.op.n_outputs = len(o.outputs)
         if getattr(o.op, "differentiable", True) and any(wanted):
-            needs |= {n for n in o.outputs if block.vars[n]._data.dtype.kind in "fc"}
+            # (A saved program keeps only the variables something reads.)
+            needs |= {n for n in o.outputs
+                      if n in block.vars and block.vars[n]._data.dtype.kind in "fc"}
     for name, var in block.vars.items():
         var._sg = name not in needs
 
