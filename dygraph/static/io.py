@@ -43,7 +43,8 @@ __all__ = ["save_inference_model", "load_inference_model"]
 FORMAT = "dygraph-program"
 # Attributes that hold one run's working state, not the op's configuration.
 _RUN_STATE = {"inputs", "edges", "versions", "out_data", "cols", "saved", "tensors", "outs",
-              "keep", "flat", "prob", "rows", "probing", "arg", "inner"}
+              "keep", "flat", "prob", "rows", "probing", "arg", "inner", "bulk", "xhat",
+              "rstd", "batch_mean", "batch_var"}
 
 
 class _Encoder:

@@ -134,10 +134,18 @@ def test_traced_layer_follows_the_paddle_1_6_example(tmp_path):
 
 def test_a_saved_lstm_runs_and_trains(tmp_path):
     # Its cell steps have outputs nothing reads, which the saved program leaves out.
-    from tests.jit.test_models import LSTMClassifier
+    class Classifier(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.lstm = nn.LSTM(8, 16, num_layers=2)
+            self.fc = nn.Linear(16, 3)
+
+        def forward(self, x):
+            _, (h, _) = self.lstm(x)
+            return self.fc(h.sum(axis=0))
 
     dygraph.seed(0)
-    net = LSTMClassifier()
+    net = Classifier()
     net.eval()
     x = dygraph.to_tensor(np.random.default_rng(0).standard_normal((3, 5, 8)), "float32")
     dygraph.jit.save(net, str(tmp_path / "lstm"), input_spec=[InputSpec([3, 5, 8])])
