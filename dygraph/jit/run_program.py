@@ -29,10 +29,9 @@ Example:
 import numpy as np
 
 from dygraph.autograd import grad_mode
-from dygraph.autograd.function import _FORWARD_ERRORS, Op, apply
-from dygraph.framework.errors import op_error
+from dygraph.autograd.function import Op, apply
+from dygraph.jit.plan import Plan, rewrite, select
 from dygraph.static.backward import _backward
-from dygraph.static.executor import _Plan
 
 __all__ = ["CompiledProgram", "RunProgram"]
 
@@ -58,59 +57,6 @@ class RunProgram(Op):
         return self.compiled.run_backward(self, grads)
 
 
-def _run(plan, env):
-    """The Executor's flat loop over prepared steps, on `env` ({name: array})."""
-    index = 0
-    try:
-        # index: read by the error handler below to name the failing op.
-        for index, (forward, ins, outs, slots, keeper, dead) in enumerate(  # noqa: B007
-                plan.steps):
-            arrays = [env[n] for n in ins]
-            if slots is not None:
-                for slot, a in zip(slots, arrays):
-                    slot._data = a
-            result = forward(np, *arrays)
-            if type(result) is tuple:
-                env.update(zip(outs, result))
-            else:
-                env[outs[0]] = result
-                result = (result,)
-            if keeper is not None:
-                keeper.out_data = result
-            for name in dead:
-                del env[name]
-    except _FORWARD_ERRORS as exc:
-        o = plan.ops[index]
-        shapes = [list(np.shape(env[n])) for n in o.inputs if n in env]
-        raise op_error(o.type, f"{exc} (in a to_static program; inputs {shapes})",
-                       type(exc)) from None
-    return env
-
-
-def _runner(plan, fetch_names):
-    """fn(env) -> the values of `fetch_names`: the plan's generated straight-line code
-    where the Executor has it, else the flat loop above."""
-    generated = getattr(plan, "run_steps", None)
-    if generated is not None:
-        def run_generated(env):
-            try:
-                return generated({}, env)
-            except _FORWARD_ERRORS as exc:
-                step = getattr(exc, "static_step", -1)
-                if step < 0:
-                    raise
-                raise op_error(plan.ops[step].type, f"{exc} (in a to_static program)",
-                               type(exc)) from None
-
-        return run_generated
-
-    def run_loop(env):
-        env = _run(plan, env)
-        return [env[n] for n in fetch_names]
-
-    return run_loop
-
-
 class CompiledProgram:
     """`program` run as one op: `input_names` are fed in order (the tensors passed to the
     call, then those of `persistables`, {name: Tensor}, read at each call; by default the
@@ -125,13 +71,6 @@ class CompiledProgram:
         self.input_names = list(input_names) + list(self.persistables)
         self.output_names = list(output_names)
         self._persist_tensors = list(self.persistables.values())
-        self._forward_plan = _Plan(program, set(self.input_names), self.output_names)
-        self._forward = _runner(self._forward_plan, self.output_names)
-        ops = [o.op for o in self._forward_plan.ops]
-        # What a run leaves on the op instances, cleared after runs without a backward.
-        self._slots = [s for op in ops if type(getattr(op, "inputs", None)) is tuple
-                       for s in op.inputs]
-        self._keepers = [op for op in ops if op.save_output]
         # Outputs that are inputs come back as copies (a new tensor, as from an op).
         names = set(self.input_names)
         self._copied = [i for i, n in enumerate(self.output_names) if n in names]
@@ -139,6 +78,18 @@ class CompiledProgram:
         self._grad_of = None
         block = program.global_block()
         self._out_vars = [block.vars[n] for n in self.output_names]
+        self._forward_ops = select([o for o in block.ops if o.role != "backward"],
+                                   self.output_names)
+        forward, _ = rewrite(self._forward_ops, [], self.output_names)
+        self._set_forward(Plan(forward, names, self.output_names))
+
+    def _set_forward(self, plan):
+        self._forward_plan = plan
+        ops = [o.op for o in plan.ops]
+        # What a run leaves on the op instances, cleared after runs without a backward.
+        self._slots = [s for op in ops if type(getattr(op, "inputs", None)) is tuple
+                       for s in op.inputs]
+        self._keepers = [op for op in ops if op.save_output]
 
     # -- gradient program --------------------------------------------------------------------
     def _build_backward(self):
@@ -161,12 +112,17 @@ class CompiledProgram:
             targets.append(var)
             grads.append(g)
             where.append([i])
+        first = len(block.ops)
         done = _backward(block, targets, grads, set()) if targets else {}
         self._grad_feeds = [(indices, g.name) for indices, g in zip(where, grads)]
         self._grad_of = [done.get(n) for n in self.input_names]
         fetch = [n for n in self._grad_of if n is not None]
-        self._backward_plan = _Plan(self.program, {g.name for g in grads}, fetch)
-        self._backward = _runner(self._backward_plan, fetch)
+        # Both plans again, rewritten together (a swap of forward ops swaps their
+        # gradient ops too).
+        forward, backward = rewrite(self._forward_ops, select(block.ops[first:], fetch),
+                                    self.output_names + fetch)
+        self._set_forward(Plan(forward, set(self.input_names), self.output_names))
+        self._backward_plan = Plan(backward, {g.name for g in grads}, fetch)
 
     # -- running -------------------------------------------------------------------------------
     def __call__(self, tensors):
@@ -179,7 +135,7 @@ class CompiledProgram:
         return list(out) if type(out) is tuple else [out]
 
     def run_forward(self, node, arrays):
-        outs = self._forward(dict(zip(self.input_names, arrays)))
+        outs = self._forward_plan(dict(zip(self.input_names, arrays)))
         ops = self._forward_plan.ops
         if node.record:
             # The op instances hold this run's saved values; keep them with this call, so
@@ -213,5 +169,5 @@ class CompiledProgram:
                 shape, dtype = node.out_shapes[indices[0]]
                 parts = [np.zeros(shape, dtype)]
             env[name] = parts[0] if len(parts) == 1 else sum(parts[1:], parts[0])
-        values = iter(self._backward(env))
+        values = iter(self._backward_plan(env))
         return tuple(None if n is None else next(values) for n in self._grad_of)
