@@ -12,7 +12,7 @@ Example:
     >>> from dygraph.static.program import Operator
     >>> from dygraph.ops.unary import Exp
     >>> plan = Plan([Operator(Exp(), ['x'], ['y'])], {'x'}, ['y'])
-    >>> plan.run({'x': np.zeros(2)})
+    >>> list(plan({'x': np.zeros(2)}))
     [array([1., 1.])]
 """
 
@@ -55,7 +55,8 @@ def rewrite(forward_ops, gradient_ops, kept):
 
 
 class Plan:
-    """`ops` run on {name: array} feeds; run(env) returns the values of `fetch_names`."""
+    """`ops` run on {name: array} feeds; plan(env) returns the values of `fetch_names` (a
+    sequence)."""
 
     def __init__(self, ops, feed_names, fetch_names):
         self.ops, self.fetch_names = list(ops), list(fetch_names)
