@@ -323,12 +323,24 @@ class Model:
     # -- saving ----------------------------------------------------------------------------
     def save(self, path, training=True):
         """Save `path.pdparams` (the network) and `path.pdopt` (the optimizer, when there
-        is one). `training=False` asks for an inference model, which needs dygraph.jit."""
+        is one). `training=False` writes the inference model instead (`path.pdmodel` and
+        `path.pdiparams`, through dygraph.jit.save, in eval mode), traced from the Model's
+        `inputs` InputSpecs; dygraph.jit.load reads it back."""
         if not training:
-            raise NotImplementedError(
-                "Model.save(training=False) writes an inference model through jit.save, "
-                "which DyGraph does not have yet; use Model.save(path) (parameters and "
-                "optimizer state) and rebuild the network to predict")
+            if not self._inputs:
+                raise ValueError("Model.save(training=False) traces the network from the "
+                                 "Model's inputs: build it as Model(network, inputs="
+                                 "[InputSpec(shape, dtype, name)])")
+            from dygraph.jit import save as jit_save
+
+            was_training = self.network.training
+            self.network.eval()
+            try:
+                jit_save(self.network, path, input_spec=self._inputs)
+            finally:
+                if was_training:
+                    self.network.train()
+            return
         directory = os.path.dirname(path)
         if directory:
             os.makedirs(directory, exist_ok=True)

@@ -16,6 +16,7 @@ import numpy as np
 
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.grad_mode import no_grad
+from dygraph.autograd.grad_mode import state as _state
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor, cast
 from dygraph.ops.pool_kernels import PoolGeometry
@@ -199,6 +200,18 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
         array([0.2, 0.4], dtype=float32)
     """
     op = "batch_norm"
+    program = _state.static_program
+    if program is not None and program.live_tensors is not None:
+        # jit.to_static: one op that runs batch norm on each call's arrays, so the running
+        # statistics are read (and, training, updated) at run time, for any batch size.
+        from dygraph.static.eager_call import capture_call
+
+        captured = capture_call(batch_norm, (x, running_mean, running_var, weight, bias),
+                                {"training": training, "momentum": momentum,
+                                 "epsilon": epsilon, "data_format": data_format,
+                                 "use_global_stats": use_global_stats})
+        if captured is not NotImplemented:
+            return captured
     x = _float_input(x, op, 2)
     if data_format not in _BN_FORMATS:
         raise op_error(op, f"data_format must be one of {sorted(_BN_FORMATS)}, got "
@@ -235,6 +248,9 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
             data += ((1.0 - momentum) * batch.reshape(data.shape)).astype(data.dtype)
             t._version[0] += 1
     return y
+
+
+batch_norm.static_whole_call = True  # saved programs may call it (dygraph.static.io)
 
 
 def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):

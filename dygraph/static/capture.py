@@ -62,26 +62,63 @@ class Constant(Op):
 def _register(block, tensor):
     """The program variable standing for an eager Tensor input."""
     program = block.program
+    live = program.live_tensors
     if isinstance(tensor, Parameter):
         block = program.global_block()  # a loop body reads parameters from outside
         name = tensor.name
+        known = program.parameters.get(name)
+        if known is not None and known is not tensor:
+            raise ValueError(f"static capture: two different parameters are both named "
+                             f"{name!r}; give them distinct names (ParamAttr(name=...))")
         if name not in block.vars:
-            var = block.create_var(name, tensor._data.shape, tensor._data.dtype,
-                                   persistable=True, stop_gradient=tensor._sg,
-                                   stand_ins=(tensor._data, tensor._data))
+            # Tracing for to_static runs ops on copies: batch norm's running statistics
+            # (parameters too) must not move while the program is built.
+            value = tensor._data if live is None else np.array(tensor._data, copy=True)
+            var = block.create_var(name, value.shape, value.dtype, persistable=True,
+                                   stop_gradient=tensor._sg, stand_ins=(value, value))
             var.is_parameter = True
             program.parameters[name] = tensor
             startup = default_startup_program().global_block()
-            if name not in startup.vars:
+            if live is None and name not in startup.vars:
                 startup.create_var(name, tensor._data.shape, tensor._data.dtype, True, True,
                                    (tensor._data, tensor._data))
                 startup.append_op(Constant(np.array(tensor._data, copy=True)), [], [name],
                                   role="init")
         return name
+    if live is not None:
+        # A buffer (running statistics) or a tensor from outside the traced function: an
+        # input of each run, read then. Its stand-ins are copies, so ops that update it in
+        # place (batch norm while training) leave it alone while the program is built.
+        block = program.global_block()
+        name = f"live_{id(tensor)}"
+        if name not in block.vars:
+            copy = np.array(tensor._data, copy=True)
+            block.create_var(name, copy.shape, copy.dtype, persistable=True,
+                             stop_gradient=tensor._sg, stand_ins=(copy, copy))
+            live[name] = tensor
+        return name
     var = block.create_var(None, tensor._data.shape, tensor._data.dtype, stop_gradient=True,
                            stand_ins=(tensor._data, tensor._data))
     block.append_op(Constant(np.array(tensor._data, copy=True)), [], [var.name], role="const")
     return var.name
+
+
+def _var_of(program, name):
+    """The variable `name` of the innermost block that has it."""
+    for block in reversed(program.blocks):
+        if name in block.vars:
+            return block.vars[name]
+    raise KeyError(name)
+
+
+def _in_program(tensors, live):
+    """Whether an op on `tensors` belongs in the program: it reads a program Variable, or,
+    while jit.to_static traces, a parameter or a tensor that needs a gradient (an op on
+    them alone must run again at each call, not once while tracing)."""
+    for t in tensors:
+        if isinstance(t, Variable) or live and (isinstance(t, Parameter) or not t._sg):
+            return True
+    return False
 
 
 def _run_probe(op, arrays, inputs):
@@ -95,7 +132,9 @@ def _run_probe(op, arrays, inputs):
 def capture(op, inputs):
     """`apply` in static mode (see the module docstring)."""
     state = grad_mode.state
-    if not any(isinstance(t, Variable) for t in inputs):
+    program = state.static_program
+    live = program.live_tensors is not None
+    if not _in_program(inputs, live):
         state.intercept = None  # no program value involved: an ordinary eager op
         try:
             return apply(op, *inputs)
@@ -104,13 +143,16 @@ def capture(op, inputs):
     block = state.static_program.current_block()
     names = [t.name if isinstance(t, Variable) else _register(block, t) for t in inputs]
     # Ops whose output size depends on data (IfElse's rows) may meet stand-ins that do not
-    # fit each other; `probing` lets them shape a placeholder result instead.
+    # fit each other; `probing` lets them shape a placeholder result instead. The probes
+    # run eagerly: a whole-function op's inner ops must not land in the program.
     op.probing = True
+    state.intercept = None
     try:
-        first = _run_probe(op, [t._data for t in inputs], inputs)
+        variables = [t if isinstance(t, Variable) else _var_of(program, n)
+                     for t, n in zip(inputs, names)]
+        first = _run_probe(op, [v._data for v in variables], inputs)
         try:
-            second = _run_probe(op, [t._alt if isinstance(t, Variable) else t._data
-                                     for t in inputs], inputs)
+            second = _run_probe(op, [v._alt for v in variables], inputs)
         except (ValueError, TypeError, IndexError) as exc:
             raise type(exc)(
                 f"{op.name}: this op ran with the build-time stand-in of a free (-1) "
@@ -118,8 +160,10 @@ def capture(op, inputs):
                 "fixed that size. Give the dimension a size "
                 f"in data(...) to build this program. ({exc})") from None
     finally:
+        state.intercept = capture
         del op.probing
-    needs_grad = [not t._sg for t in inputs]
+    # jit.to_static honours no_grad() inside the traced function, as eager mode does.
+    needs_grad = [not t._sg and (state.grad_on or not live) for t in inputs]
     stop = not (op.differentiable and any(needs_grad))
     outputs = []
     for a, b in zip(first, second):

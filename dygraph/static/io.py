@@ -168,6 +168,9 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=N
         var = block.vars[name]
         variables[name] = {"shape": list(var.static_shape), "dtype": var._data.dtype.str,
                            "persistable": var.persistable}
+        if var.is_parameter:  # jit.load makes these trainable Parameters again
+            variables[name]["parameter"] = True
+            variables[name]["stop_gradient"] = bool(var._sg)
         if var.persistable:
             value = scope.vars.get(name)
             if value is None:
@@ -217,7 +220,9 @@ def load_inference_model(path_prefix, executor, **kwargs):
     try:
         for name, info in model["vars"].items():
             dtype = np.dtype(info["dtype"])
-            var = block.create_var(name, info["shape"], dtype, bool(info["persistable"]))
+            var = block.create_var(name, info["shape"], dtype, bool(info["persistable"]),
+                                   bool(info.get("stop_gradient", False)))
+            var.is_parameter = bool(info.get("parameter", False))
             if info["persistable"]:
                 scope.vars[name] = np.array(arrays[name], copy=True)
             elif name in model["feeds"]:

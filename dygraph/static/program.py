@@ -28,12 +28,32 @@ from dygraph.framework import dtype as _dt
 from dygraph.tensor import Tensor, _init_from
 
 __all__ = ["Program", "Block", "Variable", "Operator", "program_guard",
-           "default_main_program", "default_startup_program", "data"]
+           "default_main_program", "default_startup_program", "data", "ValueDependentError"]
 
 # The stand-in sizes a free (-1) dimension takes while shapes are inferred: an op runs on
 # both, and an output dimension that differs between the two runs is free too.
 PROBES = (3, 5)
 _names = itertools.count()
+
+
+class ValueDependentError(RuntimeError):
+    """Python code asked for the value of a static Variable (bool() for an `if`, float(),
+    .numpy(), len() of a free dimension...) while a program was being built: the value
+    exists only when the program runs, so the program cannot record that code."""
+
+
+def _value_needed(var, what):
+    import linecache
+    import sys
+
+    frame = sys._getframe(2)  # the code that asked: an `if`, a float() call...
+    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+    return ValueDependentError(
+        f"{what} of static Variable {var._name} (shape {list(var.static_shape)}) at "
+        f"{frame.f_code.co_filename}:{frame.f_lineno} `{line}`: it has no value until an "
+        "Executor runs its program, so Python code cannot branch on it or read it while the "
+        "program is built (use static.nn.cond, fetch it with exe.run(fetch_list=...), or run "
+        "this code eagerly)")
 
 
 class Variable(Tensor):
@@ -72,8 +92,48 @@ class Variable(Tensor):
     __str__ = __repr__
 
     def numpy(self):
-        raise RuntimeError(f"{self._name} is a static Variable: it has no value until an "
-                           "Executor runs its program (fetch it with exe.run(fetch_list=...))")
+        raise _value_needed(self, "numpy()")
+
+    def backward(self, grad_tensor=None, retain_graph=False):
+        raise RuntimeError(
+            f"backward() of static Variable {self._name}: a program gets its gradients "
+            "from static.append_backward or optimizer.minimize(loss); with jit.to_static, "
+            "convert the model and call loss.backward() and opt.step() outside it")
+
+    # Reading a value while building would silently read the stand-in: refuse instead.
+    def __bool__(self):
+        raise _value_needed(self, "bool() (an if/while/and/or/not on a tensor)")
+
+    def __float__(self):
+        raise _value_needed(self, "float()")
+
+    def __int__(self):
+        raise _value_needed(self, "int()")
+
+    def __index__(self):
+        raise _value_needed(self, "use as an index")
+
+    def __complex__(self):
+        raise _value_needed(self, "complex()")
+
+    def __array__(self, dtype=None, copy=None):
+        raise _value_needed(self, "conversion to a NumPy array")
+
+    def item(self, *index):
+        raise _value_needed(self, "item()")
+
+    def tolist(self):
+        raise _value_needed(self, "tolist()")
+
+    def __len__(self):
+        if self.static_shape and self.static_shape[0] == -1:
+            raise _value_needed(self, "len() of a free dimension")
+        return Tensor.__len__(self)
+
+    def __iter__(self):
+        if self.static_shape and self.static_shape[0] == -1:
+            raise _value_needed(self, "iteration over a free dimension")
+        return Tensor.__iter__(self)
 
 
 class Operator:
@@ -146,6 +206,9 @@ class Program:
         self._version = 0
         self._seed = 0
         self.parameters = {}  # name -> the eager Parameter whose value it starts from
+        # {name: eager Tensor} while jit.to_static traces: eager tensors the program reads
+        # become inputs that see their current value at each run (None: constants).
+        self.live_tensors = None
 
     def _bump(self):
         self._version += 1

@@ -116,9 +116,21 @@ def test_load_checks_shapes_unless_skip_mismatch(tmp_path):
                                   model.network[0].weight.numpy())
 
 
-def test_inference_save_is_refused_until_jit_exists(tmp_path):
-    with pytest.raises(NotImplementedError, match="jit.save"):
-        _model().save(str(tmp_path / "m"), training=False)
+def test_inference_save_writes_a_model_jit_load_runs(tmp_path):
+    with pytest.raises(ValueError, match="inputs="):
+        Model(dygraph.nn.Linear(4, 2)).save(str(tmp_path / "m"), training=False)
+    dygraph.seed(0)
+    net = dygraph.nn.Sequential(dygraph.nn.Linear(4, 8), dygraph.nn.Dropout(0.5),
+                                dygraph.nn.ReLU(), dygraph.nn.Linear(8, 2))
+    model = Model(net, inputs=[InputSpec([None, 4], "float32", "x")])
+    model.save(str(tmp_path / "m"), training=False)
+    assert net.training  # the network is back in its mode
+    assert (tmp_path / "m.pdmodel").exists() and (tmp_path / "m.pdiparams").exists()
+    loaded = dygraph.jit.load(str(tmp_path / "m"))
+    loaded.eval()
+    net.eval()
+    x = dygraph.to_tensor(Blobs(n=5).x)
+    np.testing.assert_allclose(loaded(x).numpy(), net(x).numpy(), rtol=1e-6, atol=1e-6)
 
 
 def test_progress_lines_follow_paddle(capsys):

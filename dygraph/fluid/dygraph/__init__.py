@@ -20,9 +20,10 @@ _LAZY_NAMES = {
     "NaturalExpDecay": "learning_rate_scheduler",
     "InverseTimeDecay": "learning_rate_scheduler",
     "PolynomialDecay": "learning_rate_scheduler",
+    "declarative": "jit", "TracedLayer": "jit", "ProgramTranslator": "jit",
 }
 _SUBMODULES = {"layers", "nn", "container", "checkpoint", "pylayer", "parallel",
-               "learning_rate_scheduler"}
+               "learning_rate_scheduler", "jit"}
 
 
 __getattr__ = lazy_attributes(
