@@ -28,6 +28,7 @@ import weakref
 import numpy as np
 
 from dygraph.autograd import grad_mode
+from dygraph.autograd.complex_grad import involves_complex, record_complex
 from dygraph.autograd.saved_hooks import pack_saved
 from dygraph.framework.errors import forward_error, op_error
 from dygraph.tensor import _new_tensor
@@ -50,6 +51,8 @@ class Op:
                       after the forward are detected and reported.
       save_output  -- backward reads outputs through `self.y(m)` / `self.y(m, i)`.
       differentiable -- False for ops whose outputs never carry gradients (argmax, compare).
+      complex_grad -- how backward stands with complex data: "same", "holomorphic" or None
+                      (refused); see dygraph/autograd/complex_grad.py.
     """
 
     __slots__ = ("inputs", "edges", "__dict__", "__weakref__")
@@ -62,6 +65,7 @@ class Op:
     save_inputs = False
     save_output = False
     differentiable = True
+    complex_grad = None
     n_outputs = 1  # multi-output ops get the real count when recorded
     packed_inputs = None  # set under autograd.saved_tensors_hooks (saved_hooks.py)
     packed_outputs = None
@@ -139,6 +143,9 @@ def apply(op, *inputs):
         if x._sg or not _state.grad_on or not op.differentiable:
             return _plain(outs)
         edges = ((x._node, x._idx) if x._node is not None else (None, x),)
+        # The real-dtype case in one test: a float output of the input's dtype. Anything
+        # else (other kinds, casts, complex data) takes the checks below.
+        same = type(outs) is not tuple and outs.dtype is d.dtype and d.dtype.kind == "f"
     elif n == 2:
         x, y = inputs
         d = x._data
@@ -149,6 +156,8 @@ def apply(op, *inputs):
         if (x._sg and y._sg) or not _state.grad_on or not op.differentiable:
             return _plain(outs)
         edges = (_edge(x), _edge(y))
+        same = (type(outs) is not tuple and outs.dtype is d.dtype and d.dtype.kind == "f"
+                and y._data.dtype is d.dtype)
     else:
         arrays = [t._data for t in inputs]
         xp = (np if not arrays or type(arrays[0]) is np.ndarray else _xp_of(arrays[0]))
@@ -159,9 +168,16 @@ def apply(op, *inputs):
         if not _state.grad_on or not op.differentiable or all(t._sg for t in inputs):
             return _plain(outs)
         edges = tuple(_edge(t) for t in inputs)
+        same = False
     multi = type(outs) is tuple
-    if not multi and outs.dtype.kind not in _FLOAT_KINDS:
-        return _new_tensor(outs, None, 0, True)
+    if not multi and not same:
+        kind = outs.dtype.kind
+        if kind not in _FLOAT_KINDS:
+            return _new_tensor(outs, None, 0, True)
+        if kind == "c" or involves_complex(inputs, outs):
+            record_complex(op)
+    elif multi and involves_complex(inputs, outs):
+        record_complex(op)
     op.inputs = inputs
     op.edges = edges
     if op.save_inputs:
