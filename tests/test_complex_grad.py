@@ -2,10 +2,16 @@
 never takes the complex set-up. The complex gradients themselves are checked against finite
 differences in tests/op_specs/spec_complex_grad.py."""
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
 import dygraph as D
+from dygraph.ops.activation import Relu
+from dygraph.ops.math import Multiply
+from dygraph.ops.unary import Exp
 
 _Z = np.array([1 + 2j, -1 + 0.5j, 0.3 - 0.7j])
 
@@ -61,7 +67,19 @@ def test_holomorphic_gradient_is_the_conjugate_derivative():
 
 def test_real_ops_take_no_complex_set_up():
     x = D.to_tensor([0.5, 2.0], stop_gradient=False)
-    for y in (D.exp(x), x * x, D.nn.functional.relu(x)):
-        assert "backward" not in y._node.__dict__  # the class's own backward runs
-    z = _leaf()
-    assert "backward" in D.exp(z)._node.__dict__
+    for y, cls in ((D.exp(x), Exp), (x * x, Multiply), (D.nn.functional.relu(x), Relu)):
+        assert type(y._node) is cls  # the class's own backward runs
+    node = D.exp(_leaf())._node
+    assert type(node) is not Exp and isinstance(node, Exp) and node.name == "exp"
+
+
+def test_complex_nodes_are_freed_without_the_garbage_collector():
+    gc.disable()  # a node that referred to itself would live until a collection
+    try:
+        for fn in (D.exp, D.abs, D.nn.functional.relu):
+            y = fn(_leaf())
+            node = weakref.ref(y._node)
+            del y
+            assert node() is None
+    finally:
+        gc.enable()

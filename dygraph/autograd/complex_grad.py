@@ -39,15 +39,38 @@ def involves_complex(inputs, outs):
 
 
 def record_complex(op):
-    """Set up the recorded node `op`, which has complex data, for backward (see module doc)."""
-    kind = op.complex_grad
-    backward = getattr(op, "backward_complex", None) or op.backward
-    if kind == "holomorphic":
-        op.backward = _conjugated(backward)
-    elif kind == "same":
-        op.backward = backward
+    """Set up the recorded node `op`, which has complex data, for backward (see module doc).
+
+    The node moves to a subclass of its class, made once per class, whose `backward` runs
+    the complex rule; a subclass and not a per-node closure, so that no node refers to
+    itself and graphs that are never differentiated are freed as soon as they are dropped.
+    """
+    cls = type(op)
+    variant = _VARIANTS.get(cls)
+    if variant is None:
+        variant = _VARIANTS[cls] = _variant(cls)
+    if variant is not cls:
+        if variant.complex_grad is None:
+            op.complex_at = user_frame()  # the user's line, for the refusal's message
+        op.__class__ = variant
+
+
+_VARIANTS = {}
+
+
+def _variant(cls):
+    kind = cls.complex_grad
+    backward = getattr(cls, "backward_complex", None)
+    if kind == "same":
+        if backward is None:
+            return cls
+    elif kind == "holomorphic":
+        backward = _conjugated(backward or cls.backward)
     else:
-        op.backward = _refusal(op.name, user_frame())
+        backward = _refuse
+    return type(cls.__name__, (cls,), {"__slots__": (), "backward": backward,
+                                       "__module__": cls.__module__,
+                                       "__qualname__": cls.__qualname__})
 
 
 def _conj(m, g):
@@ -57,19 +80,17 @@ def _conj(m, g):
 
 
 def _conjugated(backward):
-    def conjugated(m, *grads):
+    def conjugated(self, m, *grads):
         grads = tuple(_conj(m, g) for g in grads)
-        return tuple(_conj(m, g) for g in backward(m, *grads))
+        return tuple(_conj(m, g) for g in backward(self, m, *grads))
 
     return conjugated
 
 
-def _refusal(name, where):
-    def refuse(m, *grads):
-        raise op_error(name, f"complex inputs have no gradient here (the {name} at {where} "
-                       "has complex data and its gradient formula is only right for real "
-                       "values); stop the gradient of the complex input (stop_gradient=True "
-                       "or .detach()) or compute on its real and imaginary parts "
-                       "(dygraph.real / dygraph.imag / dygraph.as_real)", TypeError)
-
-    return refuse
+def _refuse(self, m, *grads):
+    name = self.name
+    raise op_error(name, f"complex inputs have no gradient here (the {name} at "
+                   f"{self.complex_at} has complex data and its gradient formula is only "
+                   "right for real values); stop the gradient of the complex input "
+                   "(stop_gradient=True or .detach()) or compute on its real and imaginary "
+                   "parts (dygraph.real / dygraph.imag / dygraph.as_real)", TypeError)
