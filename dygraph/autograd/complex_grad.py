@@ -28,7 +28,13 @@ __all__ = ["record_complex", "involves_complex"]
 
 
 def involves_complex(inputs, outs):
-    """True when an input Tensor or an output array (`outs`: an array or a tuple) is complex."""
+    """True when an input Tensor or an output array (`outs`: an array or a tuple) is complex.
+
+    Example:
+        >>> import numpy as np, dygraph
+        >>> involves_complex([dygraph.ones([2])], np.ones(2, np.complex64))
+        True
+    """
     for t in inputs:
         if t._data.dtype.kind == "c":
             return True
