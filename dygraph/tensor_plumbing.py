@@ -158,6 +158,8 @@ def is_contiguous(self):
 
 
 class _Contiguous(Op):
+    complex_grad = "same"
+
     def forward(self, xp, x):
         return xp.ascontiguousarray(x)
 

@@ -39,6 +39,7 @@ def _softplus_array(xp, x):
 
 
 class Sigmoid(Op):
+    complex_grad = "holomorphic"
     save_output = True
 
     def forward(self, xp, x):

@@ -121,6 +121,8 @@ def shape_list(shape, op):
 
 
 class Cast(Op):
+    complex_grad = "same"
+
     def __init__(self, dtype):
         self.dtype = dtype
 
@@ -152,6 +154,8 @@ def cast(x, dtype):
 
 
 class _Identity(Op):
+    complex_grad = "same"
+
     def forward(self, xp, x):
         return x.copy()
 

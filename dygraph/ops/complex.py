@@ -27,6 +27,8 @@ def _is_complex(x):
 
 
 class Real(Op):
+    complex_grad = "same"
+
     def forward(self, xp, x):
         return xp.real(x).copy()
 
@@ -35,6 +37,8 @@ class Real(Op):
 
 
 class Imag(Op):
+    complex_grad = "same"
+
     def forward(self, xp, x):
         return xp.imag(x).copy()
 
@@ -43,6 +47,8 @@ class Imag(Op):
 
 
 class Conj(Op):
+    complex_grad = "same"
+
     def forward(self, xp, x):
         return xp.conj(x)
 
@@ -51,6 +57,8 @@ class Conj(Op):
 
 
 class Complex(Op):
+    complex_grad = "same"
+
     def forward(self, xp, re, im):
         out = xp.empty(np.broadcast_shapes(re.shape, im.shape), dtype=_COMPLEX_OF[re.dtype])
         out.real, out.imag = re, im
@@ -61,6 +69,8 @@ class Complex(Op):
 
 
 class AsReal(Op):
+    complex_grad = "same"
+
     def forward(self, xp, x):
         return xp.stack([x.real, x.imag], axis=-1)
 
@@ -69,6 +79,8 @@ class AsReal(Op):
 
 
 class AsComplex(Op):
+    complex_grad = "same"
+
     def forward(self, xp, x):
         out = xp.empty(x.shape[:-1], dtype=_COMPLEX_OF[x.dtype])
         out.real, out.imag = x[..., 0], x[..., 1]

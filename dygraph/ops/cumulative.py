@@ -22,6 +22,8 @@ def _cumsum(xp, x, axis, reverse):
 
 
 class Cumsum(Op):
+    complex_grad = "same"
+
     def __init__(self, axis, reverse=False):
         self.axis, self.reverse = axis, reverse
 
@@ -35,6 +37,7 @@ class Cumsum(Op):
 
 
 class Cumprod(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
     save_output = True
 

@@ -144,6 +144,7 @@ def _array_einsum(xp):
 
 
 class Einsum(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
 
     def __init__(self, subs, out, sizes, optimize):

@@ -75,6 +75,8 @@ def _hermitian_weight(xp, ndim, axis, last, dtype):
 
 
 class FFTC2C(Op):
+    complex_grad = "same"
+
     def __init__(self, axes, norm, forward):
         self.axes, self.norm, self.forward_dir = tuple(axes), norm, forward
 
@@ -90,6 +92,8 @@ class FFTC2C(Op):
 
 
 class FFTR2C(Op):
+    complex_grad = "same"
+
     def __init__(self, axes, norm, onesided):
         self.axes, self.norm, self.onesided = tuple(axes), norm, onesided
 
@@ -110,6 +114,8 @@ class FFTR2C(Op):
 class FFTC2R(Op):
     """Input: the half spectrum, last axis of length last // 2 + 1; output length `last`."""
 
+    complex_grad = "same"
+
     def __init__(self, axes, norm, last):
         self.axes, self.norm, self.last = tuple(axes), norm, last
 
@@ -129,6 +135,8 @@ class FFTC2R(Op):
 
 
 class FFTResize(Op):
+    complex_grad = "same"
+
     def __init__(self, axes, sizes):
         self.axes, self.sizes = tuple(axes), tuple(sizes)
 

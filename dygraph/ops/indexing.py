@@ -72,6 +72,8 @@ def _is_basic(index):
 
 
 class GetItem(Op):
+    complex_grad = "same"
+
     def __init__(self, index):
         self.index = index
 
@@ -89,6 +91,8 @@ class GetItem(Op):
 
 class IndexPutZeros(Op):
     """zeros(shape) with `g` scattered (added) at `index`: the adjoint of GetItem."""
+
+    complex_grad = "same"
 
     def __init__(self, shape, dtype, index):
         self.shape, self.dtype, self.index = shape, dtype, index
@@ -149,6 +153,8 @@ def _xp(array):
 
 
 class SetItem(Op):
+    complex_grad = "same"
+
     def __init__(self, index):
         self.index = index
 

@@ -45,6 +45,8 @@ def _swap(m, a):
 class MatMul(Op):
     """x @ y with NumPy's rules for 1-D and batched operands; transposes folded in."""
 
+    complex_grad = "holomorphic"
+
     save_inputs = True
 
     def __init__(self, tx, ty):
@@ -59,8 +61,6 @@ class MatMul(Op):
 
     def backward(self, m, g):
         x, y = self.x(0, m), self.x(1, m)
-        if m.data(g).dtype.kind == "c":  # complex.py's convention: X^H g and g Y^H
-            x, y = m.conj(x), m.conj(y)
         xnd = m.data(x).ndim
         ynd = m.data(y).ndim
         if xnd >= 2 and ynd >= 2:
@@ -217,6 +217,8 @@ def mv(x, vec, name=None):
 class Dot(Op):
     """Inner product over the last axis (one per row for 2-D inputs)."""
 
+    complex_grad = "holomorphic"
+
     save_inputs = True
 
     def forward(self, xp, x, y):
@@ -246,6 +248,7 @@ def dot(x, y, name=None):
 
 
 class Outer(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
 
     def forward(self, xp, x, y):
@@ -274,6 +277,8 @@ def outer(x, y, name=None):
 
 
 class T(Op):
+    complex_grad = "same"
+
     def forward(self, xp, x):
         return xp.ascontiguousarray(x.T) if x.ndim == 2 else x.copy()
 
@@ -297,6 +302,7 @@ def t(input, name=None):  # noqa: A002 - Paddle's argument name
 
 
 class Cross(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
 
     def __init__(self, axis):
@@ -341,6 +347,8 @@ def cross(x, y, axis=9, name=None):
 class Kron(Op):
     """Kronecker product; the gradient contracts the interleaved (x, y) axes of g."""
 
+    complex_grad = "holomorphic"
+
     save_inputs = True
 
     def forward(self, xp, x, y):
@@ -379,6 +387,8 @@ def kron(x, y, name=None):
 
 
 class Trace(Op):
+    complex_grad = "same"
+
     def __init__(self, offset, axis1, axis2):
         self.offset, self.axis1, self.axis2 = offset, axis1, axis2
 

@@ -17,6 +17,7 @@ from dygraph.ops.fft_ops import complex_dtype
 
 
 class Eig(Op):
+    complex_grad = "same"
     save_inputs = True
     save_output = True
 

@@ -19,6 +19,7 @@ def _singular(op, shape):
 
 
 class Inv(Op):
+    complex_grad = "holomorphic"
     save_output = True
 
     def forward(self, xp, a):
@@ -33,6 +34,7 @@ class Inv(Op):
 
 
 class Det(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
     save_output = True
 
@@ -61,6 +63,8 @@ class Slogdet(Op):
 
 class Solve(Op):
     """X = A^-1 B; `vector` means B (and X) are vectors, [*, M], rather than [*, M, K]."""
+
+    complex_grad = "holomorphic"
 
     save_inputs = True
     save_output = True

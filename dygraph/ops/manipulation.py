@@ -61,6 +61,8 @@ def _fill_missing(m, grads, shapes):
 
 
 class Concat(Op):
+    complex_grad = "same"
+
     def __init__(self, axis):
         self.axis = axis
 
@@ -74,6 +76,8 @@ class Concat(Op):
 
 
 class Split(Op):
+    complex_grad = "same"
+
     def __init__(self, bounds, axis):
         self.bounds, self.axis = bounds, axis
 
@@ -90,6 +94,8 @@ class Split(Op):
 
 
 class Stack(Op):
+    complex_grad = "same"
+
     def __init__(self, axis):
         self.axis = axis
 
@@ -101,6 +107,8 @@ class Stack(Op):
 
 
 class Unbind(Op):
+    complex_grad = "same"
+
     def __init__(self, axis):
         self.axis = axis
 
@@ -268,6 +276,8 @@ def unbind(input, axis=0):  # noqa: A002 - Paddle's argument name
 
 
 class Tile(Op):
+    complex_grad = "same"
+
     def __init__(self, reps):
         self.reps = reps
 
@@ -305,6 +315,8 @@ def tile(x, repeat_times, name=None):
 
 
 class Flip(Op):
+    complex_grad = "same"
+
     def __init__(self, axes):
         self.axes = axes
 
@@ -329,6 +341,8 @@ def flip(x, axis, name=None):
 
 
 class Roll(Op):
+    complex_grad = "same"
+
     def __init__(self, shifts, axes):
         self.shifts, self.axes = shifts, axes
 

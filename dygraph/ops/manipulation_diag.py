@@ -13,6 +13,8 @@ __all__ = ["diag", "diagonal", "tril", "triu"]
 
 
 class Tril(Op):
+    complex_grad = "same"
+
     def __init__(self, k, upper):
         self.k, self.upper = k, upper
 

@@ -29,6 +29,8 @@ _SCIPY_SPARSE = [None]
 class Linear(Op):
     """x @ w (+ b) with w of shape [in, out], over any number of leading dims of x."""
 
+    complex_grad = "holomorphic"
+
     save_inputs = True
 
     def forward(self, xp, x, w, b=None):
@@ -195,6 +197,8 @@ def _row_sums(xp, g, ids, n_rows, pad):
 class Lookup(Op):
     """Rows of the weight at constant ids (zeros for the padding id)."""
 
+    complex_grad = "same"
+
     def __init__(self, ids, pad):
         self.ids, self.pad = ids, pad
 
@@ -208,6 +212,8 @@ class Lookup(Op):
 
 class RowSums(Op):
     """The adjoint of Lookup; its own gradient is a lookup again (double backward)."""
+
+    complex_grad = "same"
 
     def __init__(self, ids, n_rows, pad):
         self.ids, self.n_rows, self.pad = ids, n_rows, pad

@@ -143,6 +143,8 @@ def _fold(xp, cols, win, size):
 
 
 class Unfold(Op):
+    complex_grad = "same"
+
     def __init__(self, win):
         self.win = win
 
@@ -155,6 +157,8 @@ class Unfold(Op):
 
 
 class Fold(Op):
+    complex_grad = "same"
+
     def __init__(self, win, size):
         self.win, self.size = win, size
 

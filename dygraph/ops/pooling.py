@@ -72,6 +72,8 @@ class MaxGather(MaxScatter):
 
 
 class AvgPool(Op):
+    complex_grad = "same"
+
     def __init__(self, geo, divisor):
         self.geo, self.divisor = geo, divisor
 

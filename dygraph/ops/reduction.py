@@ -37,6 +37,8 @@ def _xp(array):
 
 
 class Sum(Op):
+    complex_grad = "same"
+
     def __init__(self, axes, keepdim, dtype):
         self.axes, self.keepdim, self.dtype = axes, keepdim, dtype
 
@@ -51,6 +53,8 @@ class Sum(Op):
 
 
 class Mean(Op):
+    complex_grad = "same"
+
     def __init__(self, axes, keepdim):
         self.axes, self.keepdim = axes, keepdim
 
@@ -93,6 +97,7 @@ class Extreme(Op):
 
 
 class Prod(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
     save_output = True
 

@@ -47,6 +47,8 @@ class _GatherRepeated(Op):
     """x taken at `index` along `axis`, where an index may repeat (a running maximum
     picks one element many times): the gradient adds up over the repeats."""
 
+    complex_grad = "same"
+
     def __init__(self, index, axis):
         self.index, self.axis = index, axis
 
@@ -59,6 +61,8 @@ class _GatherRepeated(Op):
 
 
 class _ScatterAddAlong(Op):
+    complex_grad = "same"
+
     def __init__(self, index, axis, shape):
         self.index, self.axis, self.shape = index, axis, shape
 

@@ -13,6 +13,8 @@ NONDIFF = set()
 
 
 class Reshape(Op):
+    complex_grad = "same"
+
     def __init__(self, shape):
         self.shape = shape
 
@@ -28,6 +30,8 @@ class Reshape(Op):
 
 
 class Transpose(Op):
+    complex_grad = "same"
+
     def __init__(self, perm):
         self.perm = perm
 
@@ -42,6 +46,8 @@ class Transpose(Op):
 
 
 class BroadcastTo(Op):
+    complex_grad = "same"
+
     def __init__(self, shape):
         self.shape = shape
 

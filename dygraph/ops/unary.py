@@ -23,6 +23,7 @@ NONDIFF = set()
 
 
 class Exp(Op):
+    complex_grad = "holomorphic"
     save_output = True
 
     def forward(self, xp, x):
@@ -33,6 +34,7 @@ class Exp(Op):
 
 
 class Log(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
 
     def forward(self, xp, x):
@@ -43,6 +45,7 @@ class Log(Op):
 
 
 class Sqrt(Op):
+    complex_grad = "holomorphic"
     save_output = True
 
     def forward(self, xp, x):
@@ -53,6 +56,7 @@ class Sqrt(Op):
 
 
 class Tanh(Op):
+    complex_grad = "holomorphic"
     save_output = True
 
     def forward(self, xp, x):
@@ -64,6 +68,7 @@ class Tanh(Op):
 
 
 class Sin(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
 
     def forward(self, xp, x):
@@ -74,6 +79,7 @@ class Sin(Op):
 
 
 class Cos(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
 
     def forward(self, xp, x):
@@ -84,6 +90,7 @@ class Cos(Op):
 
 
 class Abs(Op):
+    complex_grad = "same"
     save_inputs = True
 
     def forward(self, xp, x):
@@ -92,8 +99,18 @@ class Abs(Op):
     def backward(self, m, g):
         return (g * m.sign(self.x(0, m)),)
 
+    def backward_complex(self, m, g):
+        # |z| is not holomorphic: its gradient (convention of complex.py) is g z / |z|, taken
+        # as 0 at z = 0 like the real subgradient sign(0).
+        x = self.x(0, m)
+        y = m.abs(x)
+        zero = y == 0
+        safe = m.where(zero, m.ones_like(y), y)
+        return (m.where(zero, m.zeros_like(x), g * x / safe),)
+
 
 class Square(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
 
     def forward(self, xp, x):
@@ -352,6 +369,8 @@ def trunc(x, name=None):
 
 
 class Where(Op):
+    complex_grad = "same"
+
     def forward(self, xp, cond, a, b):
         self.cond = cond
         return xp.where(cond, a, b)

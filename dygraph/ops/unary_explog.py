@@ -15,6 +15,7 @@ _LN10 = math.log(10.0)
 
 
 class Expm1(Op):
+    complex_grad = "holomorphic"
     save_output = True
 
     def forward(self, xp, x):
@@ -25,6 +26,7 @@ class Expm1(Op):
 
 
 class Log2(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
 
     def forward(self, xp, x):
@@ -35,6 +37,7 @@ class Log2(Op):
 
 
 class Log10(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
 
     def forward(self, xp, x):
@@ -45,6 +48,7 @@ class Log10(Op):
 
 
 class Log1p(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
 
     def forward(self, xp, x):
@@ -55,6 +59,7 @@ class Log1p(Op):
 
 
 class Rsqrt(Op):
+    complex_grad = "holomorphic"
     save_output = True
 
     def forward(self, xp, x):
@@ -66,6 +71,7 @@ class Rsqrt(Op):
 
 
 class Reciprocal(Op):
+    complex_grad = "holomorphic"
     save_output = True
 
     def forward(self, xp, x):

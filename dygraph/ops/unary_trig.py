@@ -11,6 +11,7 @@ NONDIFF = set()
 
 
 class Tan(Op):
+    complex_grad = "holomorphic"
     save_output = True
 
     def forward(self, xp, x):
@@ -22,6 +23,7 @@ class Tan(Op):
 
 
 class Asin(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
 
     def forward(self, xp, x):
@@ -33,6 +35,7 @@ class Asin(Op):
 
 
 class Acos(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
 
     def forward(self, xp, x):
@@ -44,6 +47,7 @@ class Acos(Op):
 
 
 class Atan(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
 
     def forward(self, xp, x):
@@ -55,6 +59,7 @@ class Atan(Op):
 
 
 class Sinh(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
 
     def forward(self, xp, x):
@@ -65,6 +70,7 @@ class Sinh(Op):
 
 
 class Cosh(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
 
     def forward(self, xp, x):
@@ -75,6 +81,7 @@ class Cosh(Op):
 
 
 class Asinh(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
 
     def forward(self, xp, x):
@@ -86,6 +93,7 @@ class Asinh(Op):
 
 
 class Acosh(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
 
     def forward(self, xp, x):
@@ -93,10 +101,13 @@ class Acosh(Op):
 
     def backward(self, m, g):
         x = self.x(0, m)
-        return (g / m.sqrt(x * x - 1.0),)
+        # sqrt(x - 1) sqrt(x + 1), not sqrt(x * x - 1): the same for real x >= 1, and the
+        # derivative of the principal branch for complex x (where the two differ in sign).
+        return (g / (m.sqrt(x - 1.0) * m.sqrt(x + 1.0)),)
 
 
 class Atanh(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
 
     def forward(self, xp, x):

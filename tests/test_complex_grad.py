@@ -1,0 +1,85 @@
+"""Ops without a complex gradient refuse it (dygraph/autograd/complex_grad.py); real data
+never takes the complex set-up. The complex gradients themselves are checked against finite
+differences in tests/op_specs/spec_complex_grad.py."""
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import dygraph as D
+from dygraph.ops.activation import Relu
+from dygraph.ops.math import Multiply
+from dygraph.ops.unary import Exp
+
+_Z = np.array([1 + 2j, -1 + 0.5j, 0.3 - 0.7j])
+
+
+def _leaf():
+    return D.to_tensor(_Z, stop_gradient=False)
+
+
+@pytest.mark.parametrize("name, fn", [
+    ("relu", D.nn.functional.relu),
+    ("softmax", D.nn.functional.softmax),
+    ("erf", D.erf),
+    # a complex input with a real output (|z| inside the norm): refused all the same
+    ("pnorm", lambda z: D.linalg.norm(z, p=1)),
+])
+def test_unsupported_op_refuses_a_complex_gradient(name, fn):
+    z = _leaf()
+    y = fn(z)  # the forward value is fine ...
+    loss = D.real(y).sum() if D.is_complex(y) else y.sum()
+    with pytest.raises(TypeError, match=rf"^{name}: complex inputs have no gradient here "
+                                        r"\(the \w+ at .*test_complex_grad\.py:\d+"):
+        loss.backward()  # ... the gradient is refused, naming the op and where it ran
+
+
+def test_refusal_is_raised_only_when_the_gradient_flows_through():
+    z = _leaf()
+    unused = D.nn.functional.relu(z)  # recorded, never differentiated
+    (g,) = D.grad(D.real(D.exp(z)).sum(), z)
+    np.testing.assert_allclose(g.numpy(), np.conj(np.exp(_Z)))
+    assert unused.shape == [3]
+
+
+def test_forward_only_use_of_unsupported_ops_keeps_working():
+    z = D.to_tensor(_Z)  # stop_gradient=True
+    np.testing.assert_allclose(D.nn.functional.relu(z).numpy(), np.maximum(_Z, 0))
+    with D.no_grad():
+        out = D.nn.functional.softmax(_leaf())
+    assert out.stop_gradient
+
+
+def test_detached_complex_input_lets_a_real_gradient_through():
+    x = D.to_tensor([0.5, 2.0, 1.0], dtype="float64", stop_gradient=False)
+    y = D.nn.functional.relu(D.to_tensor(_Z).detach()) * x  # complex constant, real x
+    D.real(y).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.maximum(_Z, 0).real)
+
+
+def test_holomorphic_gradient_is_the_conjugate_derivative():
+    z = _leaf()
+    D.real(D.sin(z)).sum().backward()  # d Re(sin z) = Re(cos(z) dz): gradient conj(cos z)
+    np.testing.assert_allclose(z.grad.numpy(), np.conj(np.cos(_Z)))
+
+
+def test_real_ops_take_no_complex_set_up():
+    x = D.to_tensor([0.5, 2.0], stop_gradient=False)
+    for y, cls in ((D.exp(x), Exp), (x * x, Multiply), (D.nn.functional.relu(x), Relu)):
+        assert type(y._node) is cls  # the class's own backward runs
+    node = D.exp(_leaf())._node
+    assert type(node) is not Exp and isinstance(node, Exp) and node.name == "exp"
+
+
+def test_complex_nodes_are_freed_without_the_garbage_collector():
+    gc.disable()  # a node that referred to itself would live until a collection
+    try:
+        for fn in (D.exp, D.abs, D.nn.functional.relu):
+            y = fn(_leaf())
+            node = weakref.ref(y._node)
+            del y
+            assert node() is None
+    finally:
+        gc.enable()
