@@ -34,6 +34,7 @@ import numpy as np
 
 from dygraph.autograd.function import Op
 from dygraph.io.checkpoint import load, save
+from dygraph.static.block_op import BlockOp
 from dygraph.static.capture import Slot
 from dygraph.static.executor import global_scope
 from dygraph.static.program import Operator, Program, Variable
@@ -148,6 +149,10 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=N
     scope = kwargs.get("scope") or global_scope()
     op_records = []
     for i, o in enumerate(ops):
+        if isinstance(o.op, BlockOp):
+            raise NotImplementedError(f"save_inference_model: op {i} ({o.type}) holds "
+                                      "sub-blocks (while_loop or cond), which cannot be "
+                                      "saved yet")
         attrs = {k: encoder.value(v, f"op {i} ({o.type}) attribute {k!r}")
                  for k, v in vars(o.op).items() if k not in _RUN_STATE}
         cls = type(o.op)

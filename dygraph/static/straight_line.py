@@ -128,7 +128,7 @@ def straight_line(ops, free_after, feed_names, fetch_names, persistable):
     stores = [f"    svars[{n!r}] = {local[n]}" for n in sorted(persistable) if n in local]
     fetched = "".join(f"{value_of(n)}, " for n in fetch_names)
     defaults = ", ".join(f"{k}={k}" for k in consts)
-    source = (f"def run(svars, feed, {defaults}):\n    step = -1\n    try:\n" +
+    source = (f"def run(svars, feed, {defaults}):\n    step = -1\n    try:\n        pass\n" +
               "\n".join("    " + line for line in body) +
               "\n    except BaseException as exc:\n        exc.static_step = step\n"
               "        raise\n" + "".join(line + "\n" for line in stores) +

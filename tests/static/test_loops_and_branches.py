@@ -7,6 +7,7 @@ import dygraph
 import dygraph.fluid as fluid
 import dygraph.nn.functional as F
 from dygraph import static
+from dygraph.autograd.function import Op, apply
 from dygraph.utils import unique_name
 
 
@@ -216,3 +217,48 @@ def test_case_without_default_uses_the_last_pair_and_checks_input():
         static.nn.switch_case(dygraph.to_tensor(1), [(1, lambda: x), (1, lambda: x)])
     with pytest.raises(TypeError, match="branch_index must be one integer"):
         static.nn.switch_case(x, [lambda: x])
+
+
+class _Counted(Op):
+    """x * 2, counting its runs."""
+
+    runs = 0
+
+    def forward(self, xp, x):
+        _Counted.runs += 1
+        return x * 2
+
+    def backward(self, m, g):
+        return (g * 2,)
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_cond_runs_only_the_chosen_branch(flag):
+    def build():
+        x = static.data("x", [None, 2])
+        x.stop_gradient = False
+        p = static.data("p", [1], "bool")
+        out = static.nn.cond(p, lambda: apply(_Counted(), x), lambda: x * -1.0)
+        return [out] + static.gradients([out.sum()], [x])
+
+    main, _, fetches = _program(build)
+    assert main.num_blocks == 3
+    _Counted.runs = 0
+    x = np.ones((3, 2), np.float32)
+    got, gx = static.Executor().run(main, feed={"x": x, "p": np.array([flag])},
+                                    fetch_list=fetches)
+    assert _Counted.runs == (1 if flag else 0)
+    np.testing.assert_allclose(got, x * (2.0 if flag else -1.0))
+    np.testing.assert_allclose(gx, np.full_like(x, 2.0 if flag else -1.0))
+
+
+def test_programs_with_sub_blocks_are_refused_by_save_inference_model(tmp_path):
+    def build():
+        x = static.data("x", [None, 2])
+        return x, static.nn.cond(x.sum() > 0, lambda: x * 2.0, lambda: x - 1.0)
+
+    main, startup, (x, y) = _program(build)
+    exe = static.Executor()
+    assert exe.run(startup) == []  # an empty program runs
+    with pytest.raises(NotImplementedError, match="holds sub-blocks"):
+        static.save_inference_model(str(tmp_path / "m"), [x], [y], exe, program=main)
