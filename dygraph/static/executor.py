@@ -28,6 +28,7 @@ import numpy as np
 from dygraph.autograd.function import _FORWARD_ERRORS
 from dygraph.framework.errors import op_error
 from dygraph.static.program import Variable, default_main_program
+from dygraph.static.rewrite import pool_before_relu
 from dygraph.static.straight_line import straight_line
 
 __all__ = ["Executor", "Scope", "global_scope", "scope_guard"]
@@ -119,6 +120,7 @@ class _Plan:
         written = {n for o in chosen for n in o.outputs}
         self.persistable = {n for n in needed | written
                             if n in block.vars and block.vars[n].persistable}
+        self.ops = pool_before_relu(self.ops, set(fetch_names) | self.persistable)
         # Free each intermediate after its last reader (fetched and persistable values stay).
         last = {}
         for i, o in enumerate(self.ops):
