@@ -94,6 +94,7 @@ def capture_call(fn, args, kwargs):
     """Record fn(*args, **kwargs) as one EagerCall op when a static Variable is among the
     arguments; NotImplemented otherwise (the call then runs as usual)."""
     bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound.apply_defaults()  # every argument by name: a test clone can turn `training` off
     values = dict(bound.arguments)
     names = [k for k, v in values.items() if isinstance(v, Tensor)]
     if not any(isinstance(values[k], Variable) for k in names):

@@ -262,3 +262,22 @@ def test_programs_with_sub_blocks_are_refused_by_save_inference_model(tmp_path):
     assert exe.run(startup) == []  # an empty program runs
     with pytest.raises(NotImplementedError, match="holds sub-blocks"):
         static.save_inference_model(str(tmp_path / "m"), [x], [y], exe, program=main)
+
+
+def test_a_test_clone_switches_dropout_off_inside_branches_and_loops():
+    def build():
+        x = static.data("x", [None, 4])
+        y = static.nn.cond(x.sum() > -1e9, lambda: F.dropout(x, 0.5), lambda: x * 0.0)
+        _, z = static.nn.while_loop(lambda i, h: i < 2,
+                                    lambda i, h: [i + 1, F.dropout(h, 0.5) + 1.0],
+                                    [dygraph.full([1], 0, "int64"), y])
+        return z
+
+    main, _, z = _program(build)
+    test = main.clone(for_test=True)
+    assert test.num_blocks == main.num_blocks == 4
+    x = np.ones((64, 4), np.float32)
+    got = static.Executor().run(test, feed={"x": x}, fetch_list=[z])[0]
+    np.testing.assert_allclose(got, x + 2.0)
+    trained = static.Executor().run(main, feed={"x": x}, fetch_list=[z])[0]
+    assert not np.allclose(trained, x + 2.0)  # the original still drops
