@@ -252,16 +252,33 @@ def test_cond_runs_only_the_chosen_branch(flag):
     np.testing.assert_allclose(gx, np.full_like(x, 2.0 if flag else -1.0))
 
 
-def test_programs_with_sub_blocks_are_refused_by_save_inference_model(tmp_path):
+def test_programs_with_loops_and_branches_save_for_inference(tmp_path):
     def build():
-        x = static.data("x", [None, 2])
-        return x, static.nn.cond(x.sum() > 0, lambda: x * 2.0, lambda: x - 1.0)
+        x = static.data("x", [None, 3])
+        net = dygraph.nn.Linear(3, 3)
+
+        def body(i, h):
+            h = static.nn.cond(h.sum() > 0, lambda: F.tanh(net(h)), lambda: h * 0.5)
+            return [i + 1, h]
+
+        _, y = static.nn.while_loop(lambda i, h: i < 3, body,
+                                    [dygraph.full([1], 0, "int64"), x])
+        return x, y
 
     main, startup, (x, y) = _program(build)
     exe = static.Executor()
-    assert exe.run(startup) == []  # an empty program runs
-    with pytest.raises(NotImplementedError, match="holds sub-blocks"):
-        static.save_inference_model(str(tmp_path / "m"), [x], [y], exe, program=main)
+    assert exe.run(static.Program()) == []  # an empty program runs
+    exe.run(startup)
+    probe = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
+    expected = exe.run(main, feed={"x": probe}, fetch_list=[y])[0]
+    prefix = str(tmp_path / "m")
+    static.save_inference_model(prefix, [x], [y], exe, program=main)
+    with static.scope_guard(static.Scope()):
+        fresh = static.Executor()
+        program, feeds, fetches = static.load_inference_model(prefix, fresh)
+        got = fresh.run(program, feed={feeds[0]: probe}, fetch_list=fetches)[0]
+    assert program.num_blocks == 4
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
 
 
 def test_a_test_clone_switches_dropout_off_inside_branches_and_loops():
