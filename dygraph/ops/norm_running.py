@@ -29,7 +29,7 @@ Example:
 from dygraph.autograd.function import Op, apply
 from dygraph.ops.norm import Normalize
 
-__all__ = ["RunningBatchNorm", "running_batch_norm"]
+__all__ = ["RunningBatchNorm"]
 
 
 class RunningBatchNorm(Op):

@@ -26,7 +26,7 @@ from dygraph.autograd import grad_mode
 from dygraph.autograd.function import Op, apply
 from dygraph.tensor import _new_tensor
 
-__all__ = ["BlockOp", "run_block", "outside_names", "lookup"]
+__all__ = ["BlockOp"]
 
 
 def run_block(ops, env):

@@ -24,7 +24,7 @@ from dygraph.ops.common import as_tensor
 from dygraph.static.block_op import BlockOp, lookup, outside_names, run_block
 from dygraph.tensor import Tensor
 
-__all__ = ["IfBlocks", "static_cond"]
+__all__ = ["IfBlocks"]
 
 
 class IfBlocks(BlockOp):
