@@ -44,14 +44,35 @@ def run_block(ops, env):
 
 
 def outside_names(blocks, inner, results):
-    """The names the ops of `blocks` (and the `results`) read from outside them, in first
-    use order; `inner`: names defined inside (placeholders)."""
-    made = set(inner) | {n for b in blocks for o in b.ops for n in o.outputs}
+    """The names the ops of each block (and that block's `results`) read before the block
+    makes them, in first use order; `inner`: names defined inside (placeholders). A
+    persistable a block updates (batch norm's running statistics) is read from outside
+    first, so it is among them."""
     outside = []
-    for name in [n for b in blocks for o in b.ops for n in o.inputs] + list(results):
-        if name not in made and name not in outside:
-            outside.append(name)
+    for block, names in zip(blocks, results):
+        made = set(inner)
+        for o in block.ops:
+            for n in o.inputs:
+                if n not in made and n not in outside:
+                    outside.append(n)
+            made.update(o.outputs)
+        outside += [n for n in dict.fromkeys(names) if n not in made and n not in outside]
     return outside
+
+
+def state_names(blocks):
+    """The persistable variables the ops of `blocks` write (batch norm's running
+    statistics): a BlockOp outputs their final values, so they reach the scope."""
+    names = []
+    for block in blocks:
+        for o in block.ops:
+            names += [n for n in o.outputs if n not in names and lookup(block, n).persistable]
+    return names
+
+
+def adopt_states(op_record, n_results, states):
+    """Name the BlockOp's state outputs after the persistable variables they update."""
+    op_record.outputs[n_results:] = states
 
 
 def lookup(block, name):
@@ -66,9 +87,17 @@ def lookup(block, name):
 
 
 class BlockOp(Op):
-    """Base of While and IfBlocks: the Tensor plumbing of a run and the backward."""
+    """Base of While and IfBlocks: the Tensor plumbing of a run and the backward.
+    Subclasses set `outside` (the names of the inputs after their own) and `states`
+    (persistables the block updates; extra outputs after the results)."""
 
     grad_wanted = False  # set when a gradient op of this op is appended
+    states = ()
+
+    def _state_inputs(self, arrays, skip):
+        """The arrays of the states among the inputs (after the first `skip`)."""
+        where = {n: i for i, n in enumerate(self.outside)}
+        return [arrays[skip + where[s]] for s in self.states]
 
     def _tensors(self, arrays):
         """(record, the inputs as Tensors): they need gradients only when recording."""

@@ -21,7 +21,14 @@ from dygraph.autograd import grad_mode
 from dygraph.autograd.function import apply
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor
-from dygraph.static.block_op import BlockOp, lookup, outside_names, run_block
+from dygraph.static.block_op import (
+    BlockOp,
+    adopt_states,
+    lookup,
+    outside_names,
+    run_block,
+    state_names,
+)
 from dygraph.tensor import Tensor
 
 __all__ = ["IfBlocks"]
@@ -31,8 +38,9 @@ class IfBlocks(BlockOp):
     """Inputs: pred, then the outside values the branches read. Outputs: the results of
     the branch pred chooses."""
 
-    def __init__(self, blocks, results, outside):
+    def __init__(self, blocks, results, outside, states):
         self.blocks, self.results, self.outside = blocks, results, outside
+        self.states = states
         self.probes = 0
 
     def forward(self, xp, pred, *arrays):
@@ -40,14 +48,15 @@ class IfBlocks(BlockOp):
             block, names = self.blocks[0], self.results[0]
             which = "_data" if self.probes % 2 == 0 else "_alt"
             self.probes += 1
-            out = tuple(getattr(lookup(block, n), which).copy() for n in names)
-            return out if len(out) > 1 else out[0]
+            out = [getattr(lookup(block, n), which).copy() for n in names]
+            out += [a.copy() for a in self._state_inputs(arrays, 0)]
+            return tuple(out) if len(out) > 1 else out[0]
         chosen = 0 if bool(pred.reshape(-1)[0]) else 1
         record, tensors = self._tensors((pred,) + arrays)
         env = dict(zip(self.outside, tensors[1:]))
         with grad_mode.set_grad_enabled(record):
             run_block(self.blocks[chosen].ops, env)
-        outs = [env[n] for n in self.results[chosen]]
+        outs = [env[n] for n in self.results[chosen] + list(self.states)]
         return self._results(record, tensors, outs, (pred,) + arrays)
 
 
@@ -85,10 +94,14 @@ def static_cond(pred, true_fn, false_fn):
                            f"shape {list(b.static_shape)} in false_fn; dtype and rank must "
                            "match", TypeError)
     blocks = (true_block, false_block)
-    outside = outside_names(blocks, (), true_names + false_names)
-    op = IfBlocks(blocks, (true_names, false_names), outside)
+    outside = outside_names(blocks, (), (true_names, false_names))
+    states = state_names(blocks)
+    outside += [s for s in states if s not in outside]
+    op = IfBlocks(blocks, (true_names, false_names), outside, states)
     result = apply(op, pred, *[lookup(true_block, n) for n in outside])
     result = list(result) if isinstance(result, tuple) else [result]
+    adopt_states(program.current_block().ops[-1], len(true_names), states)
+    result = result[:len(true_names)]
     for r, (a, b) in zip(result, pairs):  # a size the branches disagree on is free (-1)
         r.static_shape = tuple(d if d == e else -1 for d, e in zip(a.static_shape,
                                                                    b.static_shape))

@@ -27,7 +27,14 @@ from dygraph.autograd import grad_mode
 from dygraph.autograd.function import apply
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor
-from dygraph.static.block_op import BlockOp, lookup, outside_names, run_block
+from dygraph.static.block_op import (
+    BlockOp,
+    adopt_states,
+    lookup,
+    outside_names,
+    run_block,
+    state_names,
+)
 from dygraph.tensor import Tensor
 
 __all__ = ["while_loop", "While"]
@@ -53,15 +60,16 @@ class While(BlockOp):
     """Inputs: the loop variables' start values, then the outside values the body reads.
     Outputs: the loop variables' final values."""
 
-    def __init__(self, block, n_cond_ops, holders, cond_name, body_names, outside):
+    def __init__(self, block, n_cond_ops, holders, cond_name, body_names, outside, states):
         self.block, self.n_cond_ops = block, n_cond_ops
         self.holders, self.cond_name = holders, cond_name  # placeholder names, cond's result
-        self.body_names, self.outside = body_names, outside
+        self.body_names, self.outside, self.states = body_names, outside, states
 
     def forward(self, xp, *arrays):
         n = len(self.holders)
         if getattr(self, "probing", False):  # building: loop variables keep their kind
-            return tuple(a.copy() for a in arrays[:n]) if n > 1 else arrays[0].copy()
+            out = [a.copy() for a in arrays[:n] + tuple(self._state_inputs(arrays, n))]
+            return tuple(out) if len(out) > 1 else out[0]
         record, tensors = self._tensors(arrays)
         ops = self.block.ops
         cond_ops, body_ops = ops[:self.n_cond_ops], ops[self.n_cond_ops:]
@@ -72,11 +80,16 @@ class While(BlockOp):
                 env = dict(outside)
                 env.update(zip(self.holders, current))
                 run_block(cond_ops, env)
-                if not bool(env[self.cond_name]._data.reshape(-1)[0]):
+                go = bool(env[self.cond_name]._data.reshape(-1)[0])
+                if go:
+                    run_block(body_ops, env)
+                    current = [env[name] for name in self.body_names]
+                for name in self.states:  # the next iteration reads the updated state
+                    outside[name] = env[name]
+                if not go:
                     break
-                run_block(body_ops, env)
-                current = [env[name] for name in self.body_names]
-        return self._results(record, tensors, current, arrays)
+        outs = current + [outside[name] for name in self.states]
+        return self._results(record, tensors, outs, arrays)
 
 
 def _eager_loop(cond, body, loop_vars):
@@ -119,10 +132,15 @@ def _static_loop(cond, body, loop_vars):
                            f"into shape {list(out.static_shape)} and dtype "
                            f"{out._data.dtype.name}; a loop variable keeps its dtype and rank",
                            TypeError)
-    outside = outside_names([block], [h.name for h in holders], names)
-    op = While(block, n_cond_ops, [h.name for h in holders], names[0], names[1:], outside)
+    outside = outside_names([block], [h.name for h in holders], [names])
+    states = state_names([block])
+    outside += [s for s in states if s not in outside]
+    op = While(block, n_cond_ops, [h.name for h in holders], names[0], names[1:], outside,
+               states)
     result = apply(op, *starts, *[lookup(block, n) for n in outside])
     result = list(result) if isinstance(result, tuple) else [result]
+    adopt_states(parent.ops[-1], len(starts), states)
+    result = result[:len(starts)]
     for r, name in zip(result, names[1:]):  # a size the body changes is free (-1)
         body_shape = lookup(block, name).static_shape
         r.static_shape = tuple(d if d == e else -1 for d, e in zip(r.static_shape, body_shape))

@@ -298,3 +298,39 @@ def test_a_test_clone_switches_dropout_off_inside_branches_and_loops():
     np.testing.assert_allclose(got, x + 2.0)
     trained = static.Executor().run(main, feed={"x": x}, fetch_list=[z])[0]
     assert not np.allclose(trained, x + 2.0)  # the original still drops
+
+
+def _normalizing_loop(x, bn, n):
+    def body(i, h):
+        h = static.nn.cond(h.sum() > -1e9, lambda: bn(h) * 0.5 + 1.0, lambda: h)
+        return [i + 1, h]
+
+    return static.nn.while_loop(lambda i, h: i < n, body,
+                                [dygraph.full([1], 0, "int64"), x])[1]
+
+
+def test_batch_norm_in_loops_and_branches_updates_its_running_statistics_as_eager():
+    x = np.random.default_rng(5).standard_normal((6, 3)).astype(np.float32)
+    with unique_name.guard():
+        eager_bn = dygraph.nn.BatchNorm1D(3)
+    tx = dygraph.to_tensor(x, stop_gradient=False)
+    expected = _normalizing_loop(tx, eager_bn, 3)
+    (expected * expected).sum().backward()
+
+    def build():
+        with unique_name.guard():
+            bn = dygraph.nn.BatchNorm1D(3)
+        vx = static.data("x", [None, 3])
+        vx.stop_gradient = False
+        y = _normalizing_loop(vx, bn, 3)
+        return [bn, y] + static.gradients([(y * y).sum()], [vx])
+
+    main, startup, (bn, y, gx) = _program(build)
+    exe, scope = static.Executor(), static.Scope()
+    exe.run(startup, scope=scope)
+    got, got_gx = exe.run(main, feed={"x": x}, fetch_list=[y, gx], scope=scope)
+    np.testing.assert_allclose(got, expected.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_gx, tx.grad.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(scope.vars[bn._mean.name], eager_bn._mean.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(scope.vars[bn._variance.name], eager_bn._variance.numpy(),
+                               rtol=1e-6)
