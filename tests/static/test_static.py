@@ -226,3 +226,13 @@ def test_batch_norm_with_a_free_batch_trains_as_eager_and_tests_with_running_sta
     got = exe.run(test_program, feed={"x": probe}, fetch_list=[out], scope=scope)[0]
     np.testing.assert_allclose(got, eager(dygraph.to_tensor(probe)).numpy(), rtol=1e-5,
                                atol=1e-6)
+
+
+def test_gradients_of_gradients_are_refused_clearly():
+    dygraph.enable_static()
+    with static.program_guard(static.Program(), static.Program()):
+        x = static.data("x", [2])
+        x.stop_gradient = False
+        (g,) = static.gradients([(x * x * x).sum()], [x])
+        with pytest.raises(NotImplementedError, match="gradients of gradients"):
+            static.gradients([g.sum()], [x])
