@@ -22,6 +22,7 @@ Example:
 """
 
 import contextlib
+import operator
 
 import numpy as np
 
@@ -193,6 +194,7 @@ class Executor:
     def __init__(self, place=None):
         self.place = place
         self._plans = {}
+        self._last = None  # (program, version, feed names, fetch list items, plan)
 
     def run(self, program=None, feed=None, fetch_list=None, return_numpy=True, scope=None,
             feed_var_name="feed", fetch_var_name="fetch", use_program_cache=True):
@@ -201,11 +203,21 @@ class Executor:
         program = program if program is not None else default_main_program()
         scope = scope if scope is not None else global_scope()
         feed = dict(feed or {})
-        fetch_names = tuple(f if type(f) is str else _fetch_name(f) for f in fetch_list or ())
-        key = (id(program), program._version, tuple(sorted(feed)), fetch_names)
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = self._plans[key] = _Plan(program, set(feed), list(fetch_names))
+        fetches = tuple(fetch_list or ())
+        last = self._last
+        # A training loop runs the same program with the same feeds and fetches each step:
+        # that plan is found by identity, without building the key.
+        if (last is not None and last[0] is program and last[1] == program._version and
+                last[2] == feed.keys() and len(last[3]) == len(fetches) and
+                all(map(operator.is_, last[3], fetches))):
+            plan = last[4]
+        else:
+            fetch_names = tuple(f if type(f) is str else _fetch_name(f) for f in fetches)
+            key = (id(program), program._version, tuple(sorted(feed)), fetch_names)
+            plan = self._plans.get(key)
+            if plan is None:
+                plan = self._plans[key] = _Plan(program, set(feed), list(fetch_names))
+            self._last = (program, program._version, frozenset(feed), fetches, plan)
         results = plan.run(scope, feed)
         if return_numpy:
             return results
@@ -216,3 +228,4 @@ class Executor:
     def close(self):
         """Release the cached plans."""
         self._plans.clear()
+        self._last = None

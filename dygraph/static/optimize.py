@@ -23,6 +23,8 @@ Example:
     True
 """
 
+import operator
+
 import numpy as np
 
 from dygraph.autograd.function import Op
@@ -79,7 +81,7 @@ class _FlatState:
 
     def owns(self, arrays):
         return len(arrays) == len(self.outputs) and all(
-            a is v for a, v in zip(arrays, self.outputs))
+            map(operator.is_, arrays, self.outputs))
 
 
 class ParamUpdate(Op):
