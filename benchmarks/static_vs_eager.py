@@ -7,6 +7,8 @@ and in PyTorch eager, in one run: medians (ms per step) and ratios.
 Repeats take turns between the three, with a pause before each timed block.
 
 Run: python benchmarks/static_vs_eager.py [--steps 50] [--repeats 5] [--threads 2]
+                                          [--clock wall|cpu]
+(`--clock cpu` times CPU time, less swayed by other jobs on a shared machine.)
 """
 
 import argparse
@@ -18,6 +20,7 @@ def _parse():
     p.add_argument("--steps", type=int, default=50)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--clock", choices=("wall", "cpu"), default="wall")
     return p.parse_args()
 
 
@@ -125,15 +128,18 @@ def torch_step(name):
 
 
 def main():
+    import time
+
+    clock = time.process_time if ARGS.clock == "cpu" else time.perf_counter
     print(f"ms per training step (Adam), median of {ARGS.repeats} x {ARGS.steps} steps, "
-          f"{ARGS.threads} threads")
+          f"{ARGS.threads} threads, {ARGS.clock} clock")
     print(f"{'model':8s} {'eager':>8s} {'static':>8s} {'torch':>8s} {'static/eager':>13s} "
           f"{'static/torch':>13s}")
     for name in ("mlp", "mnist"):
         fns = {"eager": eager_step(name), "static": static_step(name),
                "torch": torch_step(name)}
         steps = ARGS.steps if name == "mlp" else max(ARGS.steps // 5, 5)
-        ms = interleaved_median_ms(fns, steps, ARGS.repeats)
+        ms = interleaved_median_ms(fns, steps, ARGS.repeats, clock=clock)
         print(f"{name:8s} {ms['eager']:8.3f} {ms['static']:8.3f} {ms['torch']:8.3f} "
               f"{ms['static'] / ms['eager']:13.2f} {ms['static'] / ms['torch']:13.2f}",
               flush=True)

@@ -29,7 +29,7 @@ Example:
 from dygraph.autograd.function import Op, apply
 from dygraph.ops.norm import Normalize
 
-__all__ = ["RunningBatchNorm", "running_batch_norm"]
+__all__ = ["RunningBatchNorm"]
 
 
 class RunningBatchNorm(Op):
@@ -76,6 +76,7 @@ def running_batch_norm(x, running_mean, running_var, w, b, axes, eps, pshape, mo
     """Record batch_norm on program variable x; returns y. Persistable running statistics
     receive the op's updated values."""
     from dygraph.autograd.grad_mode import state
+    from dygraph.static.block_op import lookup
 
     if w is None and b is not None:  # the op reads inputs by position
         from dygraph.ops.creation import ones_like
@@ -87,16 +88,6 @@ def running_batch_norm(x, running_mean, running_var, w, b, axes, eps, pshape, mo
     block = state.static_program.current_block()
     operator = block.ops[-1]
     for k, name in ((1, operator.inputs[1]), (2, operator.inputs[2])):
-        var = _find(block, name)
-        if var is not None and var.persistable:
+        if lookup(block, name).persistable:
             operator.outputs[k] = name
     return y
-
-
-def _find(block, name):
-    program = block.program
-    while block is not None:
-        if name in block.vars:
-            return block.vars[name]
-        block = program.blocks[block.parent_idx] if block.parent_idx >= 0 else None
-    return None

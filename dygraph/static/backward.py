@@ -191,6 +191,23 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
     return pairs
 
 
+def _refuse_second_order(block, targets):
+    """Gradient ops are not differentiable yet: say so instead of returning None."""
+    producer = {n: o for o in block.ops for n in o.outputs}
+    pending, seen = [t.name for t in targets if isinstance(t, Variable)], set()
+    while pending:
+        name = pending.pop()
+        o = producer.get(name)
+        if name in seen or o is None:
+            continue
+        seen.add(name)
+        if o.role == "backward":
+            raise NotImplementedError(f"gradients: {name} is computed from gradient ops; "
+                                      "gradients of gradients are not supported in static "
+                                      "programs yet")
+        pending.extend(o.inputs)
+
+
 def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
     """Gradient variables of sum(targets) with respect to each of `inputs` (None where an
     input does not lead to the targets)."""
@@ -199,5 +216,6 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
     block = targets[0].block if isinstance(targets[0], Variable) else \
         default_main_program().global_block()
     target_gradients = target_gradients or [None] * len(targets)
+    _refuse_second_order(block, targets)
     grads = _backward(block, targets, target_gradients, _names(no_grad_set))
     return [block.vars[grads[v.name]] if grads.get(v.name) else None for v in inputs]

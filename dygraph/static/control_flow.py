@@ -1,9 +1,8 @@
 """Control flow that works in static programs and eagerly: `cond` and the 1.x `IfElse`.
 
-`cond(pred, true_fn, false_fn)` builds both branches and a Select op that returns the one
-`pred` chooses at run time; the gradient reaches only the chosen branch. (Both branches'
-ops run, so they must be free of side effects; sub-blocks that run one branch only are
-future work.) Eagerly, `cond` calls just the chosen function.
+`cond(pred, true_fn, false_fn)` records each branch into a sub-block and one op that runs
+only the branch `pred` chooses at run time (dygraph.static.cond_block); the gradient
+reaches only that branch. Eagerly, `cond` calls just the chosen function.
 
 `IfElse(cond)` is 1.x's row-wise form, as the seeds' article uses it: `cond` is a [N, 1]
 bool; `ie.input(x)` in `true_block()` gives the rows of x where cond holds (in
@@ -34,23 +33,6 @@ from dygraph.ops.common import as_tensor
 __all__ = ["cond", "IfElse"]
 
 
-class Select(Op):
-    """Inputs: pred (one bool), then the true outputs, then the false outputs."""
-
-    def __init__(self, n):
-        self.n = n
-
-    def forward(self, xp, pred, *branches):
-        self.chosen = bool(np.asarray(pred).reshape(-1)[0])
-        picked = branches[:self.n] if self.chosen else branches[self.n:]
-        return tuple(p.copy() for p in picked) if self.n > 1 else picked[0].copy()
-
-    def backward(self, m, *grads):
-        zeros = [None] * self.n
-        return (None,) + (tuple(grads) + tuple(zeros) if self.chosen else
-                          tuple(zeros) + tuple(grads))
-
-
 def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
     """true_fn() if pred else false_fn(); both must return the same structure of tensors.
 
@@ -69,15 +51,9 @@ def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
     if not isinstance(pred, Variable):  # eager: run the chosen branch only
         fn = true_fn if bool(pred._data.reshape(-1)[0]) else false_fn
         return fn() if fn is not None else None
-    true_out, false_out = true_fn(), false_fn()
-    single = not isinstance(true_out, (list, tuple))
-    true_list = [true_out] if single else list(true_out)
-    false_list = [false_out] if single else list(false_out)
-    if len(true_list) != len(false_list):
-        raise op_error("cond", f"true_fn returns {len(true_list)} values and false_fn "
-                       f"{len(false_list)}; they must match")
-    result = apply(Select(len(true_list)), pred, *true_list, *false_list)
-    return result if single or isinstance(result, tuple) else (result,)
+    from dygraph.static.cond_block import static_cond
+
+    return static_cond(pred, true_fn, false_fn)
 
 
 def _fit_rows(op, mask, rows):

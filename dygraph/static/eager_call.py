@@ -93,8 +93,11 @@ class EagerCall(Op):
 def capture_call(fn, args, kwargs):
     """Record fn(*args, **kwargs) as one EagerCall op when a static Variable is among the
     arguments; NotImplemented otherwise (the call then runs as usual)."""
-    bound = inspect.signature(fn).bind(*args, **kwargs)
-    values = dict(bound.arguments)
+    signature = inspect.signature(fn)
+    bound = signature.bind(*args, **kwargs)
+    bound.apply_defaults()  # every argument by name: a test clone can turn `training` off
+    values = {k: v for k, v in bound.arguments.items() if signature.parameters[k].kind not in
+              (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD) or v}
     names = [k for k, v in values.items() if isinstance(v, Tensor)]
     if not any(isinstance(values[k], Variable) for k in names):
         return NotImplemented

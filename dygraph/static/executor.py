@@ -22,12 +22,14 @@ Example:
 """
 
 import contextlib
+import operator
 
 import numpy as np
 
 from dygraph.autograd.function import _FORWARD_ERRORS
 from dygraph.framework.errors import op_error
 from dygraph.static.program import Variable, default_main_program
+from dygraph.static.rewrite import pool_before_relu
 from dygraph.static.straight_line import straight_line
 
 __all__ = ["Executor", "Scope", "global_scope", "scope_guard"]
@@ -135,6 +137,7 @@ class _Plan:
         written = {n for o in chosen for n in o.outputs}
         self.persistable = {n for n in needed | written
                             if n in block.vars and block.vars[n].persistable}
+        self.ops = pool_before_relu(self.ops, set(fetch_names) | self.persistable)
         # Free each intermediate after its last reader (fetched and persistable values stay).
         last = {}
         for i, o in enumerate(self.ops):
@@ -207,6 +210,7 @@ class Executor:
     def __init__(self, place=None):
         self.place = place
         self._plans = {}
+        self._last = None  # (program, version, feed names, fetch list items, plan)
 
     def run(self, program=None, feed=None, fetch_list=None, return_numpy=True, scope=None,
             feed_var_name="feed", fetch_var_name="fetch", use_program_cache=True):
@@ -215,11 +219,21 @@ class Executor:
         program = program if program is not None else default_main_program()
         scope = scope if scope is not None else global_scope()
         feed = dict(feed or {})
-        fetch_names = tuple(f if type(f) is str else _fetch_name(f) for f in fetch_list or ())
-        key = (id(program), program._version, tuple(sorted(feed)), fetch_names)
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = self._plans[key] = _Plan(program, set(feed), list(fetch_names))
+        fetches = tuple(fetch_list or ())
+        last = self._last
+        # A training loop runs the same program with the same feeds and fetches each step:
+        # that plan is found by identity, without building the key.
+        if (last is not None and last[0] is program and last[1] == program._version and
+                last[2] == feed.keys() and len(last[3]) == len(fetches) and
+                all(map(operator.is_, last[3], fetches))):
+            plan = last[4]
+        else:
+            fetch_names = tuple(f if type(f) is str else _fetch_name(f) for f in fetches)
+            key = (id(program), program._version, tuple(sorted(feed)), fetch_names)
+            plan = self._plans.get(key)
+            if plan is None:
+                plan = self._plans[key] = _Plan(program, set(feed), list(fetch_names))
+            self._last = (program, program._version, frozenset(feed), fetches, plan)
         results = plan.run(scope, feed)
         if return_numpy:
             return results
@@ -230,3 +244,4 @@ class Executor:
     def close(self):
         """Release the cached plans."""
         self._plans.clear()
+        self._last = None

@@ -3,8 +3,9 @@ format. Loading never executes code from the files.
 
 `path.pdmodel` holds the forward ops from the feeds to the fetches: each op's class (which
 must be an Op of the dygraph package), its attributes (numbers, strings, lists, tuples,
-geometry records and dygraph functions by name; arrays by reference) and its input and
-output names. `path.pdiparams` holds the parameters and constants (dygraph.save).
+geometry records and dygraph functions by name; arrays by reference; the sub-blocks of
+while_loop and cond by number, their ops saved alongside) and its input and output
+names. `path.pdiparams` holds the parameters and constants (dygraph.save).
 
 Example:
     >>> import os, tempfile
@@ -36,7 +37,7 @@ from dygraph.autograd.function import Op
 from dygraph.io.checkpoint import load, save
 from dygraph.static.capture import Slot
 from dygraph.static.executor import global_scope
-from dygraph.static.program import Operator, Program, Variable
+from dygraph.static.program import Block, Operator, Program, Variable
 
 __all__ = ["save_inference_model", "load_inference_model"]
 
@@ -44,12 +45,13 @@ FORMAT = "dygraph-program"
 # Attributes that hold one run's working state, not the op's configuration.
 _RUN_STATE = {"inputs", "edges", "versions", "out_data", "cols", "saved", "tensors", "outs",
               "keep", "flat", "prob", "rows", "probing", "arg", "inner", "bulk", "xhat",
-              "rstd", "batch_mean", "batch_var"}
+              "rstd", "batch_mean", "batch_var", "grad_wanted"}
 
 
 class _Encoder:
     def __init__(self):
         self.arrays = {}
+        self.blocks = {}  # id(sub-block) -> (its index in the file, the block)
 
     def value(self, v, where):
         if v is None or isinstance(v, (bool, int, float, str)):
@@ -68,6 +70,10 @@ class _Encoder:
             return [self.value(x, where) for x in v]
         if isinstance(v, dict) and all(isinstance(k, str) for k in v):
             return {"__dict__": {k: self.value(x, where) for k, x in v.items()}}
+        if isinstance(v, Block):  # a loop body or branch: saved with the program
+            if id(v) not in self.blocks:
+                self.blocks[id(v)] = (len(self.blocks) + 1, v)
+            return {"__block__": self.blocks[id(v)][0]}
         if isinstance(v, np.ndarray):
             key = f"@array{len(self.arrays)}"
             self.arrays[key] = v
@@ -98,15 +104,20 @@ def _resolve(path, what):
     return obj
 
 
-def _decode(v, arrays, where):
+def _decode(v, arrays, where, blocks=()):
     if isinstance(v, list):
-        return [_decode(x, arrays, where) for x in v]
+        return [_decode(x, arrays, where, blocks) for x in v]
     if not isinstance(v, dict):
         return v
     if "__tuple__" in v:
-        return tuple(_decode(x, arrays, where) for x in v["__tuple__"])
+        return tuple(_decode(x, arrays, where, blocks) for x in v["__tuple__"])
     if "__dict__" in v:
-        return {k: _decode(x, arrays, where) for k, x in v["__dict__"].items()}
+        return {k: _decode(x, arrays, where, blocks) for k, x in v["__dict__"].items()}
+    if "__block__" in v:
+        k = v["__block__"]
+        if not isinstance(k, int) or not 0 < k < len(blocks):
+            raise ValueError(f"load_inference_model: {where}: no block {k!r}")
+        return blocks[k]
     if "__array__" in v:
         return arrays[v["__array__"]]
     if "__dtype__" in v:
@@ -155,14 +166,11 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=N
     block = program.global_block()
     encoder = _Encoder()
     scope = kwargs.get("scope") or global_scope()
-    op_records = []
-    for i, o in enumerate(ops):
-        attrs = {k: encoder.value(v, f"op {i} ({o.type}) attribute {k!r}")
-                 for k, v in vars(o.op).items() if k not in _RUN_STATE}
-        cls = type(o.op)
-        op_records.append({"class": f"{cls.__module__}:{cls.__qualname__}", "type": o.type,
-                           "attrs": attrs, "inputs": o.inputs, "outputs": o.outputs,
-                           "stop_gradient": [block.vars[n]._sg for n in o.inputs]})
+    op_records = _op_records(ops, block, encoder, "op")
+    block_records = []
+    while len(block_records) < len(encoder.blocks):  # encoding may find nested blocks
+        index, sub = sorted(encoder.blocks.values(), key=lambda e: e[0])[len(block_records)]
+        block_records.append(_op_records(sub.ops, sub, encoder, f"block {index} op"))
     variables = {}
     for name in sorted(needed):
         var = block.vars[name]
@@ -178,7 +186,7 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=N
                                  "the scope; run the startup program first")
             encoder.arrays[name] = np.asarray(value)
     model = {"format": FORMAT, "version": 1, "feeds": feeds, "fetches": fetches,
-             "vars": variables, "ops": op_records}
+             "vars": variables, "ops": op_records, "blocks": block_records}
     directory = os.path.dirname(path_prefix)
     if directory:
         os.makedirs(directory, exist_ok=True)
@@ -190,6 +198,34 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=N
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path_prefix + ".pdmodel")
+
+
+def _op_records(ops, block, encoder, what):
+    from dygraph.static.block_op import lookup
+
+    records = []
+    for i, o in enumerate(ops):
+        attrs = {k: encoder.value(v, f"{what} {i} ({o.type}) attribute {k!r}")
+                 for k, v in vars(o.op).items() if k not in _RUN_STATE}
+        cls = type(o.op)
+        records.append({"class": f"{cls.__module__}:{cls.__qualname__}", "type": o.type,
+                        "attrs": attrs, "inputs": o.inputs, "outputs": o.outputs,
+                        "stop_gradient": [lookup(block, n)._sg for n in o.inputs]})
+    return records
+
+
+def _decode_ops(records, arrays, blocks, into, what):
+    for i, record in enumerate(records):
+        cls = _resolve(record["class"], "op class")
+        if not (isinstance(cls, type) and issubclass(cls, Op)):
+            raise ValueError(f"load_inference_model: {what} {i}: {record['class']} is not "
+                             "an op")
+        op = object.__new__(cls)
+        for k, v in record["attrs"].items():
+            setattr(op, k, _decode(v, arrays, f"{what} {i}", blocks))
+        op.inputs = tuple(Slot(sg) for sg in record["stop_gradient"])
+        op.versions = (0,) * len(op.inputs)
+        into.ops.append(Operator(op, record["inputs"], record["outputs"]))
 
 
 def _list(v):
@@ -227,17 +263,12 @@ def load_inference_model(path_prefix, executor, **kwargs):
                 scope.vars[name] = np.array(arrays[name], copy=True)
             elif name in model["feeds"]:
                 var.is_feed = True
-        for i, record in enumerate(model["ops"]):
-            cls = _resolve(record["class"], "op class")
-            if not (isinstance(cls, type) and issubclass(cls, Op)):
-                raise ValueError(f"load_inference_model: op {i}: {record['class']} is not "
-                                 "an op")
-            op = object.__new__(cls)
-            for k, v in record["attrs"].items():
-                setattr(op, k, _decode(v, arrays, f"op {i}"))
-            op.inputs = tuple(Slot(sg) for sg in record["stop_gradient"])
-            op.versions = (0,) * len(op.inputs)
-            block.ops.append(Operator(op, record["inputs"], record["outputs"]))
+        subs = model.get("blocks", [])
+        for _ in subs:  # every block exists before an op refers to it
+            program.blocks.append(Block(program, len(program.blocks), 0))
+        _decode_ops(model["ops"], arrays, program.blocks, block, "op")
+        for k, records in enumerate(subs, start=1):
+            _decode_ops(records, arrays, program.blocks, program.blocks[k], f"block {k} op")
     except (KeyError, TypeError, AttributeError, ImportError) as exc:
         raise ValueError(f"load_inference_model: {model_file} is damaged "
                          f"({type(exc).__name__}: {exc})") from None

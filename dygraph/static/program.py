@@ -257,28 +257,26 @@ class Program:
         return self.global_block().all_parameters()
 
     def clone(self, for_test=False):
-        """A copy; `for_test` drops backward and optimizer ops and runs dropout and batch
-        norm in inference mode (ops with a `training` attribute get False)."""
-        import copy
-
+        """A copy, sub-blocks included; `for_test` drops backward and optimizer ops and
+        runs dropout and batch norm in inference mode (ops with a `training` attribute get
+        False), inside loop bodies and branches too."""
         new = Program()
         new._seed, new.parameters = self._seed, dict(self.parameters)
-        src, dst = self.global_block(), new.global_block()
-        for name, var in src.vars.items():
-            clone = Variable(dst, name, var.static_shape, var._data.dtype, var.persistable,
-                             var._sg, (var._data, var._alt))
-            clone.is_parameter = var.is_parameter
-            dst.vars[name] = clone
-        for o in src.ops:
-            if for_test and o.role in ("backward", "optimize"):
-                continue
-            op = copy.copy(o.op)
-            if for_test and hasattr(op, "training"):
-                op.training = False
-            if for_test and "training" in (getattr(op, "kwargs", None) or {}):
-                op.kwargs = {**op.kwargs, "training": False}  # a whole-function op
-            dst.ops.append(Operator(op, o.inputs, o.outputs, o.role))
+        for src in self.blocks[1:]:
+            new.blocks.append(Block(new, src.idx, src.parent_idx))
+        for src, dst in zip(self.blocks, new.blocks):
+            for name, var in src.vars.items():
+                clone = Variable(dst, name, var.static_shape, var._data.dtype,
+                                 var.persistable, var._sg, (var._data, var._alt))
+                clone.is_parameter = var.is_parameter
+                dst.vars[name] = clone
+            for o in src.ops:
+                if for_test and o.role in ("backward", "optimize"):
+                    continue
+                dst.ops.append(Operator(_cloned_op(o.op, new, for_test), o.inputs,
+                                        o.outputs, o.role))
         if for_test:
+            dst = new.global_block()
             used = {n for o in dst.ops for n in o.inputs + o.outputs}
             dst.vars = {k: v for k, v in dst.vars.items() if k in used or v.persistable}
         return new
@@ -287,6 +285,23 @@ class Program:
         return "\n".join(repr(b) for b in self.blocks)
 
     __str__ = __repr__
+
+
+def _cloned_op(op, program, for_test):
+    """A copy of `op` for a clone of its program: sub-blocks it holds are the clone's."""
+    import copy
+
+    op = copy.copy(op)
+    for key, value in list(vars(op).items()):
+        if isinstance(value, Block):
+            setattr(op, key, program.blocks[value.idx])
+        elif isinstance(value, tuple) and value and all(isinstance(b, Block) for b in value):
+            setattr(op, key, tuple(program.blocks[b.idx] for b in value))
+    if for_test and hasattr(op, "training"):
+        op.training = False
+    if for_test and "training" in (getattr(op, "kwargs", None) or {}):
+        op.kwargs = {**op.kwargs, "training": False}  # a whole-function op
+    return op
 
 
 _default = {"main": Program(), "startup": Program()}

@@ -41,8 +41,8 @@ def _early_gathers(ops, kept, consts):
     for i, o in enumerate(ops):
         if not getattr(o.op, "fused", False):
             continue
-        n = len(o.inputs) // 2
-        names = o.inputs[n:]
+        n = o.op.n
+        names = o.inputs[n:2 * n]
         if any(readers[g] != 1 or g in kept or g not in made for g in names):
             continue
         updates.add(i)
@@ -101,7 +101,9 @@ def straight_line(ops, free_after, feed_names, fetch_names, persistable):
 
     for i, (o, dead) in enumerate(zip(ops, free_after)):
         body.append(f"    step = {i}")
-        ins = o.inputs if i not in gather["updates"] else o.inputs[:len(o.inputs) // 2]
+        ins = o.inputs
+        if i in gather["updates"]:  # the gradients went to the flat buffer already
+            ins = o.inputs[:o.op.n] + o.inputs[2 * o.op.n:]
         args = [value_of(n) for n in ins]
         slots = getattr(o.op, "inputs", None)
         if type(slots) is tuple:  # the op's backward reads this run's inputs here
@@ -126,7 +128,7 @@ def straight_line(ops, free_after, feed_names, fetch_names, persistable):
     stores = [f"    svars[{n!r}] = {local[n]}" for n in sorted(persistable) if n in local]
     fetched = "".join(f"{value_of(n)}, " for n in fetch_names)
     defaults = ", ".join(f"{k}={k}" for k in consts)
-    source = (f"def run(svars, feed, {defaults}):\n    step = -1\n    try:\n" +
+    source = (f"def run(svars, feed, {defaults}):\n    step = -1\n    try:\n        pass\n" +
               "\n".join("    " + line for line in body) +
               "\n    except BaseException as exc:\n        exc.static_step = step\n"
               "        raise\n" + "".join(line + "\n" for line in stores) +

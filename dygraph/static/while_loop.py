@@ -21,17 +21,23 @@ Example:
     (4, 6)
 """
 
-import copy
-
 import numpy as np
 
 from dygraph.autograd import grad_mode
-from dygraph.autograd.function import Op, apply
+from dygraph.autograd.function import apply
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor
-from dygraph.tensor import Tensor, _new_tensor
+from dygraph.static.block_op import (
+    BlockOp,
+    adopt_states,
+    lookup,
+    outside_names,
+    run_block,
+    state_names,
+)
+from dygraph.tensor import Tensor
 
-__all__ = ["while_loop", "While", "run_block"]
+__all__ = ["while_loop", "While"]
 
 
 def _check_pred(pred):
@@ -50,38 +56,21 @@ def _as_list(values, n):
     return values
 
 
-def run_block(ops, env):
-    """Run recorded ops on the Tensors of `env` (name -> Tensor), adding their outputs.
-    Each op runs as a copy, so every run keeps its own saved values for backward."""
-    for o in ops:
-        op = copy.copy(o.op)
-        if isinstance(op, While):  # a nested loop records when the outer one does
-            op.grad_wanted = grad_mode.state.grad_on
-        outs = apply(op, *[env[n] for n in o.inputs])
-        if type(outs) is tuple:
-            env.update(zip(o.outputs, outs))
-        else:
-            env[o.outputs[0]] = outs
-
-
-class While(Op):
+class While(BlockOp):
     """Inputs: the loop variables' start values, then the outside values the body reads.
     Outputs: the loop variables' final values."""
 
-    def __init__(self, block, n_cond_ops, holders, cond_name, body_names, outside):
+    def __init__(self, block, n_cond_ops, holders, cond_name, body_names, outside, states):
         self.block, self.n_cond_ops = block, n_cond_ops
         self.holders, self.cond_name = holders, cond_name  # placeholder names, cond's result
-        self.body_names, self.outside = body_names, outside
-        self.grad_wanted = False  # set when a gradient op of this loop is appended
+        self.body_names, self.outside, self.states = body_names, outside, states
 
     def forward(self, xp, *arrays):
         n = len(self.holders)
         if getattr(self, "probing", False):  # building: loop variables keep their kind
-            return tuple(a.copy() for a in arrays[:n]) if n > 1 else arrays[0].copy()
-        record = self.grad_wanted and grad_mode.state.grad_on
-        edges = getattr(self, "edges", None) or (None,) * len(arrays)
-        tensors = [_new_tensor(a, None, 0, not (record and e is not None))
-                   for a, e in zip(arrays, edges)]
+            out = [a.copy() for a in arrays[:n] + tuple(self._state_inputs(arrays, n))]
+            return tuple(out) if len(out) > 1 else out[0]
+        record, tensors = self._tensors(arrays)
         ops = self.block.ops
         cond_ops, body_ops = ops[:self.n_cond_ops], ops[self.n_cond_ops:]
         outside = dict(zip(self.outside, tensors[n:]))
@@ -91,42 +80,16 @@ class While(Op):
                 env = dict(outside)
                 env.update(zip(self.holders, current))
                 run_block(cond_ops, env)
-                if not bool(env[self.cond_name]._data.reshape(-1)[0]):
+                go = bool(env[self.cond_name]._data.reshape(-1)[0])
+                if go:
+                    run_block(body_ops, env)
+                    current = [env[name] for name in self.body_names]
+                for name in self.states:  # the next iteration reads the updated state
+                    outside[name] = env[name]
+                if not go:
                     break
-                run_block(body_ops, env)
-                current = [env[name] for name in self.body_names]
-        if record:
-            self.tensors, self.outs = tensors, current
-        # A value the loop passed through unchanged is still the caller's array: copy it.
-        given = {id(a) for a in arrays}
-        result = tuple(t._data.copy() if id(t._data) in given else t._data for t in current)
-        return result if n > 1 else result[0]
-
-    def backward(self, m, *grads):
-        from dygraph.autograd.engine import grad
-
-        tensors, outs = self.tensors, self.outs
-        result = [None] * len(tensors)
-        where = {id(t): i for i, t in enumerate(tensors)}
-        pairs = []
-        for o, g in zip(outs, grads):
-            if g is None or o._sg:
-                continue
-            if id(o) in where:  # passed through: the gradient goes straight back
-                i = where[id(o)]
-                result[i] = g if result[i] is None else result[i] + g
-            else:
-                pairs.append((o, g))
-        wanted = [t for t in tensors if not t._sg]
-        if pairs and wanted:
-            found = grad([o for o, _ in pairs], wanted,
-                         [_new_tensor(g, None, 0, True) for _, g in pairs],
-                         allow_unused=True)
-            for t, g in zip(wanted, found):
-                if g is not None:
-                    i = where[id(t)]
-                    result[i] = g._data if result[i] is None else result[i] + g._data
-        return tuple(result)
+        outs = current + [outside[name] for name in self.states]
+        return self._results(record, tensors, outs, arrays)
 
 
 def _eager_loop(cond, body, loop_vars):
@@ -162,36 +125,26 @@ def _static_loop(cond, body, loop_vars):
             names.append(value.name if isinstance(value, Variable) else
                          _register(block, value))
     for start, name in zip(starts, names[1:]):
-        out = _lookup(block, name)
+        out = lookup(block, name)
         if out._data.dtype != start._data.dtype or out.ndim != start.ndim:
             raise op_error("while_loop", f"body turns loop variable {start.name} of shape "
                            f"{list(start.static_shape)} and dtype {start._data.dtype.name} "
                            f"into shape {list(out.static_shape)} and dtype "
                            f"{out._data.dtype.name}; a loop variable keeps its dtype and rank",
                            TypeError)
-    made = {h.name for h in holders} | {n for o in block.ops for n in o.outputs}
-    outside = []
-    for name in [n for o in block.ops for n in o.inputs] + names:
-        if name not in made and name not in outside:
-            outside.append(name)
-    op = While(block, n_cond_ops, [h.name for h in holders], names[0], names[1:], outside)
-    result = apply(op, *starts, *[_lookup(block, n) for n in outside])
+    outside = outside_names([block], [h.name for h in holders], [names])
+    states = state_names([block])
+    outside += [s for s in states if s not in outside]
+    op = While(block, n_cond_ops, [h.name for h in holders], names[0], names[1:], outside,
+               states)
+    result = apply(op, *starts, *[lookup(block, n) for n in outside])
     result = list(result) if isinstance(result, tuple) else [result]
+    adopt_states(parent.ops[-1], len(starts), states)
+    result = result[:len(starts)]
     for r, name in zip(result, names[1:]):  # a size the body changes is free (-1)
-        body_shape = _lookup(block, name).static_shape
+        body_shape = lookup(block, name).static_shape
         r.static_shape = tuple(d if d == e else -1 for d, e in zip(r.static_shape, body_shape))
     return result
-
-
-def _lookup(block, name):
-    """The variable `name` as seen from `block` (its own, or an enclosing block's)."""
-    program = block.program
-    while True:
-        if name in block.vars:
-            return block.vars[name]
-        if block.parent_idx < 0:
-            raise KeyError(f"while_loop: no variable {name!r}")
-        block = program.blocks[block.parent_idx]
 
 
 def while_loop(cond, body, loop_vars, is_test=False, name=None):

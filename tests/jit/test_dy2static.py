@@ -87,7 +87,7 @@ def test_seed_compare_example_as_python_if():
     rng = np.random.default_rng(3)
     a, b = rng.random((4, 3, 3)).astype(np.float32), rng.random((4, 3, 3)).astype(np.float32)
     main = check(compare, (a, b), (b, a), (a, a))
-    assert any(o.type == "select" for o in main.global_block().ops)
+    assert any(o.type == "ifblocks" for o in main.global_block().ops)
 
 
 def article_compare(inp1, inp2):
@@ -270,7 +270,7 @@ def python_flow(x, n=3):
 def test_control_flow_on_python_values_is_unrolled():
     main = check(python_flow, (np.array([1.0, 2.0], np.float32),))
     assert main.num_blocks == 1
-    assert not any(o.type in ("select", "while") for o in main.global_block().ops)
+    assert not any(o.type in ("ifblocks", "while") for o in main.global_block().ops)
 
 
 def show(x):

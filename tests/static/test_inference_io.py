@@ -98,3 +98,29 @@ def test_damaged_or_hostile_programs_are_refused(tmp_path):
         static.load_inference_model(prefix, exe)
     with pytest.raises(ValueError, match="no .*missing.pdmodel"):
         static.load_inference_model(str(tmp_path / "missing"), exe)
+
+
+def test_a_batch_norm_model_saves_with_its_running_statistics(tmp_path):
+    rng = np.random.default_rng(2)
+    dygraph.enable_static()
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [None, 1, 6, 6])
+        net = dygraph.nn.Sequential(dygraph.nn.Conv2D(1, 2, 3), dygraph.nn.BatchNorm2D(2))
+        y = net(x)
+        dygraph.optimizer.SGD(0.1, parameters=net.parameters()).minimize(y.mean())
+    dygraph.disable_static()
+    exe, scope = static.Executor(), static.Scope()
+    exe.run(startup, scope=scope)
+    for _ in range(3):  # moves the running statistics away from their start
+        exe.run(main, feed={"x": rng.standard_normal((4, 1, 6, 6)).astype(np.float32)},
+                scope=scope)
+    assert np.abs(scope.vars[net[1]._mean.name]).sum() > 0
+    probe = rng.standard_normal((3, 1, 6, 6)).astype(np.float32)
+    expected = exe.run(main.clone(for_test=True), feed={"x": probe}, fetch_list=[y],
+                       scope=scope)[0]
+    prefix = str(tmp_path / "bn")
+    static.save_inference_model(prefix, [x], [y], exe, program=main, scope=scope)
+    program, feeds, fetches = static.load_inference_model(prefix, static.Executor())
+    got = static.Executor().run(program, feed={feeds[0]: probe}, fetch_list=fetches)[0]
+    np.testing.assert_allclose(got, expected, rtol=1e-6)

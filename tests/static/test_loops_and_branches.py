@@ -7,6 +7,7 @@ import dygraph
 import dygraph.fluid as fluid
 import dygraph.nn.functional as F
 from dygraph import static
+from dygraph.autograd.function import Op, apply
 from dygraph.utils import unique_name
 
 
@@ -216,3 +217,120 @@ def test_case_without_default_uses_the_last_pair_and_checks_input():
         static.nn.switch_case(dygraph.to_tensor(1), [(1, lambda: x), (1, lambda: x)])
     with pytest.raises(TypeError, match="branch_index must be one integer"):
         static.nn.switch_case(x, [lambda: x])
+
+
+class _Counted(Op):
+    """x * 2, counting its runs."""
+
+    runs = 0
+
+    def forward(self, xp, x):
+        _Counted.runs += 1
+        return x * 2
+
+    def backward(self, m, g):
+        return (g * 2,)
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_cond_runs_only_the_chosen_branch(flag):
+    def build():
+        x = static.data("x", [None, 2])
+        x.stop_gradient = False
+        p = static.data("p", [1], "bool")
+        out = static.nn.cond(p, lambda: apply(_Counted(), x), lambda: x * -1.0)
+        return [out] + static.gradients([out.sum()], [x])
+
+    main, _, fetches = _program(build)
+    assert main.num_blocks == 3
+    _Counted.runs = 0
+    x = np.ones((3, 2), np.float32)
+    got, gx = static.Executor().run(main, feed={"x": x, "p": np.array([flag])},
+                                    fetch_list=fetches)
+    assert _Counted.runs == (1 if flag else 0)
+    np.testing.assert_allclose(got, x * (2.0 if flag else -1.0))
+    np.testing.assert_allclose(gx, np.full_like(x, 2.0 if flag else -1.0))
+
+
+def test_programs_with_loops_and_branches_save_for_inference(tmp_path):
+    def build():
+        x = static.data("x", [None, 3])
+        net = dygraph.nn.Linear(3, 3)
+
+        def body(i, h):
+            h = static.nn.cond(h.sum() > 0, lambda: F.tanh(net(h)), lambda: h * 0.5)
+            return [i + 1, h]
+
+        _, y = static.nn.while_loop(lambda i, h: i < 3, body,
+                                    [dygraph.full([1], 0, "int64"), x])
+        return x, y
+
+    main, startup, (x, y) = _program(build)
+    exe = static.Executor()
+    assert exe.run(static.Program()) == []  # an empty program runs
+    exe.run(startup)
+    probe = np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32)
+    expected = exe.run(main, feed={"x": probe}, fetch_list=[y])[0]
+    prefix = str(tmp_path / "m")
+    static.save_inference_model(prefix, [x], [y], exe, program=main)
+    with static.scope_guard(static.Scope()):
+        fresh = static.Executor()
+        program, feeds, fetches = static.load_inference_model(prefix, fresh)
+        got = fresh.run(program, feed={feeds[0]: probe}, fetch_list=fetches)[0]
+    assert program.num_blocks == 4
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
+def test_a_test_clone_switches_dropout_off_inside_branches_and_loops():
+    def build():
+        x = static.data("x", [None, 4])
+        y = static.nn.cond(x.sum() > -1e9, lambda: F.dropout(x, 0.5), lambda: x * 0.0)
+        _, z = static.nn.while_loop(lambda i, h: i < 2,
+                                    lambda i, h: [i + 1, F.dropout(h, 0.5) + 1.0],
+                                    [dygraph.full([1], 0, "int64"), y])
+        return z
+
+    main, _, z = _program(build)
+    test = main.clone(for_test=True)
+    assert test.num_blocks == main.num_blocks == 4
+    x = np.ones((64, 4), np.float32)
+    got = static.Executor().run(test, feed={"x": x}, fetch_list=[z])[0]
+    np.testing.assert_allclose(got, x + 2.0)
+    trained = static.Executor().run(main, feed={"x": x}, fetch_list=[z])[0]
+    assert not np.allclose(trained, x + 2.0)  # the original still drops
+
+
+def _normalizing_loop(x, bn, n):
+    def body(i, h):
+        h = static.nn.cond(h.sum() > -1e9, lambda: bn(h) * 0.5 + 1.0, lambda: h)
+        return [i + 1, h]
+
+    return static.nn.while_loop(lambda i, h: i < n, body,
+                                [dygraph.full([1], 0, "int64"), x])[1]
+
+
+def test_batch_norm_in_loops_and_branches_updates_its_running_statistics_as_eager():
+    x = np.random.default_rng(5).standard_normal((6, 3)).astype(np.float32)
+    with unique_name.guard():
+        eager_bn = dygraph.nn.BatchNorm1D(3)
+    tx = dygraph.to_tensor(x, stop_gradient=False)
+    expected = _normalizing_loop(tx, eager_bn, 3)
+    (expected * expected).sum().backward()
+
+    def build():
+        with unique_name.guard():
+            bn = dygraph.nn.BatchNorm1D(3)
+        vx = static.data("x", [None, 3])
+        vx.stop_gradient = False
+        y = _normalizing_loop(vx, bn, 3)
+        return [bn, y] + static.gradients([(y * y).sum()], [vx])
+
+    main, startup, (bn, y, gx) = _program(build)
+    exe, scope = static.Executor(), static.Scope()
+    exe.run(startup, scope=scope)
+    got, got_gx = exe.run(main, feed={"x": x}, fetch_list=[y, gx], scope=scope)
+    np.testing.assert_allclose(got, expected.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_gx, tx.grad.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(scope.vars[bn._mean.name], eager_bn._mean.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(scope.vars[bn._variance.name], eager_bn._variance.numpy(),
+                               rtol=1e-6)

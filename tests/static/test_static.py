@@ -262,3 +262,13 @@ def test_embedding_and_lstm_run_with_each_runs_ids_and_batch():
         want_out, (_, want_c) = lstm(emb(dygraph.to_tensor(data)))
         np.testing.assert_allclose(got[0], want_out.numpy(), atol=1e-6)
         np.testing.assert_allclose(got[1], want_c.numpy(), atol=1e-6)
+
+
+def test_gradients_of_gradients_are_refused_clearly():
+    dygraph.enable_static()
+    with static.program_guard(static.Program(), static.Program()):
+        x = static.data("x", [2])
+        x.stop_gradient = False
+        (g,) = static.gradients([(x * x * x).sum()], [x])
+        with pytest.raises(NotImplementedError, match="gradients of gradients"):
+            static.gradients([g.sum()], [x])

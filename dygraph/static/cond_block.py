@@ -1,0 +1,108 @@
+"""cond in a static program: each branch recorded into its own sub-block, and one
+`IfBlocks` op that runs only the branch `pred` chooses at run time (its gradient reaches
+that branch only; see dygraph.static.block_op).
+
+Example:
+    >>> import numpy as np
+    >>> import dygraph
+    >>> from dygraph import static
+    >>> dygraph.enable_static()
+    >>> main = static.Program()
+    >>> with static.program_guard(main, static.Program()):
+    ...     x = static.data('x', [2])
+    ...     y = static.nn.cond(x.sum() > 0, lambda: x * 2.0, lambda: x - 1.0)
+    >>> dygraph.disable_static()
+    >>> static.Executor().run(main, feed={'x': np.array([1., 2.], np.float32)},
+    ...                       fetch_list=[y])[0].tolist()
+    [2.0, 4.0]
+"""
+
+from dygraph.autograd import grad_mode
+from dygraph.autograd.function import apply
+from dygraph.framework.errors import op_error
+from dygraph.ops.common import as_tensor
+from dygraph.static.block_op import (
+    BlockOp,
+    adopt_states,
+    lookup,
+    outside_names,
+    run_block,
+    state_names,
+)
+from dygraph.tensor import Tensor
+
+__all__ = ["IfBlocks"]
+
+
+class IfBlocks(BlockOp):
+    """Inputs: pred, then the outside values the branches read. Outputs: the results of
+    the branch pred chooses."""
+
+    def __init__(self, blocks, results, outside, states):
+        self.blocks, self.results, self.outside = blocks, results, outside
+        self.states = states
+        self.probes = 0
+
+    def forward(self, xp, pred, *arrays):
+        if getattr(self, "probing", False):  # building: the true branch's stand-ins
+            block, names = self.blocks[0], self.results[0]
+            which = "_data" if self.probes % 2 == 0 else "_alt"
+            self.probes += 1
+            out = [getattr(lookup(block, n), which).copy() for n in names]
+            out += [a.copy() for a in self._state_inputs(arrays, 0)]
+            return tuple(out) if len(out) > 1 else out[0]
+        chosen = 0 if bool(pred.reshape(-1)[0]) else 1
+        record, tensors = self._tensors((pred,) + arrays)
+        env = dict(zip(self.outside, tensors[1:]))
+        with grad_mode.set_grad_enabled(record):
+            run_block(self.blocks[chosen].ops, env)
+        outs = [env[n] for n in self.results[chosen] + list(self.states)]
+        return self._results(record, tensors, outs, (pred,) + arrays)
+
+
+def _branch(program, fn):
+    """Record fn() into a new sub-block; (block, its results as names, single)."""
+    from dygraph.static.capture import _register
+    from dygraph.static.program import Variable
+
+    with program.sub_block() as block:
+        out = fn()
+        single = not isinstance(out, (list, tuple))
+        names = []
+        for value in [out] if single else list(out):
+            value = value if isinstance(value, Tensor) else as_tensor(value, "cond")
+            names.append(value.name if isinstance(value, Variable) else
+                         _register(block, value))
+    return block, names, single
+
+
+def static_cond(pred, true_fn, false_fn):
+    """cond(pred, true_fn, false_fn) for a program Variable pred (see the module
+    docstring)."""
+    program = grad_mode.state.static_program
+    true_block, true_names, single = _branch(program, true_fn)
+    false_block, false_names, _ = _branch(program, false_fn)
+    if len(true_names) != len(false_names):
+        raise op_error("cond", f"true_fn returns {len(true_names)} values and false_fn "
+                       f"{len(false_names)}; they must match")
+    pairs = [(lookup(true_block, a), lookup(false_block, b))
+             for a, b in zip(true_names, false_names)]
+    for k, (a, b) in enumerate(pairs):
+        if a._data.dtype != b._data.dtype or a.ndim != b.ndim:
+            raise op_error("cond", f"result {k} is {a._data.dtype.name} of shape "
+                           f"{list(a.static_shape)} in true_fn but {b._data.dtype.name} of "
+                           f"shape {list(b.static_shape)} in false_fn; dtype and rank must "
+                           "match", TypeError)
+    blocks = (true_block, false_block)
+    outside = outside_names(blocks, (), (true_names, false_names))
+    states = state_names(blocks)
+    outside += [s for s in states if s not in outside]
+    op = IfBlocks(blocks, (true_names, false_names), outside, states)
+    result = apply(op, pred, *[lookup(true_block, n) for n in outside])
+    result = list(result) if isinstance(result, tuple) else [result]
+    adopt_states(program.current_block().ops[-1], len(true_names), states)
+    result = result[:len(true_names)]
+    for r, (a, b) in zip(result, pairs):  # a size the branches disagree on is free (-1)
+        r.static_shape = tuple(d if d == e else -1 for d, e in zip(a.static_shape,
+                                                                   b.static_shape))
+    return result[0] if single else tuple(result)
