@@ -29,7 +29,7 @@ from dygraph.backend.blas_threads import single_blas_thread
 __all__ = ["LSTMArrays", "GRUArrays"]
 
 
-def _in_order(xp, array, reverse):
+def _in_order(array, reverse):
     return array[::-1] if reverse else array
 
 
@@ -51,7 +51,7 @@ class LSTMArrays:
         # exp's argument per column: -x for the sigmoid gates, -2x for the tanh gate.
         self.scale = xp.full(width, -1.0, gates.dtype)
         self.scale[2 * size:3 * size] = -2.0
-        self.act = xp.multiply(_in_order(xp, gates, reverse), self.scale)
+        self.act = xp.multiply(_in_order(gates, reverse), self.scale)
         self.tc = xp.empty((steps, batch, size), gates.dtype)
         self.h = xp.empty((steps + 1, batch, size), gates.dtype)
         self.c = xp.empty_like(self.h)
@@ -101,7 +101,7 @@ class LSTMArrays:
         d_pre = xp.empty_like(act)
         dh = xp.zeros_like(tc[0]) if g_h is None else g_h.copy()
         dc = xp.zeros_like(dh) if g_c is None else g_c.copy()
-        g_out = None if g_out is None else _in_order(xp, g_out, self.reverse)
+        g_out = None if g_out is None else _in_order(g_out, self.reverse)
         tmp = xp.empty_like(dh)
         with single_blas_thread():
             for t in range(steps - 1, -1, -1):
@@ -134,7 +134,7 @@ class GRUArrays:
         self.xp, self.w, self.bias, self.reverse = xp, w, bias, reverse
         steps, batch, width = gates.shape
         self.size = size = width // 3
-        self.act = xp.array(_in_order(xp, gates, reverse))
+        self.act = xp.array(_in_order(gates, reverse))
         rz = self.act[:, :, :2 * size]
         if bias is not None:  # the r and z parts of the hidden bias add like input bias
             rz += bias[:2 * size]
@@ -195,7 +195,7 @@ class GRUArrays:
         d_hid = xp.empty_like(act)
         d_n = xp.empty_like(self.h[1:])
         dh = xp.zeros_like(self.h[0]) if g_h is None else g_h.copy()
-        g_out = None if g_out is None else _in_order(xp, g_out, self.reverse)
+        g_out = None if g_out is None else _in_order(g_out, self.reverse)
         tmp = xp.empty_like(dh)
         with single_blas_thread():
             for t in range(steps - 1, -1, -1):

@@ -14,6 +14,9 @@ records a graph, so double backward works as for any composed op.
 
 `keep` ([T, B, 1], 1.0 while a sequence runs, 0.0 past its length) holds a finished
 sequence's state and zeroes its outputs, as `sequence_length` asks.
+
+Unmasked LSTM and GRU, in plain forward and backward, take the raw-array path of
+rnn_arrays.py instead (fewer NumPy calls per step); the time loops run with one BLAS thread.
 """
 
 from dygraph.autograd.backward_math import array_math
