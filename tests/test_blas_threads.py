@@ -35,3 +35,17 @@ def test_numpy_openblas_is_found_and_products_stay_right():
     if funcs:  # NumPy's wheels ship OpenBLAS; other builds leave the block a no-op
         with blas_threads.single_blas_thread():
             assert funcs[1]() == 1
+
+
+def test_overlapping_blocks_restore_the_count_once_the_last_leaves(monkeypatch):
+    counts = [3]
+    monkeypatch.setattr(blas_threads, "_funcs",
+                        (lambda n: counts.append(n), lambda: counts[-1]))
+    outer = blas_threads.single_blas_thread()
+    inner = blas_threads.single_blas_thread()
+    outer.__enter__()
+    inner.__enter__()
+    outer.__exit__(None, None, None)  # left first, as another thread's block might
+    assert counts[-1] == 1
+    inner.__exit__(None, None, None)
+    assert counts[-1] == 3
