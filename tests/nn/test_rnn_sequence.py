@@ -94,9 +94,9 @@ def test_sequence_op_matches_step_loop_values_and_gradients(kind, reverse, maske
 
 @pytest.mark.parametrize("op, gates_per", [
     (lambda: rs.LSTMSequence(False, True), 4), (lambda: rs.LSTMSequence(True, False), 4),
-    (lambda: rs.GRUSequence(True, True), 3),
+    (lambda: rs.GRUSequence(True, True), 3), (lambda: rs.GRUSequence(False, False), 3),
     (lambda: rs.SimpleRNNSequence(False, True, "tanh"), 1)],
-    ids=["lstm", "lstm-bulk-reverse", "gru", "rnn"])
+    ids=["lstm", "lstm-bulk-reverse", "gru", "gru-bulk", "rnn"])
 def test_sequence_ops_first_and_second_derivatives_float64(op, gates_per):
     rng = np.random.default_rng(1)
     n_states = op().n_states

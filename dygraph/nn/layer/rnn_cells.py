@@ -105,9 +105,12 @@ class RNNCellBase(Layer):
             raise op_error(type(self).__name__, f"inputs must end in input_size="
                            f"{self.input_size}, got {describe(inputs)}")
         gates = linalg.matmul(inputs, self.weight_ih, transpose_y=True)
-        for bias in (self.bias_ih, self.bias_hh if self._fold_hidden_bias else None):
-            if bias is not None:
-                gates = gates + bias
+        biases = [b for b in (self.bias_ih, self.bias_hh if self._fold_hidden_bias else None)
+                  if b is not None]
+        if biases:
+            # Sum the [G] biases first: one add (and one column sum backward) over the
+            # [T, B, G] gates instead of two.
+            gates = gates + (biases[0] if len(biases) == 1 else biases[0] + biases[1])
         return gates
 
     def _hidden_gates(self, h):

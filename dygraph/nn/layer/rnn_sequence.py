@@ -14,12 +14,15 @@ records a graph, so double backward works as for any composed op.
 
 `keep` ([T, B, 1], 1.0 while a sequence runs, 0.0 past its length) holds a finished
 sequence's state and zeroes its outputs, as `sequence_length` asks.
-"""
 
-import numpy as np
+Unmasked LSTM and GRU, in plain forward and backward, take the raw-array path of
+rnn_arrays.py instead (fewer NumPy calls per step); the time loops run with one BLAS thread.
+"""
 
 from dygraph.autograd.backward_math import array_math
 from dygraph.autograd.function import Op, apply
+from dygraph.backend.blas_threads import single_blas_thread
+from dygraph.nn.layer.rnn_arrays import GRUArrays, LSTMArrays
 from dygraph.tensor import _new_tensor
 
 __all__ = ["run_sequence"]
@@ -63,15 +66,16 @@ class _RecurrentSequence(Op):
         # The hidden product h @ W^T runs every step: a contiguous W^T makes it ~30% faster.
         w_t = m.swapaxes(w, 0, 1) if m.tensor_mode else m.ascontiguousarray(w.T)
         outs, saved = [None] * steps, [None] * steps
-        for t in self._order(steps):
-            h, new_states, saved[t] = self.cell(m, gates[t], states, w_t, extras)
-            if keep is not None:
-                k = keep[t]
-                new_states = tuple(k * new + (1.0 - k) * old
-                                   for new, old in zip(new_states, states))
-                h = h * k
-            states = new_states
-            outs[t] = h
+        with single_blas_thread():  # tiny per-step products: see rnn_arrays
+            for t in self._order(steps):
+                h, new_states, saved[t] = self.cell(m, gates[t], states, w_t, extras)
+                if keep is not None:
+                    k = keep[t]
+                    new_states = tuple(k * new + (1.0 - k) * old
+                                       for new, old in zip(new_states, states))
+                    h = h * k
+                states = new_states
+                outs[t] = h
         return outs, states, saved
 
     def forward(self, xp, *arrays):
@@ -88,7 +92,14 @@ class _RecurrentSequence(Op):
         zero = m.zeros_like(states0[0])
         dstates = tuple(zero if g is None else g for g in g_states)
         d_gates, d_hidden = [None] * steps, [None] * steps
-        for t in reversed(list(self._order(steps))):
+        with single_blas_thread():
+            dstates = self._walk_back(m, g_out, dstates, keep, w, extras, saved,
+                                      d_gates, d_hidden)
+        return self._input_grads(m, d_gates, d_hidden, saved, dstates, extras)
+
+    def _walk_back(self, m, g_out, dstates, keep, w, extras, saved, d_gates, d_hidden):
+        """The reverse walk: fills d_gates/d_hidden, returns the initial states' grads."""
+        for t in reversed(list(self._order(len(saved)))):
             k = keep[t] if keep is not None else None
             dh = dstates[0] if g_out is None else g_out[t] + dstates[0]
             carry = None
@@ -102,7 +113,7 @@ class _RecurrentSequence(Op):
             if carry is not None:
                 dprev = tuple(d + c for d, c in zip(dprev, carry))
             dstates = dprev
-        return self._input_grads(m, d_gates, d_hidden, saved, dstates, extras)
+        return dstates
 
     def _input_grads(self, m, d_gates, d_hidden, saved, dstates, extras):
         d_gates_all = m.stack(d_gates)
@@ -123,12 +134,9 @@ class _RecurrentSequence(Op):
 class LSTMSequence(_RecurrentSequence):
     """Gates in Paddle's order i, f, g, o; both biases already in the input gates.
 
-    Without a mask, plain forward and backward take a bulk array path (`_LSTMArrays`): the
-    activations of all steps live in one [T, B, 4H] array, their slopes are computed for
-    every step at once before the reverse walk, and the gate gradients are written into one
-    buffer: about half the ufunc calls per step of the generic formula, which masks and
-    create_graph use (tests/nn/test_rnn_sequence.py checks that both agree with the
-    step-by-step cells).
+    Without a mask, plain forward and backward take the bulk array path
+    (rnn_arrays.LSTMArrays); masks and create_graph use the generic formula below
+    (tests/nn/test_rnn_sequence.py checks that both agree with the step-by-step cells).
     """
 
     n_states = 2
@@ -138,7 +146,7 @@ class LSTMSequence(_RecurrentSequence):
             self.bulk = None
             return super().forward(xp, *arrays)
         gates, h0, c0, w = arrays
-        self.bulk = _LSTMArrays(xp, gates, w, self.reverse)
+        self.bulk = LSTMArrays(xp, gates, w, self.reverse)
         return self.bulk.forward(h0, c0)
 
     def backward(self, m, g_out, *g_states):
@@ -167,87 +175,24 @@ class LSTMSequence(_RecurrentSequence):
         return d_pre, d_pre, (m.matmul(d_pre, w), dc * f)
 
 
-class _LSTMArrays:
-    """The unmasked LSTM recurrence on raw arrays, all steps' values kept in bulk arrays.
-
-    Step t (in processing order) reads h[t], c[t] and writes h[t + 1], c[t + 1]; act[t]
-    holds sigmoid(i), sigmoid(f), tanh(g), sigmoid(o) and tc[t] = tanh(c[t + 1]).
-    """
-
-    def __init__(self, xp, gates, w, reverse):
-        self.xp, self.gates, self.w, self.reverse = xp, gates, w, reverse
-        steps, batch, width = gates.shape
-        self.size = width // 4
-        self.act = xp.empty_like(gates)
-        self.tc = xp.empty((steps, batch, self.size), gates.dtype)
-        self.h = xp.empty((steps + 1, batch, self.size), gates.dtype)
-        self.c = xp.empty_like(self.h)
-
-    def _time(self, t):
-        """Index into `gates`/outputs of the t-th processed step."""
-        return len(self.act) - 1 - t if self.reverse else t
-
-    def forward(self, h0, c0):
-        xp, size, act, tc, h, c = self.xp, self.size, self.act, self.tc, self.h, self.c
-        w_t = xp.ascontiguousarray(self.w.T)  # h @ W^T every step: ~30% faster contiguous
-        h[0], c[0] = h0, c0
-        g_pre = xp.empty_like(c0)
-        for t in range(len(act)):
-            a = act[t]
-            xp.matmul(h[t], w_t, out=a)
-            a += self.gates[self._time(t)]
-            xp.tanh(a[:, 2 * size:3 * size], out=g_pre)
-            xp.negative(a, out=a)
-            with np.errstate(over="ignore"):  # exp overflow -> sigmoid 0, the right limit
-                xp.exp(a, out=a)
-            a += 1.0
-            xp.reciprocal(a, out=a)
-            a[:, 2 * size:3 * size] = g_pre
-            xp.multiply(a[:, size:2 * size], c[t], out=c[t + 1])
-            c[t + 1] += a[:, :size] * g_pre
-            xp.tanh(c[t + 1], out=tc[t])
-            xp.multiply(a[:, 3 * size:], tc[t], out=h[t + 1])
-        out = h[1:][::-1] if self.reverse else h[1:]
-        return xp.ascontiguousarray(out), h[-1].copy(), c[-1].copy()
-
-    def backward(self, g_out, g_h, g_c):
-        xp, size, act, tc = self.xp, self.size, self.act, self.tc
-        steps = len(act)
-        # Slopes of every step at once: sigmoid' = s(1 - s), tanh' = 1 - g^2 for the g block,
-        # and the cell's path to h: o * (1 - tanh(c)^2).
-        slope = 1.0 - act
-        slope *= act
-        g_block = slope[:, :, 2 * size:3 * size]
-        xp.multiply(act[:, :, 2 * size:3 * size], act[:, :, 2 * size:3 * size], out=g_block)
-        xp.subtract(1.0, g_block, out=g_block)
-        through = tc * tc
-        xp.subtract(1.0, through, out=through)
-        through *= act[:, :, 3 * size:]
-        d_pre = xp.empty_like(act)
-        dh = xp.zeros_like(tc[0]) if g_h is None else g_h.copy()
-        dc = xp.zeros_like(tc[0]) if g_c is None else g_c.copy()
-        for t in range(steps - 1, -1, -1):
-            if g_out is not None:
-                dh += g_out[self._time(t)]
-            a, d = act[t], d_pre[t]
-            dc += dh * through[t]
-            xp.multiply(dc, a[:, 2 * size:3 * size], out=d[:, :size])
-            xp.multiply(dc, self.c[t], out=d[:, size:2 * size])
-            xp.multiply(dc, a[:, :size], out=d[:, 2 * size:3 * size])
-            xp.multiply(dh, tc[t], out=d[:, 3 * size:])
-            d *= slope[t]
-            xp.matmul(d, self.w, out=dh)
-            dc *= a[:, size:2 * size]
-        width = act.shape[-1]
-        # One product over every step: dW = sum_t d_pre[t]^T h[t].
-        d_w = d_pre.reshape(-1, width).T @ self.h[:-1].reshape(-1, size)
-        d_gates = d_pre[::-1] if self.reverse else d_pre
-        return xp.ascontiguousarray(d_gates), dh, dc, d_w
-
-
 class GRUSequence(_RecurrentSequence):
     """Gates r, z, c; the reset gate applies after the hidden product (Paddle's GRU).
-    Extras: the hidden bias [3H] when the cell has one."""
+    Extras: the hidden bias [3H] when the cell has one. Without a mask, plain forward and
+    backward take the bulk array path (rnn_arrays.GRUArrays)."""
+
+    def forward(self, xp, *arrays):
+        if self.masked:
+            self.bulk = None
+            return super().forward(xp, *arrays)
+        gates, h0, w = arrays[:3]
+        bias = arrays[3] if len(arrays) > 3 else None
+        self.bulk = GRUArrays(xp, gates, w, bias, self.reverse)
+        return self.bulk.forward(h0)
+
+    def backward(self, m, g_out, *g_states):
+        if m.tensor_mode or self.bulk is None:
+            return super().backward(m, g_out, *g_states)
+        return self.bulk.backward(g_out, *g_states)
 
     def cell(self, m, gates_t, states, w_t, extras):
         (h_prev,) = states
