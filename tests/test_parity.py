@@ -190,3 +190,84 @@ def test_pylayer_errors_for_wrong_counts_and_no_tensor_output():
         TooMany.apply(leaf([1.0])).sum().backward()
     with pytest.raises(ValueError, match="At least one output"):
         NoTensor.apply(leaf([1.0]))
+
+
+# -- samplers and learning-rate schedulers ----------------------------------------------------
+lr = paddle.optimizer.lr
+
+
+@pytest.mark.parametrize("make, error", [
+    (lambda: paddle.io.RandomSampler(range(3), num_samples=5), ValueError),
+    (lambda: paddle.io.RandomSampler(range(3), replacement=1), TypeError),
+    (lambda: paddle.io.WeightedRandomSampler([1.0, 2.0], 2, replacement=1), ValueError),
+    (lambda: paddle.io.BatchSampler(range(3), batch_size=0), AssertionError),
+    (lambda: paddle.io.BatchSampler(range(3), shuffle=1), AssertionError),
+    (lambda: paddle.io.DistributedBatchSampler(range(3), 0, num_replicas=1, rank=0),
+     AssertionError),
+    (lambda: lr.OneCycleLR(-0.1, 10), ValueError),
+    (lambda: lr.OneCycleLR(0.1, 10, end_learning_rate=-1.0), ValueError),
+    (lambda: lr.OneCycleLR(0.1, 10, phase_pct=1), TypeError),
+    (lambda: lr.CyclicLR(-0.1, 1.0, 10), ValueError),
+    (lambda: lr.CyclicLR(0.1, -1.0, 10), ValueError),
+    (lambda: lr.CyclicLR(0.1, 1.0, 2, exp_gamma=1), TypeError),
+    (lambda: lr.CyclicLR(0.1, 1.0, 2, scale_mode="x"), ValueError),
+    (lambda: lr.PiecewiseDecay([], [0.1]), ValueError),
+    (lambda: lr.NaturalExpDecay(0.1, 0.0), AssertionError),
+    (lambda: lr.ExponentialDecay(0.1, 1.0), AssertionError),
+    (lambda: lr.PolynomialDecay(0.1, 10, power=0.0), AssertionError),
+    (lambda: lr.LinearWarmup(0.1, 5, 0.1, 0.1), AssertionError),
+    (lambda: lr.StepDecay(0.1, 0), AssertionError),
+    (lambda: lr.CosineAnnealingDecay(0.1, 0), AssertionError),
+])
+def test_argument_checks_raise_paddles_exception_types(make, error):
+    with pytest.raises(error):
+        make()
+
+
+def test_asserted_argument_errors_are_also_value_errors():
+    # Paddle asserts these; DyGraph's error is both, so either `except` catches it
+    with pytest.raises(ValueError, match="step_size"):
+        lr.StepDecay(0.1, 0)
+    with pytest.raises(TypeError, match="shuffle"):
+        paddle.io.BatchSampler(range(3), shuffle=1)
+
+
+def test_random_sampler_without_replacement_draws_distinct_indices():
+    paddle.seed(3)
+    drawn = list(paddle.io.RandomSampler(range(5), num_samples=5))
+    assert sorted(drawn) == list(range(5))
+
+
+# -- save / load ------------------------------------------------------------------------------
+def test_load_of_a_missing_path_raises_value_error(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        paddle.load(str(tmp_path / "missing.pdparams"))
+
+
+@pytest.mark.parametrize("protocol, ok", [(2, True), (4, True), (1, False), (5, False),
+                                          ("4", False), (4.0, False)])
+def test_save_accepts_and_checks_pickle_protocol(tmp_path, protocol, ok):
+    path = str(tmp_path / "a.pdparams")
+    state = {"w": paddle.to_tensor([1.0, 2.0])}
+    with pytest.warns(DeprecationWarning, match="pickle_protocol"):
+        if not ok:
+            with pytest.raises(ValueError, match="protocol"):
+                paddle.save(state, path, pickle_protocol=protocol)
+            return
+        paddle.save(state, path, pickle_protocol=protocol)
+    assert paddle.load(path)["w"].tolist() == [1.0, 2.0]
+    paddle.save(state, path, pickle_protocol=None)  # None: not given, as Paddle
+
+
+def test_name_ndarray_tuples_load_as_named_tensors(tmp_path):
+    path = str(tmp_path / "t.pdparams")
+    array = np.array([1.0, 2.0], np.float32)
+    paddle.save({"a": ("w", array), "b": [("x", np.arange(3))], "keep": ("s", 1)}, path)
+    loaded = paddle.load(path)
+    assert isinstance(loaded["a"], paddle.Tensor) and loaded["a"].name == "w"
+    assert loaded["a"].tolist() == [1.0, 2.0] and loaded["b"][0].tolist() == [0, 1, 2]
+    assert loaded["keep"] == ("s", 1)
+    as_numpy = paddle.load(path, return_numpy=True)
+    assert isinstance(as_numpy["a"], np.ndarray) and as_numpy["a"].tolist() == [1.0, 2.0]
+    paddle.save(("w", paddle.to_tensor([3.0])), path)  # a Tensor, not an ndarray: a tuple
+    assert isinstance(paddle.load(path, return_numpy=True), tuple)
