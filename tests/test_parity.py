@@ -27,6 +27,12 @@ def test_grad_with_create_graph_returns_differentiable_results():
     assert g.stop_gradient is False
     (plain,) = paddle.grad((x * x).sum(), x)
     assert plain.stop_gradient is True
+    # constant gradients too (Paddle: stop_gradient=False whenever create_graph=True)
+    seed = paddle.to_tensor([1.0, 1.0])
+    for out, seeds in [((x * 2).sum(), None), (x.sum(), None), (x, seed)]:
+        (g,) = paddle.grad(out, x, grad_outputs=seeds, create_graph=True)
+        assert g.stop_gradient is False
+    assert seed.stop_gradient is True
 
 
 def test_none_versus_zero_gradients():

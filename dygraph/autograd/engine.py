@@ -463,7 +463,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                "allow_unused=True to get None result.", ValueError)
             results.append(None)
         elif create_graph:
-            results.append(g if isinstance(g, Tensor) else _new_tensor(g, None, 0, True))
+            if not isinstance(g, Tensor) or g._sg:
+                # a constant gradient (no path back to a leaf): still stop_gradient=False,
+                # as Paddle, in a buffer of its own (it may be the caller's grad_output)
+                data = g._data if isinstance(g, Tensor) else g
+                g = _new_tensor(data.copy(), None, 0, False)
+            results.append(g)
         else:
             data = g._data if isinstance(g, Tensor) else g
             # Hand out writable arrays of their own: a gradient may be a broadcast view or
