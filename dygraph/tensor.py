@@ -141,13 +141,13 @@ class Tensor:
     def register_hook(self, hook):
         """Call `hook(grad)` when this tensor's gradient is computed; a returned Tensor
         replaces the gradient. Returns a handle whose `remove()` unregisters it."""
-        from dygraph.autograd.engine import register_tensor_hook
+        from dygraph.autograd.tensor_hooks import register_tensor_hook
 
         return register_tensor_hook(self, hook)
 
     def retain_grads(self):
         """Keep this intermediate tensor's gradient in `.grad` after backward."""
-        from dygraph.autograd.engine import retain_tensor_grad
+        from dygraph.autograd.tensor_hooks import retain_tensor_grad
 
         retain_tensor_grad(self)
 

@@ -20,7 +20,7 @@ def _t(a):
 @pytest.mark.parametrize("k, want", [(1, 0.5), (2, 0.75), (3, 1.0)])
 def test_accuracy_top_k(k, want):
     acc = accuracy(_t(SCORES), _t(LABELS[:, None]), k=k)
-    assert acc.shape == [1] and acc.dtype == dygraph.float32
+    assert acc.shape == [] and acc.dtype == dygraph.float32
     assert float(acc) == want
 
 

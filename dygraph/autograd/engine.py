@@ -323,21 +323,35 @@ def _deliver_leaf(t, g, m, capture, accumulate, hooked):
 
 def _observe(node, grads, m, capture):
     """Hooks, retained gradients and grad() captures for one node's output gradients."""
-    if node.hooks:
-        for i, hooks in node.hooks.items():
+    if node.hooks or node.retained:
+        all_hooks = node.hooks or {}
+        retained = node.retained or {}
+        for i in set(all_hooks) | set(retained):
             if grads[i] is not None:
-                grads[i] = _run_tensor_hooks(hooks, grads[i], m)
-    if node.retained:
-        for i, ref in node.retained.items():
-            t = ref()
-            if t is not None and grads[i] is not None:
-                _store_retained(t, grads[i], m)
+                grads[i] = _hook_and_retain(all_hooks.get(i), retained.get(i), grads[i], m)
     if capture is not None:
         for i, g in enumerate(grads):
             slot = capture.get((node, i))
             if slot is not None and g is not None:
                 slot[0] = _add(m, slot[0], g)
     return grads
+
+
+def _hook_and_retain(hooks, entry, g, m):
+    """Run one output's hooks; a retained `.grad` sees the gradient as it stands after the
+    hooks registered before `retain_grads()` and before those registered after it, as
+    Paddle's (which keeps retain_grads as one more hook in the same ordered list)."""
+    if entry is None:
+        return _run_tensor_hooks(hooks, g, m)
+    ref, mark = entry
+    if hooks:
+        g = _run_tensor_hooks({k: h for k, h in hooks.items() if k <= mark}, g, m)
+    t = ref()
+    if t is not None:
+        _store_retained(t, g, m)
+    if hooks:
+        g = _run_tensor_hooks({k: h for k, h in hooks.items() if k > mark}, g, m)
+    return g
 
 
 def _store_retained(t, g, m):
@@ -359,6 +373,9 @@ def _seed_grad(t, g, create_graph):
 
         g = to_tensor(g, dtype=t.dtype)
     if g._data.shape != t._data.shape:
+        if g._data.size == 1 == t._data.size:
+            # a [1]-shaped seed for a 0-D output (and the reverse): the same one number
+            return g.reshape(t.shape) if create_graph else g._data.reshape(t._data.shape)
         raise op_error("backward", f"grad_tensor has shape {g.shape} but the tensor has shape "
                        f"{t.shape}")
     return g if create_graph else g._data
@@ -369,11 +386,11 @@ def run_backward(tensors, grad_tensors, retain_graph=False, create_graph=False):
     roots, seeds = [], []
     for t, g in zip(tensors, grad_tensors):
         if t._sg:
-            raise op_error("backward", "this tensor does not require gradients "
-                           "(stop_gradient=True): nothing it depends on needs a gradient",
-                           RuntimeError)
+            continue  # as Paddle: nothing it depends on needs a gradient, so a no-op
         roots.append(t)
         seeds.append(_seed_grad(t, g, create_graph))
+    if not roots:
+        return
     leaves = []
     _execute(roots, seeds, retain_graph or create_graph, create_graph, leaves=leaves)
     # Which leaves each root depends on: the 1.x `minimize(loss)` without a parameter list
@@ -437,16 +454,21 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                  accumulate=False, stop=stop)
     results = []
     handed_out = set()
-    for t, slot in zip(ins, slots):
+    for i, (t, slot) in enumerate(zip(ins, slots)):
         g = slot[0]
         if g is None:
             if not allow_unused:
-                raise op_error("grad", f"an input (shape {t.shape}) is not used to compute "
-                               "the outputs; pass allow_unused=True to get None for it",
-                               RuntimeError)
+                raise op_error("grad", f"The {i}-th input (shape {t.shape}) does not appear "
+                               "in the backward graph. Please check the input tensor or set "
+                               "allow_unused=True to get None result.", ValueError)
             results.append(None)
         elif create_graph:
-            results.append(g if isinstance(g, Tensor) else _new_tensor(g, None, 0, True))
+            if not isinstance(g, Tensor) or g._sg:
+                # a constant gradient (no path back to a leaf): still stop_gradient=False,
+                # as Paddle, in a buffer of its own (it may be the caller's grad_output)
+                data = g._data if isinstance(g, Tensor) else g
+                g = _new_tensor(data.copy(), None, 0, False)
+            results.append(g)
         else:
             data = g._data if isinstance(g, Tensor) else g
             # Hand out writable arrays of their own: a gradient may be a broadcast view or
@@ -456,44 +478,3 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             handed_out.add(id(data))
             results.append(_new_tensor(data, None, 0, True))
     return results
-
-
-class _HookHandle:
-    """Returned by register_hook; `remove()` unregisters the hook."""
-
-    def __init__(self, table, key):
-        self._table = table
-        self._key = key
-
-    def remove(self):
-        self._table.pop(self._key, None)
-
-
-_hook_ids = [0]
-
-
-def register_tensor_hook(t, hook):
-    if t._sg:
-        raise op_error("register_hook", "cannot register a hook on a tensor that stops "
-                       "gradients (stop_gradient=True)", RuntimeError)
-    _hook_ids[0] += 1
-    if t._node is None:
-        if t._hooks is None:
-            t._hooks = {}
-        table = t._hooks
-    else:
-        node = t._node
-        if node.hooks is None:
-            node.hooks = {}
-        table = node.hooks.setdefault(t._idx, {})
-    table[_hook_ids[0]] = hook
-    return _HookHandle(table, _hook_ids[0])
-
-
-def retain_tensor_grad(t):
-    if t._node is None or t._sg:
-        return
-    node = t._node
-    if node.retained is None:
-        node.retained = {}
-    node.retained[t._idx] = weakref.ref(t)

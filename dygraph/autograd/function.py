@@ -198,7 +198,7 @@ def apply(op, *inputs):
     if _state.saved_hooks is not None and (op.save_inputs or op.save_output):
         pack_saved(op, inputs, outs, multi)
     if _state.retain_all_grads:
-        op.retained = {i: weakref.ref(r) for i, r in
+        op.retained = {i: (weakref.ref(r), 0) for i, r in
                        enumerate(result if multi else (result,)) if r._node is op}
     return result
 

@@ -75,6 +75,8 @@ class _PyLayerNode(Op):
     def backward(self, m, *grads):
         xp_grads = []
         for i, g in enumerate(grads):
+            if self.out_meta[i] is None:
+                continue  # a non-Tensor output: backward gets no gradient for it
             if g is None and self.ctx.materialize_grads:
                 shape, dtype = self.out_meta[i]
                 g = np.zeros(shape, dtype)
@@ -84,20 +86,48 @@ class _PyLayerNode(Op):
                 g = _new_tensor(g, None, 0, True)
             xp_grads.append(g)
         result = self.layer_cls.backward(self.ctx, *xp_grads)
-        if not isinstance(result, (tuple, list)):
+        if not isinstance(result, (tuple, list)) or len(self.slots) == 1 and \
+                self.slots[0] is not None and isinstance(result, list):
             result = (result,)
-        if len(result) != len(self.inputs):
-            raise op_error(self.name, f"backward returned {len(result)} gradient(s) but "
-                           f"forward took {len(self.inputs)} tensor input(s)")
+        if len(result) != len(self.slots):
+            raise op_error(self.name, f"The number of outputs of `PyLayer.backward` should be "
+                           f"{len(self.slots)} (one per Tensor argument of forward), but "
+                           f"received {len(result)}.")
         out = []
-        for r in result:
-            if r is None:
-                out.append(None)
-            elif m.tensor_mode:
-                out.append(r if isinstance(r, Tensor) else _new_tensor(r, None, 0, True))
-            else:
-                out.append(r._data if isinstance(r, Tensor) else r)
+        for r, slot in zip(result, self.slots):
+            if slot is None:
+                out.append(self._one(r, m))
+                continue
+            parts = [None] * slot if r is None else r
+            if not isinstance(parts, (tuple, list)) or len(parts) != slot:
+                raise op_error(self.name, f"backward must return a list of {slot} gradients "
+                               f"for a list of {slot} Tensors, got {type(r).__name__}")
+            out.extend(self._one(p, m) for p in parts)
         return tuple(out)
+
+    def _one(self, r, m):
+        if r is None:
+            return None
+        if not isinstance(r, Tensor):
+            raise op_error(self.name, "We can only support Tensor or None for backward "
+                           f"output, but got {type(r).__name__}")
+        return r if m.tensor_mode else r._data
+
+
+def _tensor_args(args, kwargs):
+    """The Tensors among forward's arguments, keyword values and list items included, in
+    order; and per argument that holds any, None (a Tensor) or the count (a list of them)."""
+    tensors, slots = [], []
+    for a in list(args) + list(kwargs.values()):
+        if isinstance(a, Tensor):
+            tensors.append(a)
+            slots.append(None)
+        elif isinstance(a, (list, tuple)):
+            inner = [t for t in a if isinstance(t, Tensor)]
+            if inner:
+                tensors.extend(inner)
+                slots.append(len(inner))
+    return tuple(tensors), slots
 
 
 class PyLayer:
@@ -114,16 +144,20 @@ class PyLayer:
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = PyLayerContext()
-        inputs = tuple(a for a in args if isinstance(a, Tensor))
+        inputs, slots = _tensor_args(args, kwargs)
         ctx.needs_input_grad = tuple(not t._sg for t in inputs)
         with grad_mode.no_grad():
             outs = cls.forward(ctx, *args, **kwargs)
-        single = isinstance(outs, Tensor)
+        single = not isinstance(outs, (tuple, list))
         out_list = (outs,) if single else tuple(outs)
+        if not any(isinstance(o, Tensor) for o in out_list):
+            raise op_error(cls.__name__, "At least one output of `PyLayer.forward` must be a "
+                           f"Tensor, got {[type(o).__name__ for o in out_list]}")
         if not (grad_mode.state.grad_on and any(ctx.needs_input_grad)):
             return outs
         node = _PyLayerNode(cls, ctx)
         node.inputs = inputs
+        node.slots = slots
         node.edges = tuple(None if t._sg else (t._node, t._idx if t._node is not None else t)
                            for t in inputs)
         node.out_dirty = False

@@ -34,6 +34,26 @@ def describe(value):
     return type(value).__name__
 
 
+class AssertedValueError(ValueError, AssertionError):
+    """A bad argument that Paddle rejects with an `assert` (AssertionError): this is both a
+    ValueError, as DyGraph's argument errors are, and an AssertionError, so code written
+    against either catches it.
+
+    Example:
+        >>> issubclass(AssertedValueError, AssertionError)
+        True
+    """
+
+
+class AssertedTypeError(TypeError, AssertionError):
+    """As AssertedValueError, for an argument of the wrong type.
+
+    Example:
+        >>> issubclass(AssertedTypeError, TypeError)
+        True
+    """
+
+
 def op_error(op, message, exc_type=ValueError):
     """Build the exception for a bad call of `op`; the caller raises it.
 

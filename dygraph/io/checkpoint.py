@@ -33,6 +33,7 @@ import zlib
 
 import numpy as np
 
+from dygraph.io.checkpoint_compat import check_exists, is_named_array, protocol_from_configs
 from dygraph.tensor import Tensor, _new_tensor
 
 __all__ = ["save", "load"]
@@ -234,8 +235,9 @@ def save(obj, path, protocol=4, **configs):
     """Save `obj` (a nest of dicts/lists/tuples of Tensors, ndarrays, numbers, strings) to
     `path` atomically, or to a writable binary file object such as io.BytesIO.
 
-    `protocol` is checked like Paddle's (2 to 4) and otherwise unused: the format has no
-    pickle. `use_binary_format` is accepted for Paddle compatibility; there is one format.
+    `protocol` (or the deprecated `pickle_protocol=` config) is checked like Paddle's (an
+    int, 2 to 4) and otherwise unused: the format has no pickle. `use_binary_format` is
+    accepted for Paddle compatibility; there is one format.
 
     Example:
         >>> import io
@@ -245,6 +247,8 @@ def save(obj, path, protocol=4, **configs):
         >>> _ = buffer.seek(0); dygraph.load(buffer)
         {'lr': 0.1, 'names': ['a', 'b']}
     """
+    configs = dict(configs)
+    protocol = protocol_from_configs(protocol, configs)
     _check_configs(configs, _SAVE_CONFIGS, "dygraph.save")
     if isinstance(protocol, bool) or not isinstance(protocol, int):
         raise ValueError(f"dygraph.save: protocol must be an int, got "
@@ -431,6 +435,10 @@ class _Decoder:
                 return dict(zip(keys, values))
             if kind in ("list", "tuple"):
                 items = [self.node(v) for v in node["items"]]
+                if kind == "tuple" and is_named_array(
+                        items, [v.get("type") for v in node["items"]]):
+                    # Paddle 2.1's form of a Tensor: load gives the named Tensor back
+                    return items[1] if self.return_numpy else _to_tensor(items[1], items[0])
                 return items if kind == "list" else tuple(items)
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
             if isinstance(exc, ValueError) and str(exc).startswith("dygraph.load:"):
@@ -471,7 +479,10 @@ def _to_tensor(array, name):
 
 def load(path, **configs):
     """Load what `save` wrote: Tensors come back as Tensors (stop_gradient=True, names
-    kept), ndarrays as ndarrays, containers and scalars as they were saved.
+    kept), ndarrays as ndarrays, containers and scalars as they were saved; as in Paddle,
+    a `(name, ndarray)` tuple (Paddle 2.1's form of a Tensor) comes back as that named
+    Tensor. A missing path raises an error that is both ValueError (as Paddle) and
+    FileNotFoundError.
 
     `return_numpy=True` returns ndarrays in place of Tensors. `path` may also be a readable
     binary file object.
@@ -494,6 +505,7 @@ def load(path, **configs):
     if os.path.isdir(path):
         raise ValueError(f"dygraph.load: {path!r} is a directory; give the checkpoint "
                          f"file (for example {os.path.join(path, 'model.pdparams')!r})")
+    check_exists(path, "dygraph.load")
     with open(path, "rb") as stream:
         return _decode(_Reader(stream, repr(path)), return_numpy)
 

@@ -15,6 +15,7 @@ from itertools import islice
 
 import numpy as np
 
+from dygraph.framework.errors import AssertedTypeError, AssertedValueError
 from dygraph.framework.random import rng
 
 __all__ = ["Sampler", "SequenceSampler", "RandomSampler", "WeightedRandomSampler",
@@ -61,9 +62,9 @@ def _random_source(generator):
     return getattr(generator, "rng", generator)
 
 
-def _check_positive_int(owner, name, value):
+def _check_positive_int(owner, name, value, exc=ValueError):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
-        raise ValueError(f"{owner}: {name} should be a positive integer, but got {value!r}")
+        raise exc(f"{owner}: {name} should be a positive integer, but got {value!r}")
     return int(value)
 
 
@@ -73,7 +74,7 @@ class RandomSampler(Sampler):
     `generator` may be a Python iterator of indices (Paddle's meaning: its first
     `num_samples` values are used as they are), a `dygraph.framework.random.Generator` or a
     NumPy Generator; by default the global generator (`dygraph.seed`) is used. Without
-    replacement and with `num_samples` larger than the dataset, permutations are chained.
+    replacement, `num_samples` may not exceed the dataset's length (ValueError, as Paddle).
 
     Example:
         >>> import dygraph
@@ -90,6 +91,10 @@ class RandomSampler(Sampler):
         self.replacement = replacement
         self._num_samples = None if num_samples is None else _check_positive_int(
             "RandomSampler", "num_samples", num_samples)
+        if not replacement and self.num_samples > len(data_source):
+            raise ValueError(f"RandomSampler: num_samples should be smaller than or equal to "
+                             f"the length of data_source when replacement is False, but got "
+                             f"num_samples {self.num_samples} > {len(data_source)}")
         self.generator = generator
 
     @property
@@ -103,9 +108,7 @@ class RandomSampler(Sampler):
         source = _random_source(self.generator)
         if self.replacement:
             return iter(source.integers(0, n, size=count).tolist())
-        rounds = -(-count // n) if n else 0
-        order = np.concatenate([source.permutation(n) for _ in range(rounds)]) if rounds else []
-        return iter(np.asarray(order[:count], dtype=np.int64).tolist())
+        return iter(source.permutation(n)[:count].tolist())
 
     def __len__(self):
         return self.num_samples
@@ -123,6 +126,9 @@ class WeightedRandomSampler(Sampler):
 
     def __init__(self, weights, num_samples, replacement=True):
         super().__init__(None)
+        if not isinstance(replacement, bool):
+            raise ValueError(f"WeightedRandomSampler: replacement should be a boolean value, "
+                             f"but got {type(replacement).__name__}")
         weights = np.asarray(weights.numpy() if hasattr(weights, "numpy") else weights,
                              dtype=np.float64)
         if weights.ndim != 1 or weights.size == 0:
@@ -138,7 +144,7 @@ class WeightedRandomSampler(Sampler):
                              f"without replacement from {np.count_nonzero(weights)} non-zero "
                              f"weights")
         self.weights = weights
-        self.replacement = bool(replacement)
+        self.replacement = replacement
 
     def __iter__(self):
         p = self.weights / self.weights.sum()
@@ -195,26 +201,29 @@ class BatchSampler(Sampler):
 
         if dataset is None:
             if sampler is None:
-                raise ValueError("BatchSampler: either dataset or sampler should be set")
+                raise AssertedValueError("BatchSampler: either dataset or sampler should be "
+                                         "set")
             if shuffle:
-                raise ValueError("BatchSampler: shuffle should be False when a sampler is "
-                                 "given; shuffle inside the sampler instead")
+                raise AssertedValueError("BatchSampler: shuffle should be False when a "
+                                         "sampler is given; shuffle inside the sampler")
         else:
             if sampler is not None:
-                raise ValueError("BatchSampler: set only one of dataset and sampler")
+                raise AssertedValueError("BatchSampler: set only one of dataset and sampler")
             if isinstance(dataset, IterableDataset):
-                raise TypeError("BatchSampler: an IterableDataset has no indices to sample")
+                raise AssertedTypeError("BatchSampler: an IterableDataset has no indices to "
+                                        "sample")
             sampler = RandomSampler(dataset) if shuffle else SequenceSampler(dataset)
         if not isinstance(shuffle, bool):
-            raise TypeError(f"BatchSampler: shuffle should be a bool, but got "
-                            f"{type(shuffle).__name__}")
+            raise AssertedTypeError(f"BatchSampler: shuffle should be a bool, but got "
+                                    f"{type(shuffle).__name__}")
         if not isinstance(drop_last, bool):
-            raise TypeError(f"BatchSampler: drop_last should be a bool, but got "
-                            f"{type(drop_last).__name__}")
+            raise AssertedTypeError(f"BatchSampler: drop_last should be a bool, but got "
+                                    f"{type(drop_last).__name__}")
         super().__init__(dataset)
         self.sampler = sampler
         self.shuffle = shuffle
-        self.batch_size = _check_positive_int("BatchSampler", "batch_size", batch_size)
+        self.batch_size = _check_positive_int("BatchSampler", "batch_size", batch_size,
+                                              AssertedValueError)
         self.drop_last = drop_last
 
     def __iter__(self):
@@ -253,17 +262,19 @@ class DistributedBatchSampler(BatchSampler):
         self.dataset = dataset
         self.data_source = dataset
         self.batch_size = _check_positive_int("DistributedBatchSampler", "batch_size",
-                                              batch_size)
+                                              batch_size, AssertedValueError)
         if not isinstance(shuffle, bool) or not isinstance(drop_last, bool):
-            raise TypeError("DistributedBatchSampler: shuffle and drop_last should be bools")
+            raise AssertedTypeError("DistributedBatchSampler: shuffle and drop_last should be "
+                                    "bools")
         self.shuffle = shuffle
         self.drop_last = drop_last
         nranks = _env_int("PADDLE_TRAINERS_NUM", 1) if num_replicas is None else num_replicas
-        self.nranks = _check_positive_int("DistributedBatchSampler", "num_replicas", nranks)
+        self.nranks = _check_positive_int("DistributedBatchSampler", "num_replicas", nranks,
+                                          AssertedValueError)
         local_rank = _env_int("PADDLE_TRAINER_ID", 0) if rank is None else rank
         if isinstance(local_rank, bool) or not 0 <= int(local_rank) < self.nranks:
-            raise ValueError(f"DistributedBatchSampler: rank should be in [0, {self.nranks}), "
-                             f"but got {local_rank!r}")
+            raise AssertedValueError(f"DistributedBatchSampler: rank should be in "
+                                     f"[0, {self.nranks}), but got {local_rank!r}")
         self.local_rank = int(local_rank)
         self.epoch = 0
         self.num_samples = int(math.ceil(len(dataset) / self.nranks))

@@ -34,14 +34,14 @@ def _top_indices(scores, k):
 
 def accuracy(input, label, k=1, correct=None, total=None, name=None):
     """The fraction of rows of `input` [N, C] whose label is among their k highest
-    scores, as a float32 tensor of shape [1]. `label` is [N] or [N, 1]. When given,
-    `correct` and `total` (tensors of shape [1]) receive the counts.
+    scores, as a 0-D float32 tensor (Paddle 2.5+). `label` is [N] or [N, 1]. When given,
+    `correct` and `total` tensors receive the counts (keeping their own shapes).
 
     Example:
         >>> import dygraph
         >>> scores = dygraph.to_tensor([[0.1, 0.9], [0.8, 0.2]])
         >>> dygraph.metric.accuracy(scores, dygraph.to_tensor([[1], [1]])).numpy()
-        array([0.5], dtype=float32)
+        array(0.5, dtype=float32)
     """
     scores = _array(input)
     if scores.ndim != 2:
@@ -52,10 +52,10 @@ def accuracy(input, label, k=1, correct=None, total=None, name=None):
     hits = int((_top_indices(scores, k) == lab[:, None]).any(axis=1).sum())
     rows = scores.shape[0]
     if correct is not None:
-        correct.set_value(np.array([hits], _array(correct).dtype))
+        correct.set_value(np.full(_array(correct).shape, hits, _array(correct).dtype))
     if total is not None:
-        total.set_value(np.array([rows], _array(total).dtype))
-    return to_tensor(np.array([hits / rows if rows else 0.0], np.float32))
+        total.set_value(np.full(_array(total).shape, rows, _array(total).dtype))
+    return to_tensor(np.array(hits / rows if rows else 0.0, np.float32))
 
 
 class Metric:

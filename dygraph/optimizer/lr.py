@@ -23,7 +23,7 @@ Example:
 import math
 
 from dygraph.framework.errors import op_error
-from dygraph.optimizer.lr_base import LRScheduler, _below_one, _int, _real
+from dygraph.optimizer.lr_base import LRScheduler, _asserted, _below_one, _int, _real
 from dygraph.optimizer.lr_extra import CyclicLR, LinearWarmup, OneCycleLR, ReduceOnPlateau
 from dygraph.optimizer.lr_restarts import CosineAnnealingWarmRestarts, LinearLR
 
@@ -72,6 +72,8 @@ class PiecewiseDecay(LRScheduler):
 
     def __init__(self, boundaries, values, last_epoch=-1, verbose=False):
         self.boundaries = list(boundaries)
+        if not self.boundaries:
+            raise op_error("PiecewiseDecay", "boundaries cannot be empty")
         self.values = [_real(v, "values", "PiecewiseDecay") for v in values]
         if len(self.values) != len(self.boundaries) + 1:
             raise op_error("PiecewiseDecay", f"values needs one entry more than boundaries, "
@@ -96,6 +98,8 @@ class NaturalExpDecay(LRScheduler):
 
     def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
         self.gamma = _real(gamma, "gamma", "NaturalExpDecay")
+        _asserted(self.gamma > 0, "NaturalExpDecay", f"gamma must be > 0 so that the "
+                  f"learning rate decays, got {self.gamma}")
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
@@ -133,6 +137,8 @@ class PolynomialDecay(LRScheduler):
         self.decay_steps = _int(decay_steps, "decay_steps", "PolynomialDecay", 1)
         self.end_lr = _real(end_lr, "end_lr", "PolynomialDecay")
         self.power = _real(power, "power", "PolynomialDecay")
+        _asserted(self.power > 0, "PolynomialDecay", f"power must be > 0 so that the "
+                  f"learning rate decays, got {self.power}")
         self.cycle = bool(cycle)
         super().__init__(learning_rate, last_epoch, verbose)
 
@@ -156,8 +162,8 @@ class ExponentialDecay(LRScheduler):
 
     def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
         self.gamma = _real(gamma, "gamma", "ExponentialDecay")
-        if self.gamma <= 0:
-            raise op_error("ExponentialDecay", f"gamma must be positive, got {self.gamma}")
+        _asserted(0 < self.gamma < 1, "ExponentialDecay", f"gamma must be in (0, 1) so that "
+                  f"the learning rate decays, got {self.gamma}")
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):

@@ -14,7 +14,7 @@ Example:
 import numbers
 import warnings
 
-from dygraph.framework.errors import check_learning_rate, op_error
+from dygraph.framework.errors import AssertedValueError, check_learning_rate, op_error
 
 __all__ = ["LRScheduler"]
 
@@ -29,8 +29,29 @@ def _int(value, what, owner, minimum=None):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise op_error(owner, f"{what} must be an int, got {type(value).__name__}", TypeError)
     if minimum is not None and value < minimum:
-        raise op_error(owner, f"{what} must be >= {minimum}, got {value}")
+        # Paddle asserts most of these counts: an AssertionError that is also a ValueError
+        raise op_error(owner, f"{what} must be >= {minimum}, got {value}", AssertedValueError)
     return int(value)
+
+
+def _float(value, what, owner):
+    """A float proper, as Paddle requires of some arguments (an int is a TypeError)."""
+    if not isinstance(value, float):
+        raise op_error(owner, f"{what} must be a float, got {type(value).__name__}", TypeError)
+    return value
+
+
+def _nonnegative(value, what, owner):
+    value = _real(value, what, owner)
+    if value < 0:
+        raise op_error(owner, f"{what} must be >= 0, got {value}")
+    return value
+
+
+def _asserted(ok, owner, message):
+    """An argument check that Paddle makes with `assert`."""
+    if not ok:
+        raise op_error(owner, message, AssertedValueError)
 
 
 def _below_one(gamma, owner):

@@ -15,7 +15,7 @@ import math
 import numbers
 
 from dygraph.framework.errors import op_error
-from dygraph.optimizer.lr_base import LRScheduler, _int, _real
+from dygraph.optimizer.lr_base import LRScheduler, _asserted, _float, _int, _nonnegative, _real
 
 __all__ = ["LinearWarmup", "ReduceOnPlateau", "OneCycleLR", "CyclicLR"]
 
@@ -39,6 +39,8 @@ class LinearWarmup(LRScheduler):
         self.warmup_steps = _int(warmup_steps, "warmup_steps", "LinearWarmup", 1)
         self.start_lr = _real(start_lr, "start_lr", "LinearWarmup")
         self.end_lr = _real(end_lr, "end_lr", "LinearWarmup")
+        _asserted(self.end_lr > self.start_lr, "LinearWarmup", f"end_lr {self.end_lr} must be "
+                  f"greater than start_lr {self.start_lr}")
         super().__init__(self.start_lr, last_epoch, verbose)
 
     def get_lr(self):
@@ -185,11 +187,11 @@ class OneCycleLR(LRScheduler):
                  end_learning_rate=0.0001, phase_pct=0.3, anneal_strategy="cos",
                  three_phase=False, last_epoch=-1, verbose=False):
         owner = "OneCycleLR"
-        max_lr = _real(max_learning_rate, "max_learning_rate", owner)
+        max_lr = _nonnegative(max_learning_rate, "max_learning_rate", owner)
         self.total_steps = _int(total_steps, "total_steps", owner, 1)
         divide_factor = _real(divide_factor, "divide_factor", owner)
-        end_lr = _real(end_learning_rate, "end_learning_rate", owner)
-        phase_pct = _real(phase_pct, "phase_pct", owner)
+        end_lr = _nonnegative(end_learning_rate, "end_learning_rate", owner)
+        phase_pct = _float(phase_pct, "phase_pct", owner)
         if not 0.0 <= phase_pct <= 1.0:
             raise op_error(owner, f"phase_pct must be in [0, 1], got {phase_pct}")
         if anneal_strategy not in ("cos", "linear"):
@@ -253,7 +255,7 @@ class CyclicLR(LRScheduler):
                  scale_mode="cycle", last_epoch=-1, verbose=False):
         owner = "CyclicLR"
         base_lr = _real(base_learning_rate, "base_learning_rate", owner)
-        self.max_lr = _real(max_learning_rate, "max_learning_rate", owner)
+        self.max_lr = _nonnegative(max_learning_rate, "max_learning_rate", owner)
         up = _int(step_size_up, "step_size_up", owner, 1)
         down = up if step_size_down is None else _int(step_size_down, "step_size_down",
                                                       owner, 1)
@@ -261,7 +263,10 @@ class CyclicLR(LRScheduler):
         self.step_up_pct = up / self.cycle_size
         self.amplitude = self.max_lr - base_lr
         self.mode = mode
-        self.exp_gamma = _real(exp_gamma, "exp_gamma", owner)
+        self.exp_gamma = _float(exp_gamma, "exp_gamma", owner)
+        if scale_mode not in ("cycle", "iterations"):
+            raise op_error(owner, f"scale_mode must be 'cycle' or 'iterations', got "
+                           f"{scale_mode!r}")
         if scale_fn is None:
             if mode == "triangular":
                 self.scale_fn, self.scale_mode = self._triangular, "cycle"
@@ -276,9 +281,6 @@ class CyclicLR(LRScheduler):
             if not callable(scale_fn):
                 raise op_error(owner, f"scale_fn must be callable, got "
                                f"{type(scale_fn).__name__}", TypeError)
-            if scale_mode not in ("cycle", "iterations"):
-                raise op_error(owner, f"scale_mode must be 'cycle' or 'iterations', got "
-                               f"{scale_mode!r}")
             self.scale_fn, self.scale_mode = scale_fn, scale_mode
         super().__init__(base_lr, last_epoch, verbose)
 

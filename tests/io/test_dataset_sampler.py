@@ -92,8 +92,8 @@ def test_sequence_random_and_weighted_samplers():
     assert sorted(first) == list(range(20)) and first != list(range(20))
     drawn = list(RandomSampler(range(3), replacement=True, num_samples=50))
     assert len(drawn) == 50 and set(drawn) <= {0, 1, 2}
-    long = list(RandomSampler(range(3), num_samples=7))
-    assert len(long) == 7 and sorted(long[:3]) == [0, 1, 2]
+    short = list(RandomSampler(range(5), num_samples=3))
+    assert len(short) == 3 and len(set(short)) == 3
     assert list(RandomSampler(range(3), generator=iter([2, 0, 1, 5]))) == [2, 0, 1]
     own = dygraph.framework.random.Generator(5)
     assert sorted(RandomSampler(range(4), generator=own)) == [0, 1, 2, 3]

@@ -163,7 +163,9 @@ def accuracy(input, label, k=1, correct=None, total=None):
     """
     from dygraph.metric import accuracy as _accuracy
 
-    return _accuracy(_var(input), _label(label), k=k, correct=correct, total=total)
+    # 1.x gave shape [1]; paddle.metric.accuracy is 0-D since 2.5
+    return _accuracy(_var(input), _label(label), k=k, correct=correct,
+                     total=total).reshape([1])
 
 
 def dropout(x, dropout_prob, is_test=False, seed=None, name=None,
