@@ -262,6 +262,8 @@ class Optimizer(AccumulatorState):
         decay = group["weight_decay"]
         if not isinstance(decay, WeightDecayRegularizer):
             decay = None  # AdamW's decoupled coefficient is applied by AdamW itself
+        if decay is None and self._foreach_step(group, params_grads, group_lr):
+            return
         for param, grad in params_grads:
             if grad is None:
                 continue
@@ -283,6 +285,11 @@ class Optimizer(AccumulatorState):
             if master is not None:
                 param._data[...] = master
             param._version[0] += 1
+
+    def _foreach_step(self, group, params_grads, lr):
+        """Update the whole group at once (see optimizer/foreach.py); False leaves it to
+        the per-parameter loop."""
+        return False
 
     def _prepare_grad(self, grad, group):
         """Hook on the raw gradient before weight decay (Momentum's rescale_grad)."""
