@@ -3,8 +3,9 @@
 A small model's eager step spends most of its optimizer time in per-parameter overhead: a
 dozen NumPy calls of a few microseconds each, per parameter. When every parameter of a
 group is a dense float32 (or float64) NumPy array of one dtype with no per-parameter twist
-(regularizer, learning-rate multiplier that differs, master weight), the update rule is
-elementwise with the same scalars everywhere, so it runs once over flat buffers instead.
+(own regularizer, learning-rate multiplier that differs, master weight, amsgrad, lr_ratio),
+the update rule is elementwise with the same scalars everywhere, so it runs once over flat
+buffers instead; the group's L1/L2 weight decay is elementwise too and is gathered along.
 
 The group's accumulators live in flat buffers whose per-parameter views ARE the arrays in
 `_acc` (so `state_dict` and the per-parameter path see and update the same memory); the
@@ -34,6 +35,7 @@ Example:
 import numpy as np
 
 from dygraph.optimizer.state import _HOST
+from dygraph.regularizer import L1Decay, L2Decay
 
 __all__ = ["ForeachMixin"]
 
@@ -53,6 +55,7 @@ class _FlatGroup:
         ends = np.cumsum(sizes).tolist()
         bounds = [(e - n, e) for n, e in zip(sizes, ends)]
         self.grad = np.empty(ends[-1], dtype)
+        self.data = None  # the gathered parameters, for a group's weight decay
         self.step = np.empty(ends[-1], dtype)
         self.step_views = tuple(self.step[s:e].reshape(shape)
                                 for (s, e), shape in zip(bounds, shapes))
@@ -140,11 +143,14 @@ class ForeachMixin:
         True
     """
 
-    def _foreach_step(self, group, params_grads, lr):
+    def _foreach_step(self, group, params_grads, lr, decay):
         cache = self.__dict__.setdefault("_foreach_flat", {})
         flat = cache.get(id(group))
         plr = _common_lr(params_grads, lr) if params_grads else None
-        if plr is None or not self._foreach_ready(group):
+        # L1/L2 decay terms are elementwise in the parameter, so they gather too; a
+        # user-defined regularizer may not be.
+        if (plr is None or not self._foreach_ready(group)
+                or decay is not None and type(decay) not in (L1Decay, L2Decay)):
             cache.pop(id(group), None)
             return False
         if flat is None or not flat.matches(self, params_grads):
@@ -154,11 +160,19 @@ class ForeachMixin:
                 return False
             cache[id(group)] = flat
         np.concatenate([g._data.reshape(-1) for _, g in params_grads], out=flat.grad)
-        decay = self._foreach_update(flat, group, plr)
+        grad = self._prepare_grad(flat.grad, group)
+        if grad is not flat.grad:
+            flat.grad[...] = grad
+        if decay is not None:  # the same operations as decay.apply_to_array
+            if flat.data is None:
+                flat.data = np.empty_like(flat.grad)
+            np.concatenate([p._data.reshape(-1) for p in flat.params], out=flat.data)
+            flat.grad += decay.decay_term(flat.data, np)
+        decoupled = self._foreach_update(flat, group, plr)
         for p, step in zip(flat.params, flat.step_views):
             data = p._data
-            if decay is not None:
-                factor = decay(p)
+            if decoupled is not None:
+                factor = decoupled(p)
                 if factor is not None:
                     data *= factor
             data -= step

@@ -72,9 +72,6 @@ class Momentum(ForeachMixin, Optimizer):
 
     def _foreach_update(self, flat, group, lr):
         grad, step, velocity = flat.grad, flat.step, flat.acc["velocity"]
-        rescale = float(group["rescale_grad"])
-        if rescale != 1.0:
-            grad *= rescale
         mu = float(group["momentum"])
         velocity *= mu
         velocity += grad

@@ -262,7 +262,7 @@ class Optimizer(AccumulatorState):
         decay = group["weight_decay"]
         if not isinstance(decay, WeightDecayRegularizer):
             decay = None  # AdamW's decoupled coefficient is applied by AdamW itself
-        if decay is None and self._foreach_step(group, params_grads, group_lr):
+        if self._foreach_step(group, params_grads, group_lr, decay):
             return
         for param, grad in params_grads:
             if grad is None:
@@ -286,7 +286,7 @@ class Optimizer(AccumulatorState):
                 param._data[...] = master
             param._version[0] += 1
 
-    def _foreach_step(self, group, params_grads, lr):
+    def _foreach_step(self, group, params_grads, lr, decay):
         """Update the whole group at once (see optimizer/foreach.py); False leaves it to
         the per-parameter loop."""
         return False

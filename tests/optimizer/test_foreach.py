@@ -8,7 +8,7 @@ import dygraph
 from dygraph.framework.parameter import Parameter
 from dygraph.nn.clip import ClipGradByGlobalNorm
 from dygraph.optimizer import SGD, Adam, AdamW, Momentum
-from dygraph.regularizer import L2Decay
+from dygraph.regularizer import L1Decay, L2Decay, WeightDecayRegularizer
 
 SHAPES = {"w1": (6, 8), "b1": (8,), "w2": (8, 8), "b2": (8,), "w3": (8, 3), "b3": (3,)}
 
@@ -66,10 +66,14 @@ OPTIMIZERS = {
     "adamw": lambda ps: AdamW(0.01, parameters=ps, weight_decay=0.1),
     "adamw_some": lambda ps: AdamW(0.01, parameters=ps, weight_decay=0.1,
                                    apply_decay_param_fun=lambda n: n.startswith("w")),
+    "adam_l2": lambda ps: Adam(0.01, parameters=ps, weight_decay=0.05),
     "sgd": lambda ps: SGD(0.1, parameters=ps),
+    "sgd_l1": lambda ps: SGD(0.1, parameters=ps, weight_decay=L1Decay(0.01)),
     "momentum": lambda ps: Momentum(0.1, momentum=0.9, parameters=ps),
     "nesterov": lambda ps: Momentum(0.1, momentum=0.9, parameters=ps, use_nesterov=True,
                                     rescale_grad=0.5),
+    "momentum_l2": lambda ps: Momentum(0.1, momentum=0.9, parameters=ps, rescale_grad=0.5,
+                                       weight_decay=L2Decay(0.01)),
 }
 
 
@@ -140,14 +144,14 @@ def test_foreach_parameter_groups():
         return Adam(0.01, parameters=[
             {"params": ps[:2], "learning_rate": 0.5, "beta1": 0.8},
             {"params": ps[2:4]},
-            {"params": ps[4:], "weight_decay": 0.01},  # an L2 regularizer: per parameter
+            {"params": ps[4:], "weight_decay": 0.01},
         ])
 
     pa, pb = make_params(), make_params()
     oa, ob = make(pa), per_parameter(make(pb))
     train(pa, oa, range(5))
     train(pb, ob, range(5))
-    assert len(oa._foreach_flat) == 2
+    assert len(oa._foreach_flat) == 3
     assert_same(pa, pb, oa, ob)
 
 
@@ -195,6 +199,21 @@ def test_foreach_not_used_for_unsupported_options(make, dtype):
     train(params, opt, range(2))
     assert not fused_in_use(opt)
     assert not np.array_equal(params["w1"].numpy(), before)
+
+
+def test_foreach_not_used_for_a_user_defined_regularizer():
+    class Shrink(WeightDecayRegularizer):
+        def decay_term(self, param_data, xp):
+            return param_data * 0.0 + 1.0
+
+    params = make_params()
+    opt = SGD(0.1, parameters=list(params.values()), weight_decay=Shrink())
+    w1 = params["w1"].numpy().copy()
+    loss_of(params, 0).backward()
+    grad = params["w1"].grad.numpy().copy()
+    opt.step()
+    assert not fused_in_use(opt)
+    np.testing.assert_allclose(params["w1"].numpy(), w1 - 0.1 * (grad + 1.0), rtol=1e-6)
 
 
 def test_foreach_mixed_dtypes_use_the_per_parameter_path():
