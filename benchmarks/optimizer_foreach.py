@@ -38,7 +38,7 @@ from static_vs_eager import _data, _net, torch_step  # noqa: E402
 
 
 def _per_parameter(opt):
-    opt._foreach_step = lambda *args: False  # the loop over parameters, as before
+    opt._foreach_step = lambda group, pairs, *rest: pairs  # the loop over parameters, as before
     return opt
 
 

@@ -6,6 +6,8 @@ group is a dense float32 (or float64) NumPy array of one dtype with no per-param
 (own regularizer, learning-rate multiplier that differs, master weight, amsgrad, lr_ratio),
 the update rule is elementwise with the same scalars everywhere, so it runs once over flat
 buffers instead; the group's L1/L2 weight decay is elementwise too and is gathered along.
+Only small parameters are gathered (see _MAX_PARAM_SIZE): for large ones the per-parameter
+overhead is negligible and the extra gathering pass costs more than it saves.
 
 The group's accumulators live in flat buffers whose per-parameter views ARE the arrays in
 `_acc` (so `state_dict` and the per-parameter path see and update the same memory); the
@@ -40,6 +42,13 @@ from dygraph.regularizer import L1Decay, L2Decay
 __all__ = ["ForeachMixin"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+# Gathering costs a pass over the gradients and flat buffers fall out of cache, while the
+# saving is a fixed ~12 us per parameter. Measured (Adam): 0.5x the time on the MLP
+# 64-64-64-10, 0.7x on LeNet (33k elements), 0.9x on MLPs of 130k-300k elements, 1.2x at
+# 530k and 1.4x at 2M. So only parameters up to 32k elements, up to 256k in all, are
+# gathered; larger ones keep the per-parameter path.
+_MAX_PARAM_SIZE = 1 << 15
+_MAX_FLAT_SIZE = 1 << 18
 
 
 class _FlatGroup:
@@ -131,7 +140,8 @@ def _common_lr(pairs, group_lr):
 
 
 class ForeachMixin:
-    """Gives an Optimizer subclass the multi-tensor step. The subclass provides
+    """Gives an Optimizer subclass the multi-tensor step for a group's small parameters
+    (the rest stay with the per-parameter loop). The subclass provides
     `_foreach_ready(group)` (whether its options allow it) and
     `_foreach_update(flat, group, lr)`, which fills `flat.step` from `flat.grad` and
     `flat.acc` exactly as `_update` does per parameter, and may return a per-parameter
@@ -144,6 +154,20 @@ class ForeachMixin:
     """
 
     def _foreach_step(self, group, params_grads, lr, decay):
+        small, rest, total = [], [], 0
+        for pair in params_grads:
+            n = pair[0]._data.size
+            if n <= _MAX_PARAM_SIZE and total + n <= _MAX_FLAT_SIZE:
+                small.append(pair)
+                total += n
+            else:
+                rest.append(pair)
+        if len(small) > 1 and self._foreach_apply(group, small, lr, decay):
+            return rest
+        self.__dict__.get("_foreach_flat", {}).pop(id(group), None)
+        return params_grads
+
+    def _foreach_apply(self, group, params_grads, lr, decay):
         cache = self.__dict__.setdefault("_foreach_flat", {})
         flat = cache.get(id(group))
         plr = _common_lr(params_grads, lr) if params_grads else None

@@ -262,9 +262,7 @@ class Optimizer(AccumulatorState):
         decay = group["weight_decay"]
         if not isinstance(decay, WeightDecayRegularizer):
             decay = None  # AdamW's decoupled coefficient is applied by AdamW itself
-        if self._foreach_step(group, params_grads, group_lr, decay):
-            return
-        for param, grad in params_grads:
+        for param, grad in self._foreach_step(group, params_grads, group_lr, decay):
             if grad is None:
                 continue
             acc = self._acc.get(id(param))
@@ -287,9 +285,9 @@ class Optimizer(AccumulatorState):
             param._version[0] += 1
 
     def _foreach_step(self, group, params_grads, lr, decay):
-        """Update the whole group at once (see optimizer/foreach.py); False leaves it to
-        the per-parameter loop."""
-        return False
+        """Update some of the group at once (see optimizer/foreach.py); returns the
+        (param, grad) pairs left to the per-parameter loop."""
+        return params_grads
 
     def _prepare_grad(self, grad, group):
         """Hook on the raw gradient before weight decay (Momentum's rescale_grad)."""

@@ -43,7 +43,7 @@ def train(params, opt, steps, skips=None):
 
 
 def per_parameter(opt):
-    opt._foreach_step = lambda *args: False  # force the per-parameter loop
+    opt._foreach_step = lambda group, pairs, *rest: pairs  # force the per-parameter loop
     return opt
 
 
@@ -199,6 +199,30 @@ def test_foreach_not_used_for_unsupported_options(make, dtype):
     train(params, opt, range(2))
     assert not fused_in_use(opt)
     assert not np.array_equal(params["w1"].numpy(), before)
+
+
+def test_foreach_leaves_large_parameters_to_the_per_parameter_loop():
+    def run(foreach):
+        rng = np.random.default_rng(5)
+        big = Parameter(rng.normal(size=(200, 200)).astype(np.float32), name="big")
+        small = [Parameter(rng.normal(size=(200,)).astype(np.float32), name=f"s{i}")
+                 for i in range(3)]
+        opt = Adam(0.01, parameters=[small[0], big, *small[1:]], weight_decay=0.01)
+        if not foreach:
+            per_parameter(opt)
+        for _ in range(3):
+            loss = (dygraph.matmul(big, small[0]) * small[1] + small[2]).sum()
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+        return [big, *small], opt
+
+    pa, oa = run(True)
+    pb, ob = run(False)
+    (flat,) = oa._foreach_flat.values()
+    assert [p.name for p in flat.params] == ["s0", "s1", "s2"]
+    assert oa._acc[id(pa[0])]["moment1"].base is None
+    assert_same(dict(enumerate(pa)), dict(enumerate(pb)), oa, ob)
 
 
 def test_foreach_not_used_for_a_user_defined_regularizer():
