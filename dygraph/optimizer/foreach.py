@@ -111,6 +111,21 @@ class _FlatGroup:
         return True
 
 
+_DEFINES_BOTH = {}  # class -> _defines_both(class)
+
+
+def _defines_both(cls):
+    """Whether `_update` and `_foreach_update` come from the same class: a subclass that
+    changes only `_update` must not have its rule skipped by an inherited foreach one."""
+    known = _DEFINES_BOTH.get(cls)
+    if known is None:
+        def owner(name):
+            return next(k for k in cls.__mro__ if name in vars(k))
+
+        known = _DEFINES_BOTH[cls] = owner("_update") is owner("_foreach_update")
+    return known
+
+
 def _common_lr(pairs, group_lr):
     """The learning rate shared by all parameters, or None when the group is not plain:
     not all dense NumPy float arrays of one dtype with gradients of that dtype and shape,
@@ -162,7 +177,8 @@ class ForeachMixin:
                 total += n
             else:
                 rest.append(pair)
-        if len(small) > 1 and self._foreach_apply(group, small, lr, decay):
+        if (len(small) > 1 and _defines_both(type(self))
+                and self._foreach_apply(group, small, lr, decay)):
             return rest
         self.__dict__.get("_foreach_flat", {}).pop(id(group), None)
         return params_grads

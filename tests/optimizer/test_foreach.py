@@ -240,6 +240,20 @@ def test_foreach_not_used_for_a_user_defined_regularizer():
     np.testing.assert_allclose(params["w1"].numpy(), w1 - 0.1 * (grad + 1.0), rtol=1e-6)
 
 
+def test_foreach_not_used_when_a_subclass_changes_the_update():
+    class HalfSGD(SGD):
+        def _update(self, param, data, grad, lr, group, acc):
+            data -= grad * (lr / 2)
+
+    a = Parameter(np.ones(3, np.float32), name="a")
+    b = Parameter(np.ones(2, np.float32), name="b")
+    opt = HalfSGD(0.5, parameters=[a, b])
+    (a.sum() + b.sum()).backward()
+    opt.step()
+    assert not fused_in_use(opt)
+    np.testing.assert_array_equal(a.numpy(), [0.75] * 3)
+
+
 def test_foreach_mixed_dtypes_use_the_per_parameter_path():
     a = Parameter(np.ones(3, np.float32), name="a")
     b = Parameter(np.ones(2, np.float64), name="b")
