@@ -163,9 +163,9 @@ class ForeachMixin:
     factor function for decoupled weight decay (see AdamW).
 
     Example:
-        >>> from dygraph.optimizer import SGD
-        >>> issubclass(SGD, ForeachMixin)
-        True
+        >>> from dygraph.optimizer import SGD, Adam
+        >>> issubclass(Adam, ForeachMixin), issubclass(SGD, ForeachMixin)
+        (True, False)
     """
 
     def _foreach_step(self, group, params_grads, lr, decay):

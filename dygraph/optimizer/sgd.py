@@ -10,15 +10,12 @@ Example:
     array([0.8, 1.6], dtype=float32)
 """
 
-import numpy as np
-
-from dygraph.optimizer.foreach import ForeachMixin
 from dygraph.optimizer.optimizer import Optimizer
 
 __all__ = ["SGD"]
 
 
-class SGD(ForeachMixin, Optimizer):
+class SGD(Optimizer):
     """Stochastic gradient descent: param = param - learning_rate * grad.
 
     Example:
@@ -39,6 +36,3 @@ class SGD(ForeachMixin, Optimizer):
     def _update(self, param, data, grad, lr, group, acc):
         step = grad * lr
         data -= step
-
-    def _foreach_update(self, flat, group, lr):
-        np.multiply(flat.grad, lr, out=flat.step)
