@@ -1,7 +1,7 @@
 """The multi-tensor (foreach) optimizer step against the per-parameter loop, in one process.
 
-Part 1: `opt.step()` alone on the MLP 64-64-64-10 (gradients fixed), for Adam, AdamW, SGD
-and Momentum, per-parameter vs foreach.
+Part 1: `opt.step()` alone on the MLP 64-64-64-10 (gradients fixed), for Adam, AdamW and
+Momentum, per-parameter vs foreach.
 Part 2: whole training steps (forward, loss, backward, Adam step, clear_grad) on the MLP
 (batch 32) and the seeds' MNIST model (batch 64): eager and to_static, each with the
 per-parameter and with the foreach optimizer step, and PyTorch eager.
@@ -110,7 +110,7 @@ def main():
     static_vs_eager.ARGS = ARGS  # torch_step reads the thread count from there
     print(f"{ARGS.threads} threads, {ARGS.repeats} repeats; median [min - max]")
     print("opt.step() on the MLP, us per step: per-parameter, foreach, foreach/per-parameter")
-    for kind in ("Adam", "AdamW", "SGD", "Momentum"):
+    for kind in ("Adam", "AdamW", "Momentum"):
         t = timed({"loop": optimizer_only(kind, False), "foreach": optimizer_only(kind, True)},
                   ARGS.steps * 4, ARGS.repeats, settle=0.05)
         us = {k: [v * 1e3 for v in vs] for k, vs in t.items()}

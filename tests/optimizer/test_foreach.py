@@ -1,6 +1,8 @@
 """The multi-tensor (foreach) optimizer step against the per-parameter path: bit-identical
 parameters and state, resume through state_dict, groups, skipped parameters, fallbacks."""
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -135,6 +137,28 @@ def test_foreach_set_state_dict_on_the_live_optimizer():
         train(params, opt, range(5, 8))
     assert fused_in_use(oa)
     assert_same(pa, pb, oa, ob)
+
+
+def test_foreach_copied_optimizer_matches_per_parameter():
+    params = make_params()
+    opt = Adam(0.01, parameters=list(params.values()))
+    train(params, opt, range(2))
+    shared = {id(p): p for p in params.values()}  # copy the optimizer, not the parameters
+    copied = copy.deepcopy(opt, dict(shared))
+    reference = per_parameter(copy.deepcopy(opt, dict(shared)))
+    start = {k: p.numpy().copy() for k, p in params.items()}
+    results = []
+    for run in (copied, reference):
+        for k, p in params.items():
+            p._data[...] = start[k]
+        train(params, run, range(2, 5))
+        results.append(({k: p.numpy().copy() for k, p in params.items()},
+                        {k: v.numpy().copy() for k, v in run.state_dict().items()}))
+    assert fused_in_use(copied)
+    for got, want in zip(*results):
+        assert sorted(got) == sorted(want)
+        for k in got:
+            np.testing.assert_array_equal(got[k], want[k], err_msg=k)
 
 
 def test_foreach_parameter_groups():
