@@ -21,13 +21,14 @@ import math
 
 from dygraph.backend import get_array_module
 from dygraph.framework.errors import as_number, op_error
+from dygraph.optimizer.foreach import ForeachMixin
 from dygraph.optimizer.optimizer import Optimizer
 from dygraph.optimizer.state import _HOST
 
 __all__ = ["Adam", "AdamW"]
 
 
-class Adam(Optimizer):
+class Adam(ForeachMixin, Optimizer):
     """Adam (Kingma & Ba) with Paddle's epsilon placement; `amsgrad` keeps the running
     maximum of v ('moment2_max') in the denominator.
 
@@ -82,14 +83,31 @@ class Adam(Optimizer):
         _adam_update(data, grad, lr, float(group["beta1"]), float(group["beta2"]),
                      float(group["epsilon"]), acc)
 
+    def _foreach_ready(self, group):
+        return not self._amsgrad
+
+    def _foreach_update(self, flat, group, lr):
+        beta1, beta2 = float(group["beta1"]), float(group["beta2"])
+        _adam_step(flat.grad, lr, beta1, beta2, float(group["epsilon"]), flat.acc,
+                   out=flat.step)
+        flat.acc["beta1_pow_acc"] *= beta1
+        flat.acc["beta2_pow_acc"] *= beta2
+
 
 def _adam_update(data, grad, lr, beta1, beta2, epsilon, acc):
     """One Adam step on `data` in place, with a single temporary array."""
-    xp = get_array_module(data)
+    data -= _adam_step(grad, lr, beta1, beta2, epsilon, acc)
+    acc["beta1_pow_acc"] *= beta1
+    acc["beta2_pow_acc"] *= beta2
+
+
+def _adam_step(grad, lr, beta1, beta2, epsilon, acc, out=None):
+    """Update the moments in `acc` and return the step to subtract from the parameter
+    (in `out` when given). The powers of beta are read, not advanced."""
+    xp = get_array_module(grad)
     m, v = acc["moment1"], acc["moment2"]
-    beta1_pow, beta2_pow = acc["beta1_pow_acc"], acc["beta2_pow_acc"]
-    correction = math.sqrt(1.0 - float(beta2_pow[0]))
-    tmp = xp.multiply(grad, 1.0 - beta1)
+    correction = math.sqrt(1.0 - float(acc["beta2_pow_acc"][0]))
+    tmp = xp.multiply(grad, 1.0 - beta1, out=out)
     m *= beta1
     m += tmp
     xp.multiply(grad, grad, out=tmp)
@@ -103,10 +121,8 @@ def _adam_update(data, grad, lr, beta1, beta2, epsilon, acc):
     xp.sqrt(v, out=tmp)
     tmp += epsilon * correction
     xp.divide(m, tmp, out=tmp)
-    tmp *= lr * correction / (1.0 - float(beta1_pow[0]))
-    data -= tmp
-    beta1_pow *= beta1
-    beta2_pow *= beta2
+    tmp *= lr * correction / (1.0 - float(acc["beta1_pow_acc"][0]))
+    return tmp
 
 
 class AdamW(Adam):
@@ -155,3 +171,15 @@ class AdamW(Adam):
                       or self._apply_decay_param_fun(param.name)):
             data *= 1.0 - lr * coeff
         super()._update(param, data, grad, lr, group, acc)
+
+    def _foreach_ready(self, group):
+        return self._lr_ratio is None and super()._foreach_ready(group)
+
+    def _foreach_update(self, flat, group, lr):
+        super()._foreach_update(flat, group, lr)
+        coeff = group["weight_decay"]
+        if not coeff:
+            return None
+        factor = 1.0 - lr * coeff
+        decays = self._apply_decay_param_fun
+        return lambda param: factor if decays is None or decays(param.name) else None

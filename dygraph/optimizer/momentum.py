@@ -12,12 +12,15 @@ Example:
     array([0.71], dtype=float32)
 """
 
+import numpy as np
+
+from dygraph.optimizer.foreach import ForeachMixin
 from dygraph.optimizer.optimizer import Optimizer
 
 __all__ = ["Momentum"]
 
 
-class Momentum(Optimizer):
+class Momentum(ForeachMixin, Optimizer):
     """velocity = momentum * velocity + grad;
     param -= lr * velocity, or with `use_nesterov` param -= lr * (grad + momentum * velocity).
 
@@ -66,3 +69,15 @@ class Momentum(Optimizer):
         else:
             step = velocity * lr
         data -= step
+
+    def _foreach_update(self, flat, group, lr):
+        grad, step, velocity = flat.grad, flat.step, flat.acc["velocity"]
+        mu = float(group["momentum"])
+        velocity *= mu
+        velocity += grad
+        if group["use_nesterov"]:
+            np.multiply(velocity, mu, out=step)
+            step += grad
+            step *= lr
+        else:
+            np.multiply(velocity, lr, out=step)

@@ -262,7 +262,7 @@ class Optimizer(AccumulatorState):
         decay = group["weight_decay"]
         if not isinstance(decay, WeightDecayRegularizer):
             decay = None  # AdamW's decoupled coefficient is applied by AdamW itself
-        for param, grad in params_grads:
+        for param, grad in self._foreach_step(group, params_grads, group_lr, decay):
             if grad is None:
                 continue
             acc = self._acc.get(id(param))
@@ -283,6 +283,11 @@ class Optimizer(AccumulatorState):
             if master is not None:
                 param._data[...] = master
             param._version[0] += 1
+
+    def _foreach_step(self, group, params_grads, lr, decay):
+        """Update some of the group at once (see optimizer/foreach.py); returns the
+        (param, grad) pairs left to the per-parameter loop."""
+        return params_grads
 
     def _prepare_grad(self, grad, group):
         """Hook on the raw gradient before weight decay (Momentum's rescale_grad)."""
