@@ -14,8 +14,9 @@ from dygraph.framework.errors import op_error
 from dygraph.ops import compare, reduction
 from dygraph.ops import unary as _unary
 from dygraph.ops.common import as_tensor, cast, check_axis, float_operand, norm_axes
-from dygraph.ops.search import _along_index, gather_along, stable_argsort
+from dygraph.ops.search import GatherAlong, _along_index, gather_along, stable_argsort
 from dygraph.ops.shape import reshape, transpose
+from dygraph.ops.statistic import quantile_bounds
 from dygraph.tensor import Tensor, _new_tensor
 
 __all__ = ["logcumsumexp", "cummax", "cummin", "trapezoid", "cumulative_trapezoid",
@@ -43,18 +44,9 @@ def _scatter_add_along(xp, g, index, axis, shape):
     return out
 
 
-class _GatherRepeated(Op):
+class _GatherRepeated(GatherAlong):
     """x taken at `index` along `axis`, where an index may repeat (a running maximum
     picks one element many times): the gradient adds up over the repeats."""
-
-    complex_grad = "same"
-
-    def __init__(self, index, axis):
-        self.index, self.axis = index, axis
-
-    def forward(self, xp, x):
-        self.in_shape = x.shape
-        return xp.take_along_axis(x, self.index, self.axis)
 
     def backward(self, m, g):
         return (m.scatter_add_along(g, self.index, self.axis, self.in_shape),)
@@ -286,20 +278,7 @@ def _nan_order(x, qs, axis, keepdim, interpolation, op):
     order = stable_argsort(xp, data, data.ndim - 1)  # NaN sorts last
     count = (~xp.isnan(data)).sum(axis=-1, keepdims=True)
     pos = xp.asarray(qs, dtype=np.float64).reshape([-1] + [1] * data.ndim) * (count - 1)
-    lo, hi = xp.floor(pos), xp.ceil(pos)
-    frac = pos - lo
-    if interpolation == "lower":
-        hi, frac = lo, frac * 0
-    elif interpolation == "higher":
-        lo, frac = hi, frac * 0
-    elif interpolation == "nearest":
-        lo = hi = xp.floor(pos + 0.5)
-        frac = frac * 0
-    elif interpolation == "midpoint":
-        frac = xp.where(lo == hi, 0.0, 0.5)
-    elif interpolation != "linear":
-        raise op_error(op, f"interpolation must be one of 'linear', 'lower', 'higher', "
-                       f"'nearest', 'midpoint', got {interpolation!r}")
+    lo, hi, frac = quantile_bounds(xp, pos, interpolation, op)
     empty = count == 0
     stacked = xp.broadcast_to(order, (len(qs),) + order.shape)
 

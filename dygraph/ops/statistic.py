@@ -222,10 +222,10 @@ def _line(x, axis, op):
     return moved.reshape([x._data.shape[d] for d in kept] + [-1]), len(kept), axes
 
 
-def _positions(qs, n, interpolation, op):
-    """Lower and upper sorted positions of each quantile and the weight of the upper one."""
-    pos = np.asarray(qs, dtype=np.float64) * (n - 1)
-    lo, hi = np.floor(pos), np.ceil(pos)
+def quantile_bounds(xp, pos, interpolation, op):
+    """(lo, hi, frac) for fractional sorted positions `pos`: the lower and upper positions
+    (floats) and the weight of the upper one, as `interpolation` asks."""
+    lo, hi = xp.floor(pos), xp.ceil(pos)
     frac = pos - lo
     if interpolation == "lower":
         hi, frac = lo, frac * 0
@@ -233,13 +233,20 @@ def _positions(qs, n, interpolation, op):
         lo, frac = hi, frac * 0
     elif interpolation == "nearest":
         # Paddle rounds half away from zero, where NumPy would round half to even.
-        lo = hi = np.floor(pos + 0.5)
+        lo = hi = xp.floor(pos + 0.5)
         frac = frac * 0
     elif interpolation == "midpoint":
-        frac = np.where(lo == hi, 0.0, 0.5)
+        frac = xp.where(lo == hi, 0.0, 0.5)
     elif interpolation != "linear":
         raise op_error(op, f"interpolation must be one of 'linear', 'lower', 'higher', "
                        f"'nearest', 'midpoint', got {interpolation!r}")
+    return lo, hi, frac
+
+
+def _positions(qs, n, interpolation, op):
+    """Lower and upper sorted positions of each quantile and the weight of the upper one."""
+    pos = np.asarray(qs, dtype=np.float64) * (n - 1)
+    lo, hi, frac = quantile_bounds(np, pos, interpolation, op)
     return lo.astype(np.int64), hi.astype(np.int64), frac
 
 
