@@ -114,6 +114,17 @@ class Tensor:
 
     def clear_grad(self, set_to_zero=True):
         """Reset the gradient: zero it in place (default) or drop it."""
+        from dygraph.autograd.grad_mode import state
+
+        if state.static_program is not None:
+            from dygraph.jit.train_step import record_call
+
+            if record_call(self, "clear_grad", (set_to_zero,), () if set_to_zero else [self]):
+                return  # in a to_static training step: made at each run
+        self._reset_grad(set_to_zero)
+
+    def _reset_grad(self, set_to_zero):
+        """clear_grad, now (optimizers and layers check for a to_static trace once)."""
         if self._grad is None:
             return
         if set_to_zero:

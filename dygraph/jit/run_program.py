@@ -32,6 +32,7 @@ from dygraph.autograd import grad_mode
 from dygraph.autograd.function import Op, apply
 from dygraph.jit.plan import Plan, rewrite, select
 from dygraph.static.backward import _backward
+from dygraph.tensor import _new_tensor
 
 __all__ = ["CompiledProgram", "RunProgram"]
 
@@ -78,10 +79,16 @@ class CompiledProgram:
         self._grad_of = None
         block = program.global_block()
         self._out_vars = [block.vars[n] for n in self.output_names]
-        self._forward_ops = select([o for o in block.ops if o.role != "backward"],
-                                   self.output_names)
-        forward, _ = rewrite(self._forward_ops, [], self.output_names)
-        self._set_forward(Plan(forward, names, self.output_names))
+        # A training step (dygraph.jit.train_step) runs its own gradient ops and optimizer
+        # calls: every op its effects need, in program order.
+        step = getattr(program, "train_step", None)
+        self._effects = list(step.effect_outputs) if step is not None else []
+        ops = block.ops if step is not None else [o for o in block.ops
+                                                  if o.role != "backward"]
+        fetch = self.output_names + self._effects
+        self._forward_ops = select(ops, fetch)
+        forward, _ = rewrite(self._forward_ops, [], fetch)
+        self._set_forward(Plan(forward, names, fetch))
 
     def _set_forward(self, plan):
         self._forward_plan = plan
@@ -127,12 +134,28 @@ class CompiledProgram:
     # -- running -------------------------------------------------------------------------------
     def __call__(self, tensors):
         """Apply the program to `tensors` (the call's inputs); a list of output Tensors."""
+        if self._effects:
+            return self._run_step(tensors)
         inputs = list(tensors) + self._persist_tensors
         record = grad_mode.state.grad_on and not all(t._sg for t in inputs)
         if record and self._backward_plan is None:
             self._build_backward()
         out = apply(RunProgram(self, record), *inputs)
         return list(out) if type(out) is tuple else [out]
+
+    def _run_step(self, tensors):
+        """A training step: one run, not recorded (its gradients were taken inside); the
+        outputs, with stop_gradient set."""
+        arrays = [t._data for t in tensors] + [t._data for t in self._persist_tensors]
+        outs = self._forward_plan(dict(zip(self.input_names, arrays)))
+        for slot in self._slots:
+            slot._data = None
+        for op in self._keepers:
+            op.out_data = None
+        effects = set(self._effects)
+        return [_new_tensor(a.copy() if i in self._copied or name in effects else a,
+                            None, 0, True)
+                for i, (name, a) in enumerate(zip(self.output_names, outs))]
 
     def run_forward(self, node, arrays):
         outs = self._forward_plan(dict(zip(self.input_names, arrays)))

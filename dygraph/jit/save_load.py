@@ -74,6 +74,10 @@ def save(layer, path, input_spec=None, **configs):
         program = concrete.main_program
         feeds, fetches = concrete.inputs, concrete.outputs
         persistables = concrete.compiled.persistables
+        if getattr(program, "train_step", None) is not None:
+            raise ValueError("jit.save: the function is a training step (it calls "
+                             "backward or an optimizer); save the model it trains: "
+                             "jit.save(model, path, input_spec)")
         if not fetches:
             raise ValueError("jit.save: the function returns no tensor computed from its "
                              "inputs, so there is no program to save")

@@ -270,14 +270,14 @@ class StaticFunction:
 
 
 def _refuse_training_step(name, concrete, watched, versions):
-    roles = {o.role for o in concrete.main_program.global_block().ops}
-    changed = any(t._version[0] != v for t, v in zip(watched, versions))
-    if "optimize" in roles or "backward" in roles or changed:
+    """Optimizer calls are recorded into the program (dygraph.jit.train_step); a parameter
+    changed in place while tracing would change once, not at each run: refuse that."""
+    if any(t._version[0] != v for t, v in zip(watched, versions)):
         raise RuntimeError(
-            f"to_static: {name} runs a training step (backward, an optimizer step or an "
-            "in-place parameter update) inside the converted function, which to_static "
-            "does not support; convert the model (its forward) and keep loss.backward() "
-            "and opt.step() outside: net = paddle.jit.to_static(net)")
+            f"to_static: {name} updates a parameter or buffer in place while tracing "
+            "(set_value, an in-place op), which would happen once instead of at each call; "
+            "update it through an optimizer (opt.step() is made at each call) or outside "
+            "the converted function")
 
 
 def to_static(function=None, input_spec=None, build_strategy=None, backend=None,

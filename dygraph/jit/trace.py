@@ -134,6 +134,9 @@ def trace(function, structure, args):
             call_args, call_kwargs = unflatten(structure, iter(variables))
             result = function(*call_args, **call_kwargs)
     finally:
+        step = getattr(program, "train_step", None)
+        if step is not None:  # the function ran a training step: .grad back to eager
+            step.finish()
         state.static_program, state.intercept = saved
         set_rng_state(rng)
     outputs = []

@@ -8,7 +8,7 @@ when SciPy is installed (about 3x faster) and with a flat `add.at` otherwise.
 
 import numpy as np
 
-from dygraph.autograd.backward_math import register
+from dygraph.autograd.backward_math import _NP_MATH, register
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
@@ -45,6 +45,8 @@ class Linear(Op):
         return y
 
     def backward(self, m, g):
+        if type(g) is np.ndarray:
+            return self._backward_arrays(g)
         edges = self.edges
         w = self.x(1, m)
         flat = len(self.x_shape) == 2  # the common case needs no reshapes
@@ -61,6 +63,25 @@ class Linear(Op):
             gw = m.matmul(m.transpose(x2, (1, 0)), g2)
         if len(edges) > 2 and edges[2] is not None:
             gb = m.sum(g2, axis=0)
+        return gx, gw, gb
+
+    def _backward_arrays(self, g):
+        """The same products on NumPy arrays, without the namespace calls (the training
+        step of every MLP runs this)."""
+        edges = self.edges
+        w = self.x(1, _NP_MATH)
+        shape = self.x_shape
+        g2 = g if len(shape) == 2 else g.reshape(-1, w.shape[1])
+        gx = gw = gb = None
+        if edges[0] is not None:
+            gx = g2 @ w.T
+            if len(shape) != 2:
+                gx = gx.reshape(shape)
+        if edges[1] is not None:
+            x2 = self.x(0, _NP_MATH)
+            gw = (x2 if len(shape) == 2 else x2.reshape(-1, shape[-1])).T @ g2
+        if len(edges) > 2 and edges[2] is not None:
+            gb = g2.sum(0)
         return gx, gw, gb
 
 

@@ -37,7 +37,7 @@ Example:
 import numpy as np
 
 from dygraph.optimizer.state import _HOST
-from dygraph.regularizer import L1Decay, L2Decay
+from dygraph.regularizer import L1Decay, L2Decay, WeightDecayRegularizer
 
 __all__ = ["ForeachMixin"]
 
@@ -101,11 +101,11 @@ class _FlatGroup:
                 return None
         return cls(group, params, accs, specs)
 
-    def matches(self, optimizer, pairs):
-        if len(pairs) != len(self.params):
+    def matches(self, optimizer, params):
+        if len(params) != len(self.params):
             return False
         acc = optimizer._acc
-        for (p, _), q, a in zip(pairs, self.params, self.accs):
+        for p, q, a in zip(params, self.params, self.accs):
             if p is not q or acc.get(id(p)) is not a:
                 return False
         return True
@@ -184,22 +184,54 @@ class ForeachMixin:
         return params_grads
 
     def _foreach_apply(self, group, params_grads, lr, decay):
+        plr = _common_lr(params_grads, lr) if params_grads else None
+        return self._foreach_run(group, [p for p, _ in params_grads],
+                                 [g._data for _, g in params_grads], plr, decay)
+
+    def _step_arrays(self, params, grads):
+        """`step()` when exactly `params` (trainable, all of the one group) have
+        gradients, given as the arrays `grads` of their dtypes and shapes, as a training
+        step's program hands them over: the multi-tensor update without building the
+        pairs and checks of the general path. False, changing nothing, where that path
+        does not apply."""
+        if len(self._param_groups) != 1 or not _defines_both(type(self)):
+            return False
+        group = self._param_groups[0]
+        decay = group["weight_decay"]
+        if not isinstance(decay, WeightDecayRegularizer):
+            decay = None  # AdamW's decoupled coefficient is applied by _foreach_update
+        if group["grad_clip"] is not None or len(params) < 2 or any(p._sg for p in params):
+            return False
+        lr = self.get_lr() * group["learning_rate"]
+        total = 0
+        for p in params:
+            n = p._data.size
+            total += n
+            if (n > _MAX_PARAM_SIZE or getattr(p, "regularizer", None) is not None
+                    or p.optimize_attr["learning_rate"] != 1.0):
+                return False
+        if total > _MAX_FLAT_SIZE or params[0]._data.dtype not in _FLOATS:
+            return False
+        return self._foreach_run(group, params, grads, lr, decay)
+
+    def _foreach_run(self, group, params, grads, plr, decay):
+        """The multi-tensor update of `params` with gradient arrays `grads` at learning
+        rate `plr`; False (nothing changed) where it does not apply."""
         cache = self.__dict__.setdefault("_foreach_flat", {})
         flat = cache.get(id(group))
-        plr = _common_lr(params_grads, lr) if params_grads else None
         # L1/L2 decay terms are elementwise in the parameter, so they gather too; a
         # user-defined regularizer may not be.
         if (plr is None or not self._foreach_ready(group)
                 or decay is not None and type(decay) not in (L1Decay, L2Decay)):
             cache.pop(id(group), None)
             return False
-        if flat is None or not flat.matches(self, params_grads):
-            flat = _FlatGroup.build(self, group, [p for p, _ in params_grads])
+        if flat is None or not flat.matches(self, params):
+            flat = _FlatGroup.build(self, group, params)
             if flat is None:
                 cache.pop(id(group), None)
                 return False
             cache[id(group)] = flat
-        np.concatenate([g._data.reshape(-1) for _, g in params_grads], out=flat.grad)
+        np.concatenate([g.reshape(-1) for g in grads], out=flat.grad)
         grad = self._prepare_grad(flat.grad, group)
         if grad is not flat.grad:
             flat.grad[...] = grad

@@ -14,6 +14,7 @@ Example:
 import numbers
 import warnings
 
+from dygraph.autograd import grad_mode
 from dygraph.framework.errors import AssertedValueError, check_learning_rate, op_error
 
 __all__ = ["LRScheduler"]
@@ -97,6 +98,11 @@ class LRScheduler:
             >>> s = ExponentialDecay(1.0, gamma=0.5); s.step(3); s()
             0.125
         """
+        if grad_mode.state.static_program is not None:
+            from dygraph.jit.train_step import record_call
+
+            if record_call(self, "step", (epoch,)):
+                return  # in a to_static training step: made at each run
         if epoch is None:
             self.last_epoch += 1
             self.last_lr = self.get_lr()

@@ -21,6 +21,7 @@ Example:
 import numpy as np
 
 from dygraph.autograd.grad_mode import no_grad
+from dygraph.autograd.grad_mode import state as _state
 from dygraph.backend import get_array_module
 from dygraph.framework.errors import as_number, check_learning_rate, op_error
 from dygraph.optimizer.lr import LRScheduler
@@ -29,6 +30,14 @@ from dygraph.regularizer import L2Decay, WeightDecayRegularizer
 from dygraph.tensor import Tensor
 
 __all__ = ["Optimizer"]
+
+
+def _recorded(optimizer, method, args=(), drops=()):
+    """Whether a to_static trace of a training step took this call, to make it at each run
+    of the program instead of now (dygraph.jit.train_step)."""
+    from dygraph.jit.train_step import record_call
+
+    return record_call(optimizer, method, args, drops)
 
 
 class Optimizer(AccumulatorState):
@@ -245,6 +254,8 @@ class Optimizer(AccumulatorState):
             >>> (3 * w).sum().backward(); opt.step(); w.numpy()
             array([-0.5], dtype=float32)
         """
+        if _state.static_program is not None and _recorded(self, "step"):
+            return
         if self._adopts_parameters:
             self._adopt_new()
         lr = self.get_lr()
@@ -322,6 +333,8 @@ class Optimizer(AccumulatorState):
         if isinstance(loss, Variable):  # static mode: append backward and update ops
             from dygraph.static.optimize import minimize_static
 
+            if _recorded(self, "minimize", (None, None, parameters, no_grad_set)):
+                return [], []  # in a to_static training step: the eager update, each run
             return minimize_static(self, loss, parameters, no_grad_set)
         if self._adopts_parameters:
             self._adopt_new()
@@ -371,8 +384,12 @@ class Optimizer(AccumulatorState):
             >>> (3 * w).sum().backward(); opt.clear_grad(); w.grad.numpy()
             array([0.], dtype=float32)
         """
+        if _state.static_program is not None and _recorded(
+                self, "clear_grad", (set_to_zero,),
+                () if set_to_zero else self._parameter_list):
+            return
         for p in self._parameter_list:
             if not p._sg:
-                p.clear_grad(set_to_zero)
+                p._reset_grad(set_to_zero)
 
     clear_gradients = clear_grad  # the 1.x name

@@ -47,6 +47,7 @@ class GradOf(Op):
 
     def __init__(self, fwd, present, wanted):
         self.fwd, self.present, self.wanted = fwd, present, wanted
+        self.keep = False  # a later gradient op of the same forward op reads its values
         self.single = getattr(fwd, "n_outputs", 1) == 1 and list(present) == [0]
         self.one = len(wanted) == 1
 
@@ -77,6 +78,8 @@ class GradOf(Op):
     def release(self):
         """Done with the forward op's saved values for this run: free them now, as the
         eager engine frees a node after its backward, instead of at the op's next forward."""
+        if self.keep:
+            return
         fwd = self.fwd
         for slot in fwd.inputs:
             slot._data = None
@@ -143,6 +146,12 @@ def _backward(block, targets, target_grads, no_grad):
         return parts[0]
 
     forward_ops = [o for o in block.ops if o.role == "forward"]
+    # Gradient ops appended by an earlier call (a second loss.backward() in a to_static
+    # step): the forward values they read must outlive them.
+    earlier = {}
+    for o in block.ops:
+        if isinstance(o.op, GradOf):
+            earlier.setdefault(id(o.op.fwd), []).append(o.op)
     for o in reversed(forward_ops):
         present = [i for i, n in enumerate(o.outputs) if n in pending]
         if not present or not getattr(o.op, "differentiable", True):
@@ -161,6 +170,8 @@ def _backward(block, targets, target_grads, no_grad):
             pending.setdefault(var.name, []).append(g.name)
         if hasattr(o.op, "grad_wanted"):  # a loop keeps its iterations for this op
             o.op.grad_wanted = True
+        for grad_op in earlier.get(id(o.op), ()):
+            grad_op.keep = True
         block.append_op(GradOf(o.op, present, wanted), grads, outs, role="backward")
     for name in list(pending):
         done[name] = total(name)

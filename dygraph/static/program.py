@@ -95,10 +95,15 @@ class Variable(Tensor):
         raise _value_needed(self, "numpy()")
 
     def backward(self, grad_tensor=None, retain_graph=False):
-        raise RuntimeError(
-            f"backward() of static Variable {self._name}: a program gets its gradients "
-            "from static.append_backward or optimizer.minimize(loss); with jit.to_static, "
-            "convert the model and call loss.backward() and opt.step() outside it")
+        """Inside a function jit.to_static converts: append this loss's gradient ops
+        (dygraph.jit.train_step). A plain static program gets its gradients from
+        static.append_backward or optimizer.minimize(loss) instead."""
+        from dygraph.jit.train_step import record_backward
+
+        if not record_backward(self, grad_tensor):
+            raise RuntimeError(
+                f"backward() of static Variable {self._name}: a static program gets its "
+                "gradients from static.append_backward or optimizer.minimize(loss)")
 
     # Reading a value while building would silently read the stand-in: refuse instead.
     def __bool__(self):

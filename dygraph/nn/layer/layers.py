@@ -22,6 +22,7 @@ Example:
 import collections
 import re
 
+from dygraph.autograd import grad_mode
 from dygraph.framework import dtype as _dt
 from dygraph.framework.parameter import Parameter, unique_name
 from dygraph.nn.layer.layer_members import LayerTreeMixin, MemberDict
@@ -476,9 +477,15 @@ class Layer(LayerTreeMixin, LayerStateMixin):
             >>> layer.w.grad.numpy()
             array([0.], dtype=float32)
         """
+        if grad_mode.state.static_program is not None:
+            from dygraph.jit.train_step import record_call
+
+            params = () if set_to_zero else self.parameters()
+            if record_call(self, "clear_gradients", (set_to_zero,), params):
+                return  # in a to_static training step: made at each run
         for param in self.parameters():
             if param.trainable:
-                param.clear_gradient(set_to_zero)
+                param._reset_grad(set_to_zero)
 
     def _adopt_loaded(self, name, tensor):
         """Give a tensor registered after set_state_dict the value that was loaded for it."""
