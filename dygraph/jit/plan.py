@@ -3,7 +3,7 @@ ops (run later, when the eager engine reaches the call's backward).
 
 A plan keeps the ops a fetch needs and frees each intermediate after its last reader, as
 the Executor's plans do, and runs them with the Executor's generated straight-line code
-where the static package has it (dygraph.static.straight_line), else with a flat loop.
+(dygraph.static.straight_line).
 Whole-plan rewrites of the static package (dygraph.static.rewrite) see the forward and the
 gradient ops together, so a swap of two forward ops swaps their gradient ops as well.
 
@@ -16,22 +16,14 @@ Example:
     [array([1., 1.])]
 """
 
-import importlib
-
-import numpy as np
+import functools
 
 from dygraph.autograd.function import _FORWARD_ERRORS
 from dygraph.framework.errors import op_error
+from dygraph.static.rewrite import pool_before_relu
+from dygraph.static.straight_line import straight_line
 
 __all__ = ["Plan", "select", "rewrite"]
-
-
-def _optional(module, name):
-    """A helper of the static package that some versions of it have, or None."""
-    try:
-        return getattr(importlib.import_module(module), name, None)
-    except ModuleNotFoundError:
-        return None
 
 
 def select(ops, fetch_names):
@@ -46,10 +38,7 @@ def select(ops, fetch_names):
 
 def rewrite(forward_ops, gradient_ops, kept):
     """(forward ops, gradient ops) after the static package's exact whole-plan rewrites,
-    applied to both lists at once; unchanged where the package has none."""
-    pool_before_relu = _optional("dygraph.static.rewrite", "pool_before_relu")
-    if pool_before_relu is None:
-        return forward_ops, gradient_ops
+    applied to both lists at once."""
     ops = pool_before_relu(list(forward_ops) + list(gradient_ops), set(kept))
     return ops[:len(forward_ops)], ops[len(forward_ops):]
 
@@ -67,42 +56,9 @@ class Plan:
         keep = set(fetch_names)
         free_after = [[n for n in set(o.inputs) if last.get(n) == i and n not in keep]
                       for i, o in enumerate(self.ops)]
-        straight_line = _optional("dygraph.static.straight_line", "straight_line")
-        if straight_line is not None:
-            generated = straight_line(self.ops, free_after, set(feed_names),
-                                      self.fetch_names, set())
-            self.run = lambda env: generated({}, env)
-            return
-        self.steps = []
-        for o, dead in zip(self.ops, free_after):
-            slots = getattr(o.op, "inputs", None)
-            self.steps.append((o.op.forward, tuple(o.inputs), tuple(o.outputs),
-                               slots if type(slots) is tuple else None,
-                               o.op if getattr(o.op, "save_output", False) else None,
-                               tuple(dead)))
-
-    def run(self, env):
-        """The flat loop over the prepared steps (where there is no generated code)."""
-        for step, (forward, ins, outs, slots, keeper, dead) in enumerate(self.steps):
-            arrays = [env[n] for n in ins]
-            if slots is not None:
-                for slot, a in zip(slots, arrays):
-                    slot._data = a
-            try:
-                result = forward(np, *arrays)
-            except _FORWARD_ERRORS as exc:
-                exc.static_step = step
-                raise
-            if type(result) is tuple:
-                env.update(zip(outs, result))
-            else:
-                env[outs[0]] = result
-                result = (result,)
-            if keeper is not None:
-                keeper.out_data = result
-            for name in dead:
-                del env[name]
-        return [env[n] for n in self.fetch_names]
+        generated = straight_line(self.ops, free_after, set(feed_names), self.fetch_names,
+                                  set())
+        self.run = functools.partial(generated, {})
 
     def __call__(self, env):
         try:

@@ -86,6 +86,9 @@ class CompiledProgram:
         ops = block.ops if step is not None else [o for o in block.ops
                                                   if o.role != "backward"]
         fetch = self.output_names + self._effects
+        # Outputs a step returns as copies: inputs, and gradients (.grad's own arrays).
+        self._step_copies = set(self._copied) | {
+            i for i, n in enumerate(self.output_names) if n in set(self._effects)}
         self._forward_ops = select(ops, fetch)
         forward, _ = rewrite(self._forward_ops, [], fetch)
         self._set_forward(Plan(forward, names, fetch))
@@ -146,16 +149,16 @@ class CompiledProgram:
     def _run_step(self, tensors):
         """A training step: one run, not recorded (its gradients were taken inside); the
         outputs, with stop_gradient set."""
-        arrays = [t._data for t in tensors] + [t._data for t in self._persist_tensors]
+        arrays = [t._data for t in tensors]
+        arrays += [t._data for t in self._persist_tensors]
         outs = self._forward_plan(dict(zip(self.input_names, arrays)))
         for slot in self._slots:
             slot._data = None
         for op in self._keepers:
             op.out_data = None
-        effects = set(self._effects)
-        return [_new_tensor(a.copy() if i in self._copied or name in effects else a,
-                            None, 0, True)
-                for i, (name, a) in enumerate(zip(self.output_names, outs))]
+        copies = self._step_copies
+        return [_new_tensor(outs[i].copy() if i in copies else outs[i], None, 0, True)
+                for i in range(len(self.output_names))]
 
     def run_forward(self, node, arrays):
         outs = self._forward_plan(dict(zip(self.input_names, arrays)))

@@ -8,11 +8,7 @@ only our own (`v3`, `f7`, `s7_0`) and string literals made with repr(), so no pr
 name becomes code.
 
 Example:
-    >>> import itertools
-
-import itertools
-
-import numpy as np
+    >>> import numpy as np
     >>> from dygraph.static.program import Operator
     >>> from dygraph.ops.unary import Exp
     >>> run = straight_line([Operator(Exp(), ["x"], ["y"])], [["x"]], {"x"}, ["y"], set())
