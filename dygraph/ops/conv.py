@@ -19,6 +19,7 @@ from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import amp_casts, as_tensor
+from dygraph.ops.conv_depthwise import is_depthwise
 from dygraph.ops.conv_kernels import (
     conv_data,
     conv_filter,
@@ -73,7 +74,8 @@ class Conv(Op):
         xp = m.xp
         taps = x.shape[1] * w[0].size
         gt = None
-        if not per_sample(taps, self.geo.groups, math.prod(g.shape[2:])):
+        if not (is_depthwise(w, self.geo)
+                or per_sample(taps, self.geo.groups, math.prod(g.shape[2:]))):
             gt = transpose_grad(xp, g)
         gx = conv_data(xp, g, w, self.in_sizes, self.geo, gt=gt) if e[0] is not None else None
         gw = (conv_filter(xp, x, g, ksize, self.geo, cols=self.cols, gt=gt)

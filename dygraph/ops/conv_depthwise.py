@@ -3,35 +3,29 @@
 A depthwise conv (one input and one output channel per group, as in MobileNet) has one
 weight per channel and tap, so im2col + GEMM spends its time on copies: columns of K times
 the activations, a batched product of C tiny rows, and col2im passes. Here each tap is one
-multiply of a shifted (strided) view by the per-channel weights and one add:
-
-- small maps (at most SMALL_MAP output positions per sample): the three products run
-  channels-last, where the per-channel weight runs along the contiguous last axis, the
-  inner loops are C long, and NumPy vectorises them: 1.7-4x faster than im2col for
-  MobileNetV2's 8x8 to 2x2 layers, including the two layout copies;
-- larger maps with a stride: the data gradient scatters each tap's weighted gradient
-  straight into the padded input (channels-first), 2.7-3.7x faster than im2col/col2im for
-  MobileNetV2's stride-2 layers (B16, 32x32). Stride-1 large maps keep the GEMM paths,
-  which win there.
+multiply of a shifted (strided) view by the per-channel weights and one add, channels-last:
+the per-channel weight runs along the contiguous last axis, so the inner loops are C long
+and NumPy vectorises them (1.7-4x faster than im2col for MobileNetV2's layers, the two
+layout copies included). The batch is split into chunks that run on all cores
+(dygraph.backend.parallel): the passes stream through memory, one core per chunk.
 
 Example:
     >>> import numpy as np
     >>> from dygraph.ops.im2col import Geometry
-    >>> geo = Geometry((2,), (1,), ((1, 1),), 1)
-    >>> depthwise_data(np, np.ones((1, 1, 2)), np.ones((1, 1, 3)), (4,), geo)
-    array([[[1., 2., 1., 1.]]])
+    >>> geo = Geometry((1,), (1,), ((1, 1),), 1)
+    >>> depthwise_forward_last(np, np.ones((1, 1, 3)), np.ones((1, 1, 3)), None, geo)[0]
+    array([[[2., 3., 2.]]])
 """
 
 import itertools
 import math
 
-from dygraph.ops.workspace import workspace
+from dygraph.backend.parallel import over_batch
+from dygraph.ops.im2col import _as_strided
+from dygraph.ops.workspace import Lease, workspace
 
-__all__ = ["is_depthwise", "small_map", "direct_depthwise_data", "depthwise_data",
-           "depthwise_forward_last", "depthwise_data_last", "depthwise_filter_last"]
-
-# Output positions per sample up to which depthwise convs run channels-last.
-SMALL_MAP = 64
+__all__ = ["is_depthwise", "depthwise_forward_last", "depthwise_data_last",
+           "depthwise_filter_last"]
 
 
 def is_depthwise(w, geo):
@@ -46,19 +40,6 @@ def is_depthwise(w, geo):
     return geo.groups > 1 and w.shape[0] == geo.groups and w.shape[1] == 1
 
 
-def small_map(out_sizes):
-    """True when a depthwise conv with these output sizes runs channels-last.
-
-    Example:
-        >>> small_map((8, 8)), small_map((16, 16))
-        (True, False)
-    """
-    size = 1
-    for s in out_sizes:
-        size *= s
-    return size <= SMALL_MAP
-
-
 def _taps(ksize, geo, osz):
     """For each tap: its index among the K taps and the window of input positions it reads
     (start at tap * dilation, step by the stride)."""
@@ -67,108 +48,155 @@ def _taps(ksize, geo, osz):
                        zip(tap, geo.dilation, geo.stride, osz))
 
 
-def _channels_last(xp, a, pads):
-    """(N, C, *S) -> a new (N, *padded S, C) array, zero around the spatial dims."""
-    n, c = a.shape[:2]
-    spatial = a.shape[2:]
-    out = workspace.take(xp, (n,) + tuple(s + lo + hi for s, (lo, hi) in
-                                          zip(spatial, pads)) + (c,), a.dtype)
+def _channels_last(xp, a, dst, pads):
+    """Write (n, C, *S) `a` into `dst`, (n, *padded S, C), zero around the spatial dims."""
     if any(lo or hi for lo, hi in pads):
-        out.fill(0)
-    inner = tuple(slice(lo, lo + s) for s, (lo, _) in zip(spatial, pads))
-    out[(slice(None),) + inner] = xp.moveaxis(a, 1, -1)
-    return out
+        dst.fill(0)
+    inner = tuple(slice(lo, lo + s) for s, (lo, _) in zip(a.shape[2:], pads))
+    dst[(slice(None),) + inner] = xp.moveaxis(a, 1, -1)
 
 
-def depthwise_forward_last(xp, x, w, b, geo):
-    """y for a depthwise conv, computed channels-last: x (N, C, *S), w (C, 1, *k)."""
+def _last_shape(a, pads):
+    n, c = a.shape[:2]
+    return (n,) + tuple(s + lo + hi for s, (lo, hi) in zip(a.shape[2:], pads)) + (c,)
+
+
+def _windows(xp, a, osz, ksize, stride, dilation):
+    """The (n, *osz, *ksize, C) view of channels-last `a` whose [.., o, t, c] element is
+    a[.., o * stride + t * dilation, c]: every tap of every window, no copy."""
+    st = a.strides
+    inner = st[1:-1]
+    return _as_strided(xp, a, a.shape[:1] + tuple(osz) + tuple(ksize) + a.shape[-1:],
+                       st[:1] + tuple(x * s for x, s in zip(inner, stride)) +
+                       tuple(x * d for x, d in zip(inner, dilation)) + st[-1:])
+
+
+def _letters(d):
+    """einsum letters: batch, output positions, taps, channel."""
+    return "n", "pqr"[:d], "uvw"[:d], "z"
+
+
+def depthwise_forward_last(xp, x, w, b, geo, keep=False):
+    """(y, kept) for a depthwise conv, computed channels-last: x (N, C, *S), w (C, 1, *k).
+    One einsum over the windows view sums the taps per channel without temporaries.
+    `kept`: with `keep`, a Lease of the padded channels-last x, which the filter gradient
+    reads again (else None)."""
     ksize = w.shape[2:]
+    n, c = x.shape[:2]
     osz = geo.out_sizes(x.shape[2:], ksize)
-    xl = _channels_last(xp, x, geo.pads)
-    taps = w.reshape(w.shape[0], -1)
-    acc = workspace.take(xp, (x.shape[0],) + osz + (x.shape[1],), x.dtype)
-    term = workspace.take(xp, acc.shape, x.dtype)
-    for k, window in _taps(ksize, geo, osz):
-        view = xl[(slice(None),) + window]
-        if k == 0:
-            xp.multiply(view, taps[:, 0], out=acc)
-        else:
-            xp.multiply(view, taps[:, k], out=term)
-            acc += term
-    if b is not None:
-        acc += b
-    out = workspace.output(xp, x.shape[:2] + osz, x.dtype)
-    out[...] = xp.moveaxis(acc, -1, 1)
-    for buf in (xl, acc, term):
-        workspace.give(buf)
-    return out
+    xl = workspace.take(xp, _last_shape(x, geo.pads), x.dtype)
+    out = workspace.output(xp, (n, c) + osz, x.dtype)
+    w_last = xp.ascontiguousarray(xp.moveaxis(w.reshape((c,) + tuple(ksize)), 0, -1))
+    b_, o, t, z = _letters(len(osz))
+    spec = f"{b_}{o}{t}{z},{t}{z}->{b_}{o}{z}"
+
+    def rows(lo, hi):
+        part = xl[lo:hi]
+        _channels_last(xp, x[lo:hi], part, geo.pads)
+        y = xp.einsum(spec, _windows(xp, part, osz, ksize, geo.stride, geo.dilation),
+                      w_last)
+        if b is not None:
+            y += b
+        out[lo:hi] = xp.moveaxis(y, -1, 1)
+
+    over_batch(xp, rows, n, xl.size + out.size * (1 + math.prod(ksize)))
+    if keep:
+        return out, Lease(xl)
+    workspace.give(xl)
+    return out, None
+
+
+def _correlation_pads(osz, ksize, in_sizes, geo):
+    """For a stride-1 conv: the (lo, hi) padding of g such that dx is the correlation of
+    the padded g with the flipped filter, or None when the conv's padding is wider than
+    that allows (then the taps are scattered instead)."""
+    pads = []
+    for o, k, size, d, (lo, _) in zip(osz, ksize, in_sizes, geo.dilation, geo.pads):
+        before = (k - 1) * d - lo
+        after = size + (k - 1) * d - o - before
+        if before < 0 or after < 0:
+            return None
+        pads.append((before, after))
+    return tuple(pads)
 
 
 def depthwise_data_last(xp, g, w, in_sizes, geo):
-    """dx for a depthwise conv, computed channels-last: g (N, C, *O) -> (N, C, *in_sizes)."""
+    """dx for a depthwise conv, computed channels-last: g (N, C, *O) -> (N, C, *in_sizes).
+    Stride 1: the correlation of the padded gradient with the flipped filter (one einsum);
+    with a stride, each tap's weighted gradient is added into its strided window."""
+    n, c = g.shape[:2]
     osz, ksize = g.shape[2:], w.shape[2:]
-    gl = _channels_last(xp, g, tuple((0, 0) for _ in osz))
-    dxl = workspace.take(xp, (g.shape[0],) + geo.padded(in_sizes) + (g.shape[1],), g.dtype)
-    dxl.fill(0)
+    taps = w.reshape(c, -1)
+    out = workspace.output(xp, (n, c) + tuple(in_sizes), g.dtype)
+    pads = _correlation_pads(osz, ksize, in_sizes, geo) if all(
+        s == 1 for s in geo.stride) else None
+    if pads is not None:
+        gl = workspace.take(xp, _last_shape(g, pads), g.dtype)
+        flipped = w.reshape((c,) + tuple(ksize))[(slice(None),) + (slice(None, None, -1),) *
+                                                  len(ksize)]
+        w_last = xp.ascontiguousarray(xp.moveaxis(flipped, 0, -1))
+        b_, o, t, z = _letters(len(osz))
+        spec = f"{b_}{o}{t}{z},{t}{z}->{b_}{o}{z}"
+        ones = (1,) * len(osz)
+
+        def rows(lo, hi):
+            part = gl[lo:hi]
+            _channels_last(xp, g[lo:hi], part, pads)
+            dx = xp.einsum(spec, _windows(xp, part, in_sizes, ksize, ones, geo.dilation),
+                           w_last)
+            out[lo:hi] = xp.moveaxis(dx, -1, 1)
+
+        over_batch(xp, rows, n, gl.size + out.size * (1 + math.prod(ksize)))
+        workspace.give(gl)
+        return out
+    gl = workspace.take(xp, (n,) + osz + (c,), g.dtype)
+    dxl = workspace.take(xp, (n,) + geo.padded(in_sizes) + (c,), g.dtype)
     term = workspace.take(xp, gl.shape, g.dtype)
-    taps = w.reshape(w.shape[0], -1)
-    for k, window in _taps(ksize, geo, osz):
-        xp.multiply(gl, taps[:, k], out=term)
-        dxl[(slice(None),) + window] += term
+    windows = list(_taps(ksize, geo, osz))
     inner = tuple(slice(lo, lo + size) for (lo, _), size in zip(geo.pads, in_sizes))
-    out = workspace.output(xp, g.shape[:2] + tuple(in_sizes), g.dtype)
-    out[...] = xp.moveaxis(dxl[(slice(None),) + inner], -1, 1)
+
+    def scatter(lo, hi):
+        part, d, t = gl[lo:hi], dxl[lo:hi], term[lo:hi]
+        part[...] = xp.moveaxis(g[lo:hi], 1, -1)
+        d.fill(0)
+        for k, window in windows:
+            xp.multiply(part, taps[:, k], out=t)
+            d[(slice(None),) + window] += t
+        out[lo:hi] = xp.moveaxis(d[(slice(None),) + inner], -1, 1)
+
+    over_batch(xp, scatter, n, dxl.size + 2 * len(windows) * gl.size)
     for buf in (gl, dxl, term):
         workspace.give(buf)
     return out
 
 
-def depthwise_filter_last(xp, x, g, ksize, geo):
-    """dw for a depthwise conv, computed channels-last: -> (C, 1, *ksize)."""
-    c = x.shape[1]
-    xl = _channels_last(xp, x, geo.pads)
-    gl = _channels_last(xp, g, tuple((0, 0) for _ in g.shape[2:]))
-    dw = xp.empty((c, math.prod(ksize)), g.dtype)
-    # einsum sums the products per channel without a temporary: ~2x multiply + sum.
-    lead = "abcdefgh"[:gl.ndim - 1]  # sample and spatial dims; z is the channel
-    spec = f"{lead}z,{lead}z->z"
-    for k, window in _taps(ksize, geo, g.shape[2:]):
-        dw[:, k] = xp.einsum(spec, xl[(slice(None),) + window], gl)
-    for buf in (xl, gl):
-        workspace.give(buf)
-    return dw.reshape((c, 1) + tuple(ksize))
+def depthwise_filter_last(xp, x, g, ksize, geo, kept=None):
+    """dw for a depthwise conv, computed channels-last: -> (C, 1, *ksize). One einsum per
+    chunk of the batch over the windows view; the chunks' sums are added in batch order.
+    `kept`: the forward's Lease of the padded channels-last x, when it kept one."""
+    n, c = x.shape[:2]
+    osz = g.shape[2:]
+    own = kept is None
+    xl = workspace.take(xp, _last_shape(x, geo.pads), x.dtype) if own else kept.array
+    gl = workspace.take(xp, (n,) + osz + (c,), g.dtype)
+    b_, o, t, z = _letters(len(osz))
+    spec = f"{b_}{o}{t}{z},{b_}{o}{z}->{t}{z}"
+    parts = {}
 
+    def rows(lo, hi):
+        xpart, gpart = xl[lo:hi], gl[lo:hi]
+        if own:
+            _channels_last(xp, x[lo:hi], xpart, geo.pads)
+        gpart[...] = xp.moveaxis(g[lo:hi], 1, -1)
+        parts[lo] = xp.einsum(spec, _windows(xp, xpart, osz, ksize, geo.stride,
+                                             geo.dilation), gpart)
 
-def direct_depthwise_data(w, geo):
-    """True when conv_data should use `depthwise_data` (on maps larger than SMALL_MAP): one
-    channel in and out per group, and a stride above 1 in some dim.
-
-    Example:
-        >>> import numpy as np
-        >>> from dygraph.ops.im2col import Geometry
-        >>> direct_depthwise_data(np.ones((8, 1, 3, 3)), Geometry((2, 2), (1, 1),
-        ...                       ((1, 1), (1, 1)), 8))
-        True
-    """
-    return is_depthwise(w, geo) and any(s > 1 for s in geo.stride)
-
-
-def depthwise_data(xp, g, w, in_sizes, geo):
-    """dx for a depthwise conv: g (N, C, *O), w (C, 1, *k) -> (N, C, *in_sizes)."""
-    n, c = g.shape[:2]
-    osz, ksize = g.shape[2:], w.shape[2:]
-    padded = geo.padded(in_sizes)
-    dx = workspace.take(xp, (n, c) + padded, g.dtype)
-    dx.fill(0)
-    term = workspace.take(xp, g.shape, g.dtype)
-    taps = w.reshape(c, -1)
-    lead = (1, c) + (1,) * len(osz)
-    for k, window in _taps(ksize, geo, osz):
-        xp.multiply(g, taps[:, k].reshape(lead), out=term)
-        dx[(slice(None), slice(None)) + window] += term
-    workspace.give(term)
-    inner = tuple(slice(lo, lo + size) for (lo, _), size in zip(geo.pads, in_sizes))
-    out = workspace.output(xp, (n, c) + tuple(in_sizes), g.dtype)
-    out[...] = dx[(slice(None), slice(None)) + inner]
-    workspace.give(dx)
-    return out
+    over_batch(xp, rows, n, xl.size + gl.size * (1 + math.prod(ksize)))
+    workspace.give(gl)
+    if own:
+        workspace.give(xl)
+    ordered = [parts[lo] for lo in sorted(parts)]
+    dw = ordered[0]
+    for part in ordered[1:]:
+        dw += part
+    return xp.moveaxis(dw, -1, 0).reshape((c, 1) + tuple(ksize))

@@ -23,13 +23,10 @@ Example:
 """
 
 from dygraph.ops.conv_depthwise import (
-    depthwise_data,
     depthwise_data_last,
     depthwise_filter_last,
     depthwise_forward_last,
-    direct_depthwise_data,
     is_depthwise,
-    small_map,
 )
 from dygraph.ops.im2col import Geometry, chunk, col2im, im2col, prod
 from dygraph.ops.workspace import Lease, workspace
@@ -93,8 +90,8 @@ def conv_forward(xp, x, w, b, geo, keep_cols=False):
     n, c = x.shape[:2]
     m, ksize = w.shape[0], w.shape[2:]
     osz = geo.out_sizes(x.shape[2:], ksize)
-    if is_depthwise(w, geo) and small_map(osz):
-        return depthwise_forward_last(xp, x, w, b, geo), None
+    if is_depthwise(w, geo):
+        return depthwise_forward_last(xp, x, w, b, geo, keep_cols)
     out_len, taps, grp = prod(osz), c * prod(ksize), geo.groups
     out = workspace.output(xp, (n, m) + osz, x.dtype)
     w3 = w.reshape(grp, m // grp, taps // grp)
@@ -148,10 +145,8 @@ def conv_data(xp, g, w, in_sizes, geo, gt=None):
         >>> conv_data(np, np.ones((1, 1, 3)), np.ones((1, 1, 2)), (4,), geo)
         array([[[1., 2., 2., 1.]]])
     """
-    if is_depthwise(w, geo) and small_map(g.shape[2:]):
+    if is_depthwise(w, geo):
         return depthwise_data_last(xp, g, w, in_sizes, geo)
-    if direct_depthwise_data(w, geo):
-        return depthwise_data(xp, g, w, in_sizes, geo)
     n, m = g.shape[:2]
     ksize = w.shape[2:]
     osz = g.shape[2:]
@@ -204,8 +199,8 @@ def conv_filter(xp, x, g, ksize, geo, cols=None, gt=None):
     n, c = x.shape[:2]
     m = g.shape[1]
     grp = geo.groups
-    if grp > 1 and c == m == grp and small_map(g.shape[2:]):
-        return depthwise_filter_last(xp, x, g, ksize, geo)
+    if grp > 1 and c == m == grp:
+        return depthwise_filter_last(xp, x, g, ksize, geo, cols)
     out_len, taps = prod(g.shape[2:]), c * prod(ksize)
     batched = per_sample(taps, grp, out_len)
     own = gt is None and not batched

@@ -93,8 +93,8 @@ SPECS = [
                                  groups=2),
            lambda x, w: conv_ref(x, w, None, [2, 1], [1, 0, 0, 2], [1, 2], 2),
            [(2, 4, 6, 5), (6, 2, 2, 2)], id="strided-groups"),
-    # Depthwise convs (conv_depthwise.py): a small map runs channels-last; a larger one
-    # with a stride has its data gradient scattered channels-first.
+    # Depthwise convs (conv_depthwise.py): shifted multiply-adds channels-last, with a
+    # stride, padding and dilation (tests/test_parallel.py runs them split over threads).
     OpSpec("nn.functional.conv2d", lambda x, w: F.conv2d(x, w, stride=2, padding=1, groups=2),
            lambda x, w: conv_ref(x, w, None, 2, 1, 1, 2), [(1, 2, 18, 18), (2, 1, 3, 3)],
            id="depthwise-large-strided"),

@@ -136,7 +136,8 @@ def test_reachable_from_vision():
     (lambda: models.MNISTNet(), [8, 1, 28, 28]),
     (lambda: models.LeNet(), [8, 1, 28, 28]),
     (lambda: models.resnet18(num_classes=4), [8, 3, 16, 16]),
-    (lambda: models.MobileNetV2(scale=0.25, num_classes=4), [4, 3, 32, 32]),
+    # batch 8: with 4 samples, batch norm makes the first steps too noisy to compare
+    (lambda: models.MobileNetV2(scale=0.25, num_classes=4), [8, 3, 32, 32]),
 ])
 def test_training_steps_lower_the_loss(build, shape):
     model = build()
