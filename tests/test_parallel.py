@@ -4,6 +4,7 @@ gives the one-thread values and gradients (PyTorch's conv tests cover the same s
 padding and dilation for grouped convs; conv_ref is our direct reference)."""
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -97,3 +98,31 @@ def test_depthwise_conv_split_over_threads_matches_the_reference(threads, stride
                                rtol=1e-10, atol=1e-10)
     for one, split in zip(*results):
         np.testing.assert_allclose(split, one, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_a_forked_child_gets_its_own_pool(threads):
+    import os
+
+    threads(2)
+    rows = np.zeros(4)
+
+    def fill(lo, hi):
+        rows[lo:hi] = 1
+
+    parallel.over_batch(np, fill, 4, 4 * parallel._MIN_CHUNK)  # the parent's pool exists
+    pid = os.fork()
+    if pid == 0:  # the child: the inherited pool has no threads; a hang would time out
+        rows[:] = 0
+        parallel.over_batch(np, fill, 4, 4 * parallel._MIN_CHUNK)
+        os._exit(0 if rows.sum() == 4 else 1)
+    for _ in range(400):  # up to 20 s: a child stuck on the inherited pool is killed
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        pytest.fail("over_batch hung in a forked child")
+    assert os.waitstatus_to_exitcode(status) == 0

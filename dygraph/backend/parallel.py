@@ -36,7 +36,7 @@ __all__ = ["over_batch", "num_threads", "set_num_threads"]
 
 # Elements per chunk below which a split does not pay (thread hand-offs cost ~20-50 us).
 _MIN_CHUNK = 1 << 16
-_STATE = {"pool": None, "size": 0, "override": None}
+_STATE = {"pool": None, "size": 0, "pid": None, "override": None}
 _LOCAL = threading.local()
 _LOCK = threading.Lock()
 
@@ -71,12 +71,15 @@ def num_threads():
 
 def _pool(size):
     with _LOCK:
-        if _STATE["size"] < size:
-            if _STATE["pool"] is not None:
+        # A forked child (a data-loader worker, a spawned rank) inherits the pool object
+        # but not its threads: it makes its own.
+        forked = _STATE["pid"] != os.getpid()
+        if forked or _STATE["size"] < size:
+            if _STATE["pool"] is not None and not forked:
                 _STATE["pool"].shutdown(wait=False)
             _STATE["pool"] = ThreadPoolExecutor(size, thread_name_prefix="dygraph-batch",
                                                 initializer=_mark_worker)
-            _STATE["size"] = size
+            _STATE["size"], _STATE["pid"] = size, os.getpid()
         return _STATE["pool"]
 
 
