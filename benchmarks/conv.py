@@ -19,9 +19,10 @@ Run: python benchmarks/conv.py [--cases conv3x3,conv1x1_512] [--steps 20] [--rep
      [--threads 2]
 """
 
-import argparse
 import os
 import sys
+
+from timing import parser, set_threads  # this script's folder is on sys.path
 
 # name: (in_channels, out_channels, kernel, stride, padding, groups, input [N, C, H, W])
 CASES = {
@@ -34,19 +35,15 @@ CASES = {
 
 
 def _parse():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = parser(__doc__, steps=20, repeats=5)
     p.add_argument("--cases", default=",".join(CASES))
-    p.add_argument("--steps", type=int, default=20, help="steps per timed repeat")
-    p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--warmup", type=int, default=3)
-    p.add_argument("--threads", type=int, default=2)
     return p.parse_args()
 
 
 ARGS = _parse() if __name__ == "__main__" else None
 if ARGS is not None:
-    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[_var] = str(ARGS.threads)
+    set_threads(ARGS.threads)
 
 import math  # noqa: E402 - after the thread settings above
 

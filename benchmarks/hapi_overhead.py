@@ -11,14 +11,15 @@ import os
 import sys
 import time
 
+from timing import set_threads  # this script's folder is on sys.path
+
 ARGS = None
 if __name__ == "__main__":
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--threads", type=int, default=2)
     ARGS = p.parse_args()
-    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[_var] = str(ARGS.threads)
+    set_threads(ARGS.threads)
 
 import numpy as np  # noqa: E402
 

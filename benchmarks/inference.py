@@ -15,25 +15,22 @@ Run: python benchmarks/inference.py [--models lenet,resnet18] [--batches 1,64]
      [--steps 20] [--repeats 5] [--threads 2]
 """
 
-import argparse
 import os
 import sys
 
+from timing import parser, set_threads  # this script's folder is on sys.path
+
 
 def _parse():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = parser(__doc__, steps=20, repeats=5, unit="calls")
     p.add_argument("--models", default="lenet,resnet18")
     p.add_argument("--batches", default="1,64")
-    p.add_argument("--steps", type=int, default=20, help="calls per timed repeat")
-    p.add_argument("--repeats", type=int, default=5)
-    p.add_argument("--threads", type=int, default=2)
     return p.parse_args()
 
 
 ARGS = _parse() if __name__ == "__main__" else None
 if ARGS is not None:
-    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[_var] = str(ARGS.threads)
+    set_threads(ARGS.threads)
 
 import tempfile  # noqa: E402 - after the thread settings above
 

@@ -19,18 +19,15 @@ Run: python benchmarks/lenet.py [--steps 30] [--repeats 5] [--threads 2]
      [--frameworks dygraph,torch,paddle] [--retain-freed-memory]
 """
 
-import argparse
-import os
 import sys
+
+from timing import parser, set_threads  # this script's folder is on sys.path
 
 
 def _parse():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--steps", type=int, default=30, help="steps per timed repeat")
-    p.add_argument("--repeats", type=int, default=5)
+    p = parser(__doc__, steps=30, repeats=5)
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--batch", type=int, default=64)
-    p.add_argument("--threads", type=int, default=2)
     p.add_argument("--frameworks", default="dygraph,torch,paddle")
     p.add_argument("--retain-freed-memory", action="store_true",
                    help="ask glibc malloc to keep freed memory (mallopt) before any framework "
@@ -41,8 +38,7 @@ def _parse():
 ARGS = _parse() if __name__ == "__main__" else None
 if ARGS is not None:
     # Thread pools read these when the libraries load, so they are set before any import.
-    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[_var] = str(ARGS.threads)
+    set_threads(ARGS.threads)
     if ARGS.retain_freed_memory:
         import ctypes
 

@@ -34,6 +34,8 @@ import sys
 import time
 from dataclasses import dataclass
 
+from timing import set_threads  # this script's folder is on sys.path
+
 
 def _thread_option(argv):
     for i, arg in enumerate(argv):
@@ -47,8 +49,7 @@ def _thread_option(argv):
 # Thread pools read these when their library loads, so they are set before NumPy, PyTorch
 # and PaddlePaddle are imported (a later --threads given to main() cannot change them).
 THREADS = _thread_option(sys.argv[1:])
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = THREADS
+set_threads(THREADS)
 
 import numpy as np  # noqa: E402
 

@@ -13,25 +13,22 @@ a shared machine mostly cancels. Shown: median [min - max] over the repeats.
 Run: python benchmarks/optimizer_foreach.py [--steps 50] [--repeats 9] [--threads 2]
 """
 
-import argparse
 import os
 import statistics
 import sys
 import time
 
+from timing import parser, set_threads  # this script's folder is on sys.path
+
 
 def _parse():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--steps", type=int, default=50)
-    p.add_argument("--repeats", type=int, default=9)
-    p.add_argument("--threads", type=int, default=2)
+    p = parser(__doc__, steps=50, repeats=9)
     return p.parse_args()
 
 
 ARGS = _parse() if __name__ == "__main__" else None
 if ARGS is not None:
-    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[_var] = str(ARGS.threads)
+    set_threads(ARGS.threads)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from static_vs_eager import _data, _net, torch_step  # noqa: E402

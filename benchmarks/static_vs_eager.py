@@ -11,23 +11,20 @@ Run: python benchmarks/static_vs_eager.py [--steps 50] [--repeats 5] [--threads 
 (`--clock cpu` times CPU time, less swayed by other jobs on a shared machine.)
 """
 
-import argparse
 import os
+
+from timing import parser, set_threads  # this script's folder is on sys.path
 
 
 def _parse():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--steps", type=int, default=50)
-    p.add_argument("--repeats", type=int, default=5)
-    p.add_argument("--threads", type=int, default=2)
+    p = parser(__doc__, steps=50, repeats=5)
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall")
     return p.parse_args()
 
 
 ARGS = _parse() if __name__ == "__main__" else None
 if ARGS is not None:
-    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[_var] = str(ARGS.threads)
+    set_threads(ARGS.threads)
 
 import sys  # noqa: E402
 

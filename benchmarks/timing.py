@@ -1,11 +1,44 @@
 """Interleaved timing shared by the benchmarks: repeats take turns between the contenders,
 with a pause before each timed block (BLAS/OpenMP threads spin for a while after their last
-call and would slow whatever runs next on a small machine)."""
+call and would slow whatever runs next on a small machine); the command-line options and
+thread settings every benchmark shares.
 
+This module imports no numerical library: a benchmark sets its thread count with it before
+NumPy, PyTorch or Paddle load (their thread pools read the variables then)."""
+
+import argparse
+import os
 import statistics
 import time
 
 SETTLE_S = 0.3
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def parser(doc, steps, repeats, unit="steps"):
+    """An argument parser with the options of every side-by-side benchmark: --steps (per
+    timed repeat), --repeats and --threads (default 2); the caller adds its own.
+
+    Example:
+        >>> parser("Title.\\nMore.", 5, 3).parse_args([]).threads
+        2
+    """
+    p = argparse.ArgumentParser(description=doc.split("\n")[0])
+    p.add_argument("--steps", type=int, default=steps, help=f"{unit} per timed repeat")
+    p.add_argument("--repeats", type=int, default=repeats)
+    p.add_argument("--threads", type=int, default=2)
+    return p
+
+
+def set_threads(n):
+    """Use `n` BLAS/OpenMP threads in the numerical libraries imported after this call.
+
+    Example:
+        >>> set_threads(2); os.environ["OMP_NUM_THREADS"]
+        '2'
+    """
+    for var in THREAD_VARIABLES:
+        os.environ[var] = str(n)
 
 
 def interleaved_median_ms(fns, steps, repeats, warmup=2, settle=SETTLE_S,

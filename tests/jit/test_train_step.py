@@ -198,7 +198,8 @@ def test_clear_before_backward_and_two_losses():
     _check_equal(_pair(_adam, body))
 
 
-def test_the_update_is_one_fused_op_that_falls_back_exactly():
+def _converted_2x_step():
+    """(net, opt, the 2.x step converted and traced once)."""
     net = _mlp()
     opt = _adam(net)
 
@@ -207,6 +208,11 @@ def test_the_update_is_one_fused_op_that_falls_back_exactly():
         return _step_2x(net, opt, x, y)
 
     step(*_batch())
+    return net, opt, step
+
+
+def test_the_update_is_one_fused_op_that_falls_back_exactly():
+    net, _, step = _converted_2x_step()
     ops = step.concrete_program.main_program.global_block().ops
     assert [type(o.op) for o in ops if o.role == "effect"] == [FusedStep]
     # A gradient the op did not leave zeroed takes the three-call path: still exact.
@@ -222,14 +228,7 @@ def test_the_update_is_one_fused_op_that_falls_back_exactly():
 
 
 def test_saving_a_training_step_is_refused(tmp_path):
-    net = _mlp()
-    opt = _adam(net)
-
-    @to_static
-    def step(x, y):
-        return _step_2x(net, opt, x, y)
-
-    step(*_batch())
+    _, _, step = _converted_2x_step()
     with pytest.raises(ValueError, match="training step"):
         dygraph.jit.save(step, str(tmp_path / "step"))
 
