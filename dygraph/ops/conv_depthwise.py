@@ -49,9 +49,14 @@ def _taps(ksize, geo, osz):
 
 
 def _channels_last(xp, a, dst, pads):
-    """Write (n, C, *S) `a` into `dst`, (n, *padded S, C), zero around the spatial dims."""
-    if any(lo or hi for lo, hi in pads):
-        dst.fill(0)
+    """Write (n, C, *S) `a` into `dst`, (n, *padded S, C), zero around the spatial dims
+    (only the border is zeroed: the inside is written once)."""
+    for d, (lo, hi) in enumerate(pads):
+        before = (slice(None),) * (d + 1)
+        if lo:
+            dst[before + (slice(0, lo),)] = 0
+        if hi:
+            dst[before + (slice(dst.shape[d + 1] - hi, None),)] = 0
     inner = tuple(slice(lo, lo + s) for s, (lo, _) in zip(a.shape[2:], pads))
     dst[(slice(None),) + inner] = xp.moveaxis(a, 1, -1)
 
