@@ -267,6 +267,8 @@ class Tensor:
         """Mark an in-place change; refuse it on a leaf that needs gradients."""
         from dygraph.autograd.grad_mode import state
 
+        if state.static_program is not None:
+            self._refuse_in_trace(op_name)
         if state.grad_on and self._node is None and not self._sg:
             raise op_error(op_name, "a leaf tensor that requires grad (stop_gradient=False) "
                            "cannot be changed in place while gradients are recorded; wrap "
@@ -275,8 +277,32 @@ class Tensor:
         if self._node is not None and self._node.save_output:
             self._node.out_dirty = True
 
+    def _refuse_in_trace(self, op_name):
+        """While jit.to_static traces, an in-place change of a parameter or of a tensor the
+        program reads at each call would happen once, at trace time (with stand-in values
+        where it reads program values): the function is unconvertible, so to_static runs
+        it eagerly instead, with a warning that quotes this message."""
+        from dygraph.autograd.grad_mode import state
+        from dygraph.framework.parameter import Parameter
+        from dygraph.jit.config import Unconvertible
+        from dygraph.static.program import Variable
+
+        program = state.static_program
+        live = getattr(program, "live_tensors", None)
+        if live is None or isinstance(self, Variable):
+            return
+        if isinstance(self, Parameter) or any(t is self for t in live.values()):
+            raise op_error(op_name, "changes a parameter or buffer in place, which a "
+                           "program would do once, while tracing, not at each call; an "
+                           "optimizer's step() is converted (made at each call)",
+                           Unconvertible)
+
     def set_value(self, value):
         """Overwrite the values in place (shape and dtype kept), as Paddle's set_value."""
+        from dygraph.autograd.grad_mode import state
+
+        if state.static_program is not None:
+            self._refuse_in_trace("set_value")
         data = value._data if isinstance(value, Tensor) else value
         data = np.asarray(data) if type(self._data) is np.ndarray else data
         if tuple(data.shape) != self._data.shape:

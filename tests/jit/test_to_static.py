@@ -231,10 +231,14 @@ class _HalvesItsWeight(nn.Linear):
         return super().forward(x)
 
 
-def test_a_parameter_changed_in_place_while_tracing_is_refused():
+def test_a_parameter_changed_in_place_runs_eagerly_with_a_warning():
     net = to_static(_HalvesItsWeight(2, 1))
-    with pytest.raises(RuntimeError, match="in place while tracing"):
+    start = net.weight.numpy().copy()
+    with pytest.warns(UserWarning, match="set_value: changes a parameter or buffer in place"):
         net(_x(3, 2))
+    net(_x(3, 2))  # eagerly from now on: halved at each call, as written
+    np.testing.assert_allclose(net.weight.numpy(), start / 4, rtol=1e-6)
+    assert len(net.forward.program_cache) == 0
 
 
 def test_double_backward_through_the_program_is_refused():

@@ -243,3 +243,18 @@ def test_backward_in_a_plain_static_program_still_points_to_minimize():
                 loss.backward()
     finally:
         dygraph.disable_static()
+
+
+def test_a_hand_written_update_runs_eagerly_with_a_warning():
+    def body(net, opt, x, y):
+        loss = F.cross_entropy(net(x), y)
+        loss.backward()
+        with dygraph.no_grad():
+            for p in net.parameters():
+                p.subtract_(0.1 * p.grad)
+                p.clear_grad()
+        return loss
+
+    with pytest.warns(UserWarning, match="subtract_: changes a parameter or buffer"):
+        runs = _pair(_adam, body, steps=4)
+    _check_equal(runs)  # the eager values: the update happens at every call
