@@ -14,7 +14,7 @@ import contextlib
 import ctypes
 import threading
 
-__all__ = ["single_blas_thread", "thread_count"]
+__all__ = ["single_blas_thread"]
 
 # (set, get) symbol pairs: NumPy's wheels bundle scipy-openblas (64-bit ints, renamed
 # symbols); system OpenBLAS builds export the plain names.
@@ -52,19 +52,6 @@ def _find():
                 setter.argtypes, getter.restype = [ctypes.c_int], ctypes.c_int
                 return setter, getter
     return ()
-
-
-def thread_count():
-    """OpenBLAS's current thread count, or None without OpenBLAS.
-
-    Example:
-        >>> thread_count() is None or thread_count() >= 1
-        True
-    """
-    global _funcs
-    if _funcs is None:
-        _funcs = _find()
-    return _funcs[1]() if _funcs else None
 
 
 @contextlib.contextmanager

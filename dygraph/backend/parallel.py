@@ -1,14 +1,15 @@
 """Intra-op parallelism over the batch, for NumPy kernels that stream through memory.
 
 BLAS products already use every core; element-wise NumPy kernels use one. A kernel made of
-many passes over large arrays (a depthwise convolution: two passes per filter tap) can run
-on several cores by splitting the batch: NumPy releases the GIL inside each pass, so the
-chunks' passes overlap. On 2 cores a depthwise 3x3 forward over a [16, 96, 16, 16] batch
-takes 2.0 ms in two chunks against 3.7 ms in one. The thread count is the BLAS's (set by
-OMP_NUM_THREADS / OPENBLAS_NUM_THREADS, lowered to 1 inside `single_blas_thread`), else
-the CPU count; `set_num_threads` overrides it. Work below _MIN_CHUNK elements a chunk runs
-in the calling thread, where a hand-off would cost more than it saves; a worker never
-splits again.
+many passes over large arrays (the depthwise convolution) can run on several cores by
+splitting the batch: NumPy releases the GIL inside each pass, so the chunks' passes
+overlap. Alone, a depthwise 3x3 forward over a [16, 96, 16, 16] batch takes 2.0 ms in two
+chunks against 3.7 ms in one on 2 cores. Inside a model's training step it does not pay
+there: after each product OpenBLAS's threads spin on the other core for a while, and
+MobileNetV2's step measured 1.07-1.13x slower with two chunks. So it is off by default
+(one chunk): `set_num_threads(n)` or DYGRAPH_NUM_THREADS=n turns it on, for machines with
+cores to spare. Work below _MIN_CHUNK elements a chunk runs in the calling thread, where
+a hand-off would cost more than it saves; a worker never splits again.
 
 Chunk functions write to preallocated slices only: the buffers (and the workspace they
 come from) are taken by the caller, so nothing shared is allocated or mutated across
@@ -30,8 +31,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from dygraph.backend import blas_threads
-
 __all__ = ["over_batch", "num_threads", "set_num_threads"]
 
 # Elements per chunk below which a split does not pay (thread hand-offs cost ~20-50 us).
@@ -42,7 +41,7 @@ _LOCK = threading.Lock()
 
 
 def set_num_threads(n):
-    """Threads for the batch-parallel kernels (None: follow the BLAS thread count).
+    """Threads for the batch-parallel kernels (None: the default, DYGRAPH_NUM_THREADS or 1).
 
     Example:
         >>> set_num_threads(1); num_threads()
@@ -63,10 +62,7 @@ def num_threads():
     """
     if _STATE["override"] is not None:
         return _STATE["override"]
-    count = blas_threads.thread_count()
-    if count is None:
-        count = int(os.environ.get("OMP_NUM_THREADS", 0) or os.cpu_count() or 1)
-    return max(count, 1)
+    return max(int(os.environ.get("DYGRAPH_NUM_THREADS", 1) or 1), 1)
 
 
 def _pool(size):
