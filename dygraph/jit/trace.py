@@ -131,8 +131,13 @@ def trace(function, structure, args):
                 var = data(name, arg.shape, arg.dtype)
                 var.stop_gradient = arg.stop_gradient
                 variables.append(var)
+            feed_names = [v.name for v in variables]
             call_args, call_kwargs = unflatten(structure, iter(variables))
             result = function(*call_args, **call_kwargs)
+            # An input changed in place (x.scale_(2)) now stands for the op's result; the
+            # program's inputs are the values as fed, under their own names.
+            block = program.global_block()
+            variables = [block.vars[name] for name in feed_names]
     finally:
         step = getattr(program, "train_step", None)
         if step is not None:  # the function ran a training step: .grad back to eager

@@ -214,6 +214,7 @@ class TrainStep:
         self.program = program
         self.eager_grads = {}  # id(param) -> (param, its .grad before the trace)
         self.effect_outputs = []
+        self.grad_views = set()  # Accumulate outputs: the eager .grad arrays themselves
 
     def backward(self, loss, grad_tensor):
         from dygraph.static.backward import append_backward
@@ -236,6 +237,7 @@ class TrainStep:
         block.append_op(Accumulate(params), [g.name for _, g in pairs],
                         [v.name for v in outs], role="effect")
         self.effect_outputs += [v.name for v in outs]
+        self.grad_views.update(v.name for v in outs)
         for param, var in zip(params, outs):
             self.eager_grads.setdefault(id(param), (param, param._grad))
             param._grad = var

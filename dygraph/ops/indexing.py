@@ -220,6 +220,12 @@ def _setitem(x, index, value):
         for axis in reversed(axes):
             del target[axis]
         value = unsqueeze(broadcast_to(value, target), list(axes)) if axes else value
+    if grad_mode.state.static_program is not None:
+        from dygraph.static.program import Variable
+
+        if isinstance(x, Variable):  # a program value: the op is recorded, x takes it
+            x._take(apply(SetItem(idx), x, value), "__setitem__")
+            return
     if not tracked:
         x._data[idx] = value._data
         x._version[0] += 1

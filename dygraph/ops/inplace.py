@@ -20,6 +20,11 @@ def _needs_record(x, args):
 
 def run_inplace(name, fn, x, *args, **kwargs):
     """Compute fn(x, *args) and make it x's new value in place."""
+    if grad_mode.state.static_program is not None:
+        from dygraph.static.program import Variable
+
+        if isinstance(x, Variable):  # a program value: the op is recorded, x takes it
+            return x._take(fn(x, *args, **kwargs), name)
     if _needs_record(x, args):
         x._bump_version(name)
         # An op that saves its input for backward must keep the old value, but x is about

@@ -24,6 +24,7 @@ import itertools
 import numpy as np
 
 from dygraph.autograd import grad_mode
+from dygraph.autograd.function import Op
 from dygraph.framework import dtype as _dt
 from dygraph.tensor import Tensor, _init_from
 
@@ -54,6 +55,18 @@ def _value_needed(var, what):
         "Executor runs its program, so Python code cannot branch on it or read it while the "
         "program is built (use static.nn.cond, fetch it with exe.run(fetch_list=...), or run "
         "this code eagerly)")
+
+
+class _Detached(Op):
+    """Variable.detach: the value itself, with no gradient."""
+
+    differentiable = False
+
+    def forward(self, xp, x):
+        return x
+
+    def backward(self, m, g):
+        raise NotImplementedError("detach has no gradient")
 
 
 class Variable(Tensor):
@@ -93,6 +106,47 @@ class Variable(Tensor):
 
     def numpy(self):
         raise _value_needed(self, "numpy()")
+
+    def detach(self):
+        """The same value as a new program variable that needs no gradient (the eager
+        detach would hand out the stand-in array as a constant)."""
+        from dygraph.autograd.function import apply
+
+        return apply(_Detached(), self)
+
+    def _take(self, result, op_name):
+        """An in-place op on this Variable (x.scale_(2), x[0] = 1): the op was recorded
+        with its result as a new variable; this object stands for that one from now on
+        (ops recorded before keep reading the old value, by name). Two cases are not
+        converted, and a to_static function runs eagerly instead: a parameter's gradient
+        in a training step (the eager .grad itself, which the optimizer reads), and a
+        change under no_grad of a value that needs a gradient (eagerly, its gradient
+        passes the change as if it were not there, which a program cannot record)."""
+        from dygraph.autograd.grad_mode import state
+        from dygraph.framework.errors import op_error
+        from dygraph.jit.config import Unconvertible
+        from dygraph.jit.train_step import tracing_step
+
+        step = tracing_step()
+        if step is not None and self._name in step.grad_views:
+            raise op_error(op_name, "changes a parameter's gradient in place inside a "
+                           "converted training step (the optimizer reads .grad itself); "
+                           "use the optimizer's grad_clip instead", Unconvertible)
+        if not state.grad_on and not self._sg:
+            raise op_error(op_name, "changes a value that needs a gradient in place under "
+                           "no_grad, which a program cannot record", Unconvertible)
+        # The program knows the old value by this name: a copy of this object keeps it.
+        old = object.__new__(Variable)
+        for cls in (Tensor, Variable):
+            for slot in cls.__slots__:
+                if slot not in ("__dict__", "__weakref__") and hasattr(self, slot):
+                    setattr(old, slot, getattr(self, slot))
+        old.__dict__.update(self.__dict__)
+        self.block.vars[self._name] = old
+        self._name, self._data, self._alt = result._name, result._data, result._alt
+        self.static_shape, self.block = result.static_shape, result.block
+        self._node, self._idx, self._sg = result._node, result._idx, result._sg
+        return self
 
     def backward(self, grad_tensor=None, retain_graph=False):
         """Inside a function jit.to_static converts: append this loss's gradient ops

@@ -324,3 +324,43 @@ def test_an_output_returned_twice_or_an_input_returned_gets_all_its_gradient():
     (a * 3.0 + b + c * 5.0).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), np.full(3, 8.0), rtol=1e-6)
     np.testing.assert_allclose(y.grad.numpy(), np.full(3, 5.0), rtol=1e-6)
+
+
+def _scaled_in_place(x):
+    h = x * 2.0
+    h.scale_(3.0)
+    h[0] = h[0] * 10.0
+    c = x.detach() * 1.0
+    with dygraph.no_grad():
+        c.add_(dygraph.ones_like(c))
+    return h.sum() + h[1] * c[2]
+
+
+def test_in_place_ops_on_program_values_are_recorded():
+    f = to_static(_scaled_in_place)
+    for values in ([1.0, 2.0, 3.0], [0.5, -1.0, 4.0]):
+        xe = dygraph.to_tensor(values, stop_gradient=False)
+        xs = dygraph.to_tensor(values, stop_gradient=False)
+        eager, static = _scaled_in_place(xe), f(xs)
+        np.testing.assert_allclose(static.numpy(), eager.numpy(), rtol=1e-6)
+        eager.backward()
+        static.backward()
+        np.testing.assert_allclose(xs.grad.numpy(), xe.grad.numpy(), rtol=1e-6)
+    assert len(f.program_cache) == 1
+
+
+def _changed_under_no_grad(x):
+    h = x * 2.0
+    with dygraph.no_grad():
+        h.add_(dygraph.ones_like(h))
+    return h.sum()
+
+
+def test_an_in_place_change_under_no_grad_of_a_value_needing_a_gradient_runs_eagerly():
+    f = to_static(_changed_under_no_grad)
+    x = dygraph.to_tensor([1.0, 2.0], stop_gradient=False)
+    with pytest.warns(UserWarning, match="add_: changes a value that needs a gradient"):
+        y = f(x)
+    y.backward()
+    np.testing.assert_allclose(y.numpy(), 8.0)
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0])  # the eager gradient

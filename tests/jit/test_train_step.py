@@ -258,3 +258,19 @@ def test_a_hand_written_update_runs_eagerly_with_a_warning():
     with pytest.warns(UserWarning, match="subtract_: changes a parameter or buffer"):
         runs = _pair(_adam, body, steps=4)
     _check_equal(runs)  # the eager values: the update happens at every call
+
+
+def test_a_gradient_changed_in_place_runs_eagerly_with_a_warning():
+    def body(net, opt, x, y):
+        loss = F.cross_entropy(net(x), y)
+        loss.backward()
+        with dygraph.no_grad():
+            for p in net.parameters():
+                p.grad.scale_(0.1)
+        opt.step()
+        opt.clear_grad()
+        return loss
+
+    with pytest.warns(UserWarning, match="scale_: changes a parameter's gradient in place"):
+        runs = _pair(_adam, body, steps=4)
+    _check_equal(runs)
