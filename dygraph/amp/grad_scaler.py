@@ -43,7 +43,12 @@ class GradScaler:
         self._unscaled = set()
 
     def scale(self, var):
-        """The loss times the current scale (unchanged when disabled)."""
+        """The loss times the current scale (unchanged when disabled). Inside jit.to_static
+        a function that scales runs eagerly: the scale and the inf checks live here."""
+        if self._enable:
+            from dygraph.jit.train_step import refuse_in_trace
+
+            refuse_in_trace("GradScaler.scale")
         return var * self._scale if self._enable else var
 
     @staticmethod

@@ -36,22 +36,34 @@ from dygraph.autograd.function import Op
 from dygraph.framework.errors import op_error
 from dygraph.tensor import _new_tensor
 
-__all__ = ["Accumulate", "StepCall", "TrainStep", "tracing_step", "record_backward",
-           "record_call"]
+__all__ = ["Accumulate", "StepCall", "TrainStep", "tracing_step", "refuse_in_trace",
+           "record_backward", "record_call"]
 
 _TOKEN = np.zeros((), np.float32)  # what a StepCall "returns", so the plan keeps it
 
 
-def tracing_step():
-    """The TrainStep of the to_static trace in progress, or None (not tracing, or building
-    a plain static program, where backward and the optimizer have their static forms)."""
+def tracing_step(create=True):
+    """The TrainStep of the to_static trace in progress (made on first use unless
+    `create` is False), or None (not tracing, or building a plain static program, where
+    backward and the optimizer have their static forms)."""
     program = grad_mode.state.static_program
     if program is None or program.live_tensors is None:
         return None
     step = getattr(program, "train_step", None)
-    if step is None:
+    if step is None and create:
         step = program.train_step = TrainStep(program)
     return step
+
+
+def refuse_in_trace(what):
+    """Raise Unconvertible (the function then runs eagerly, with a warning) when a
+    to_static trace is in progress: for calls whose effect a program cannot repeat."""
+    program = grad_mode.state.static_program
+    if program is not None and program.live_tensors is not None:
+        from dygraph.jit.config import Unconvertible
+
+        raise op_error(what, "is not converted inside jit.to_static (it reads and updates "
+                       "state on the host at each call)", Unconvertible)
 
 
 class Accumulate(Op):

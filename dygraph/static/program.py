@@ -127,7 +127,7 @@ class Variable(Tensor):
         from dygraph.jit.config import Unconvertible
         from dygraph.jit.train_step import tracing_step
 
-        step = tracing_step()
+        step = tracing_step(create=False)
         if step is not None and self._name in step.grad_views:
             raise op_error(op_name, "changes a parameter's gradient in place inside a "
                            "converted training step (the optimizer reads .grad itself); "

@@ -274,3 +274,34 @@ def test_a_gradient_changed_in_place_runs_eagerly_with_a_warning():
     with pytest.warns(UserWarning, match="scale_: changes a parameter's gradient in place"):
         runs = _pair(_adam, body, steps=4)
     _check_equal(runs)
+
+
+def test_a_step_with_a_grad_scaler_runs_eagerly_with_a_warning():
+    scalers = {}
+
+    def body(net, opt, x, y):
+        scaler = scalers.setdefault(id(opt), dygraph.amp.GradScaler(init_loss_scaling=1024))
+        loss = F.cross_entropy(net(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        opt.clear_grad()
+        return loss
+
+    with pytest.warns(UserWarning, match="GradScaler.scale: is not converted"):
+        runs = _pair(_adam, body, steps=4)
+    _check_equal(runs)
+
+
+def _in_place_forward(x):
+    h = x * 2.0
+    h.scale_(3.0)
+    return h
+
+
+def test_saving_a_function_with_in_place_ops_is_not_taken_for_a_step(tmp_path):
+    f = to_static(_in_place_forward)
+    f(dygraph.ones([2, 3]))
+    dygraph.jit.save(f, str(tmp_path / "f"), [dygraph.static.InputSpec([None, 3])])
+    loaded = dygraph.jit.load(str(tmp_path / "f"))
+    np.testing.assert_allclose(loaded(dygraph.ones([2, 3])).numpy(), np.full((2, 3), 6.0))
