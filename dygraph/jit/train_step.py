@@ -67,9 +67,10 @@ def refuse_in_trace(what):
 
 
 class Accumulate(Op):
-    """Adds each run's gradients to the parameters' `.grad` as the eager engine's leaf
-    accumulation does (a buffer of its own where there was none, else in place), and
-    returns the accumulated arrays."""
+    """Adds each run's gradients to the parameters' `.grad` with the eager engine's own
+    leaf accumulation (gradient hooks first, a buffer of its own where there was none,
+    else in place), runs the callbacks queued for the end of a backward pass (where
+    DataParallel waits for its all-reduces), and returns the accumulated arrays."""
 
     differentiable = False
 
@@ -81,17 +82,14 @@ class Accumulate(Op):
         return "accumulate_grad"
 
     def forward(self, xp, *grads):
-        out = []
+        from dygraph.autograd.backward_math import array_math
+        from dygraph.autograd.engine import _accumulate_leaf, _run_backward_callbacks
+
+        m = array_math(xp)
         for param, g in zip(self.params, grads):
-            old = param._grad
-            if old is None:
-                param._grad = old = _new_tensor(g.copy(), None, 0, True)
-            elif old._data.shape == g.shape:
-                old._data += g
-                old._version[0] += 1
-            else:
-                old._data = old._data + g
-            out.append(old._data)
+            _accumulate_leaf(param, g, m)
+        _run_backward_callbacks()
+        out = [param._grad._data for param in self.params]
         return tuple(out) if len(out) > 1 else out[0]
 
     def backward(self, m, *grads):
@@ -155,7 +153,8 @@ class FusedStep(Op):
 
     def forward(self, xp, *grads):
         opt, params = self.optimizer, self.params
-        if opt._adopts_parameters or not self._grads_are_ours():
+        if (opt._adopts_parameters or any(p._hooks for p in params)
+                or not self._grads_are_ours()):
             accumulate, step_call, clear_call = self.parts
             accumulate.forward(xp, *grads)
             step_call.forward(xp)

@@ -305,3 +305,19 @@ def test_saving_a_function_with_in_place_ops_is_not_taken_for_a_step(tmp_path):
     dygraph.jit.save(f, str(tmp_path / "f"), [dygraph.static.InputSpec([None, 3])])
     loaded = dygraph.jit.load(str(tmp_path / "f"))
     np.testing.assert_allclose(loaded(dygraph.ones([2, 3])).numpy(), np.full((2, 3), 6.0))
+
+
+def test_gradient_hooks_and_backward_callbacks_run_as_in_eager_mode():
+    from dygraph.autograd.engine import queue_callback
+
+    def body(net, opt, x, y):
+        seen = net.__dict__.setdefault("seen", [])
+        if not net.__dict__.get("hooked"):
+            net[0].weight.register_hook(lambda g: g * 0.5)
+            net[2].bias.register_hook(lambda g: queue_callback(lambda: seen.append(1)))
+            net.__dict__["hooked"] = True
+        return _step_2x(net, opt, x, y)
+
+    runs = _pair(_adam, body, steps=5)
+    _check_equal(runs)  # the hook halved the gradient at every call in both
+    assert runs[0][1].seen == runs[1][1].seen == [1] * 5
