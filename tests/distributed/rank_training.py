@@ -1,8 +1,9 @@
 """Run under mpirun with 2 ranks: DataParallel training of the seeds' MNIST model, each rank
 on its half of every global batch of 64, for 10 Adam steps; then the same with no_sync()
-accumulating two micro-batches per step; then find_unused_parameters. Rank 0 saves the
-global losses and the parameters with dygraph.save (checkpointing from rank 0 only) into
-the directory given as argv[1]."""
+accumulating two micro-batches per step; then with the whole step in jit.to_static (the
+gradient hooks and all-reduce run inside the converted step); then find_unused_parameters.
+Rank 0 saves the global losses and the parameters with dygraph.save (checkpointing from
+rank 0 only) into the directory given as argv[1]."""
 
 import os
 import sys
@@ -42,6 +43,29 @@ def train(rank, n, micro_batches):
         opt.clear_grad()
         losses.append(total)
     return np.array(losses), model
+
+
+def train_static(rank, n):
+    """train(rank, n, 1) with the loss, backward and Adam step in one converted function."""
+    model, _ = make_model(100 + rank)
+    model = paddle.DataParallel(model)
+    opt = paddle.optimizer.Adam(learning_rate=0.001, parameters=model.parameters())
+
+    @paddle.jit.to_static
+    def step(images, labels):
+        loss = paddle.nn.functional.cross_entropy(model(images), labels)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss
+
+    losses = []
+    for images, labels in batches():
+        share = len(images) // n
+        images, labels = images[rank * share:(rank + 1) * share], labels[rank * share:][:share]
+        losses.append(global_loss(step(paddle.to_tensor(images), paddle.to_tensor(labels))))
+    assert len(step.program_cache) == 1
+    return np.array(losses)
 
 
 def check_unused(rank):
@@ -89,6 +113,9 @@ def main():
     if rank == 0:
         paddle.save(acc_model.state_dict(), os.path.join(out_dir, "no_sync.pdparams"))
         np.save(os.path.join(out_dir, "no_sync_losses.npy"), acc_losses)
+    static_losses = train_static(rank, n)
+    if rank == 0:
+        np.save(os.path.join(out_dir, "static_losses.npy"), static_losses)
     check_unused(rank)
     dist.barrier()
     print(f"rank {rank}: training ok", flush=True)

@@ -55,6 +55,9 @@ def test_two_ranks_train_as_one_process_with_the_global_batch(tmp_path):
     assert "rank 0: training ok" in out and "rank 1: training ok" in out, out
     losses, params = train_single()
     np.testing.assert_allclose(np.load(tmp_path / "losses.npy"), losses, rtol=0, atol=1e-6)
+    # The whole step in jit.to_static: DataParallel's hooks and all-reduce run in it.
+    np.testing.assert_allclose(np.load(tmp_path / "static_losses.npy"), losses, rtol=0,
+                               atol=1e-6)
     saved = paddle.load(str(tmp_path / "model.pdparams"))  # rank 0's checkpoint
     assert sorted(saved) == sorted(params)
     for name, value in params.items():
