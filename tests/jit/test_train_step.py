@@ -321,3 +321,40 @@ def test_gradient_hooks_and_backward_callbacks_run_as_in_eager_mode():
     runs = _pair(_adam, body, steps=5)
     _check_equal(runs)  # the hook halved the gradient at every call in both
     assert runs[0][1].seen == runs[1][1].seen == [1] * 5
+
+
+class _ConvNet(nn.Layer):
+    """Conv, batch norm (running statistics updated at each call), dropout (drawn at each
+    call) and a linear head: the parts of a vision model whose state a step changes."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2D(1, 4, 3, padding=1)
+        self.norm = nn.BatchNorm2D(4)
+        self.drop = nn.Dropout(0.3)
+        self.head = nn.Linear(4 * 6 * 6, 3)
+
+    def forward(self, x):
+        h = self.drop(F.relu(self.norm(self.conv(x))))
+        return self.head(h.reshape([h.shape[0], -1]))
+
+
+def test_a_vision_step_with_batch_norm_and_dropout_equals_eager():
+    runs = []
+    for static in (False, True):
+        dygraph.seed(7)
+        net = _ConvNet()
+        opt = dygraph.optimizer.Momentum(0.05, 0.9, parameters=net.parameters())
+
+        def step(x, y, net=net, opt=opt):
+            return _step_2x(net, opt, x, y)
+
+        step = to_static(step) if static else step
+        rng = np.random.default_rng(0)
+        dygraph.seed(11)  # the dropout masks: the same draws in both runs
+        out = [step(dygraph.to_tensor(rng.standard_normal((5, 1, 6, 6)).astype(np.float32)),
+                    dygraph.to_tensor(rng.integers(0, 3, (5, 1)))) for _ in range(4)]
+        runs.append((out, net, opt))
+    _check_equal(runs)
+    for buf_e, buf_s in zip(runs[0][1].buffers(), runs[1][1].buffers()):
+        _same(buf_e.numpy(), buf_s.numpy())  # running mean and variance
