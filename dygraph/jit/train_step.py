@@ -120,9 +120,10 @@ class FusedStep(Op):
     """`Accumulate`, `opt.step()` and `opt.clear_grad(set_to_zero)` back to back, as one
     op. When every gradient the optimizer holds is one this op left zeroed (or there is
     none), adding this run's gradients to zero gives the gradients themselves, so it hands
-    them to the optimizer directly (`apply_gradients`: the same update as `step()`) and
-    leaves `.grad` zeroed, skipping two passes over every gradient. Otherwise it makes the
-    three calls."""
+    them to the optimizer directly (its multi-tensor update, else `apply_gradients`: the
+    same update as `step()`) and leaves `.grad` zeroed, skipping two passes over every
+    gradient. Otherwise, and when a parameter has gradient hooks (which the accumulation
+    runs), it makes the three calls."""
 
     differentiable = False
 
