@@ -20,10 +20,11 @@ from dygraph.ops.common import Cast
 
 # The op modules by their full names: `from dygraph.ops import norm` would find the
 # function dygraph.ops.norm instead of the module, once the package exports it.
-act, smooth, softmax, compare, reduction, unary, unary_explog, unary_trig, arith = (
+(act, smooth, softmax, compare, reduction, unary, unary_explog, unary_trig, arith,
+ cumulative) = (
     import_module(f"dygraph.ops.{name}") for name in (
         "activation", "activation_smooth", "activation_softmax", "compare", "reduction",
-        "unary", "unary_explog", "unary_trig", "math"))
+        "unary", "unary_explog", "unary_trig", "math", "cumulative"))
 
 __all__ = []
 
@@ -266,3 +267,9 @@ def _arg_extreme(g, op, ins, outs):
     if np.dtype(op.dtype) != np.int64:
         y = g.add("Cast", [y], to=g.helper.np_dtype_to_tensor_dtype(np.dtype(op.dtype)))
     return g.add("Identity", [y], outs)
+
+
+@maps(cumulative.Cumsum)
+def _cumsum(g, op, ins, outs):
+    axis = g.const(np.array(op.axis, np.int64), hint="axis")
+    return g.add("CumSum", [ins[0], axis], outs, reverse=int(op.reverse))

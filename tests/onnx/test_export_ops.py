@@ -50,6 +50,7 @@ CASES = {
     + (x <= 0.2).astype("float32"),
     "reductions": lambda x: x.sum(axis=[1, 2, 3]) + x.mean(axis=-1).max(axis=[1, 2])
     + x.min(axis=[1, 2, 3]) + x.sum(axis=2, keepdim=True).squeeze(2).amax([1, 2]),
+    "cumsum": lambda x: dygraph.cumsum(x, 1) + dygraph.cumsum(x, axis=-1) * 0.5,
     "argmax_argmin": lambda x: dygraph.argmax(x, axis=1) * 10 + dygraph.argmin(
         x, axis=1, keepdim=True, dtype="int32").astype("int64").squeeze(1)
     + dygraph.argmax(x[:, 0, 0], keepdim=True),
@@ -108,8 +109,8 @@ def test_conv_variants_and_pools(tmp_path):
 
 
 def test_unmapped_op_names_its_class(tmp_path):
-    with pytest.raises(NotImplementedError, match="op Cumsum .* has no ONNX mapping"):
-        dygraph.onnx.export(Fn(lambda x: dygraph.cumsum(x, 1)), str(tmp_path / "m"),
+    with pytest.raises(NotImplementedError, match="op Cumprod .* has no ONNX mapping"):
+        dygraph.onnx.export(Fn(lambda x: dygraph.cumprod(x, 1)), str(tmp_path / "m"),
                             [InputSpec([None, 4])])
     with pytest.raises(NotImplementedError, match="uneven bins"):
         dygraph.onnx.export(Fn(lambda x: F.adaptive_max_pool2d(x, 2)), str(tmp_path / "m"),
