@@ -21,10 +21,10 @@ from dygraph.ops.common import Cast
 # The op modules by their full names: `from dygraph.ops import norm` would find the
 # function dygraph.ops.norm instead of the module, once the package exports it.
 (act, smooth, softmax, compare, reduction, unary, unary_explog, unary_trig, arith,
- cumulative) = (
+ cumulative, statistic) = (
     import_module(f"dygraph.ops.{name}") for name in (
         "activation", "activation_smooth", "activation_softmax", "compare", "reduction",
-        "unary", "unary_explog", "unary_trig", "math", "cumulative"))
+        "unary", "unary_explog", "unary_trig", "math", "cumulative", "statistic"))
 
 __all__ = []
 
@@ -273,3 +273,22 @@ def _arg_extreme(g, op, ins, outs):
 def _cumsum(g, op, ins, outs):
     axis = g.const(np.array(op.axis, np.int64), hint="axis")
     return g.add("CumSum", [ins[0], axis], outs, reverse=int(op.reverse))
+
+
+@maps(statistic.Var, statistic.Std)
+def _var_std(g, op, ins, outs):
+    """sum((x - mean)^2) / (n - ddof), n read from the shape (reduced dims may be free),
+    and its square root for std."""
+    x = ins[0]
+    rank = max(g.rank(x), 1)
+    axes = list(range(rank)) if op.axes is None else [int(a) % rank for a in op.axes]
+    centered = g.add("Sub", [x, g.axes_op("ReduceMean", x, axes, keepdims=1)])
+    total = g.axes_op("ReduceSum", g.add("Mul", [centered, centered]), axes,
+                      keepdims=int(op.keepdim))
+    dims = g.add("Gather", [g.add("Shape", [x]), g.ints(axes)])
+    count = g.add("Cast", [g.axes_op("ReduceProd", dims, [0], keepdims=0)],
+                  to=g.helper.np_dtype_to_tensor_dtype(np.dtype(g.dtype(x))))
+    dof = g.add("Sub", [count, g.scalar(float(op.ddof), x)])
+    if type(op) is statistic.Std:
+        return g.add("Sqrt", [g.add("Div", [total, dof])], outs)
+    return g.add("Div", [total, dof], outs)

@@ -50,6 +50,10 @@ CASES = {
     + (x <= 0.2).astype("float32"),
     "reductions": lambda x: x.sum(axis=[1, 2, 3]) + x.mean(axis=-1).max(axis=[1, 2])
     + x.min(axis=[1, 2, 3]) + x.sum(axis=2, keepdim=True).squeeze(2).amax([1, 2]),
+    "var_std": lambda x: dygraph.std(x, axis=[1, 3]).sum(axis=1, keepdim=True)
+    + dygraph.var(x, axis=-1, unbiased=False).mean(axis=[1, 2]).unsqueeze(1)
+    + dygraph.std(x).unsqueeze(0)
+    + dygraph.std(x, axis=0, keepdim=True, unbiased=False)[:, 0, 0, :1],
     "cumsum": lambda x: dygraph.cumsum(x, 1) + dygraph.cumsum(x, axis=-1) * 0.5,
     "argmax_argmin": lambda x: dygraph.argmax(x, axis=1) * 10 + dygraph.argmin(
         x, axis=1, keepdim=True, dtype="int32").astype("int64").squeeze(1)
