@@ -17,6 +17,7 @@ from dygraph.ops.conv import Conv
 from dygraph.ops.linalg import MatMul
 from dygraph.ops.nn_dropout import dropout
 from dygraph.ops.nn_linear import Linear, Lookup, embedding
+from dygraph.ops.nn_resample import Resample
 from dygraph.ops.norm import Normalize
 from dygraph.ops.norm_running import RunningBatchNorm
 from dygraph.ops.pooling import AvgPool, MaxPool
@@ -252,3 +253,28 @@ def _eager_call(g, op, ins, outs):
     raise NotImplementedError(f"paddle.onnx.export: no ONNX mapping for "
                               f"{op.fn.__module__}.{op.fn.__qualname__} (recorded whole as "
                               "an EagerCall op)")
+
+
+@maps(Resample)
+def _resample(g, op, ins, outs):
+    """interpolate: each axis map in turn, a Gather for a pure gather (nearest) and
+    otherwise a MatMul with its dense [n_in, n_out] matrix along that axis, so every mode
+    gives DyGraph's own weights (Paddle's coordinate rules) exactly. The resized axes
+    keep the sizes they had at export."""
+    x, rank = ins[0], g.rank(ins[0])
+    dtype = np.dtype(g.dtype(ins[0]))
+    for k, amap in enumerate(op.maps):
+        out = outs if k == len(op.maps) - 1 else None
+        taps, n_out = amap.index.shape
+        if amap.weight is None and taps == 1:
+            x = g.add("Gather", [x, g.ints(amap.index[0])], out, axis=amap.axis)
+            continue
+        matrix = np.zeros((n_out, amap.n_in))
+        weight = np.ones((taps, n_out)) if amap.weight is None else amap.weight
+        for t in range(taps):
+            np.add.at(matrix, (np.arange(n_out), amap.index[t]), weight[t])
+        perm = [a for a in range(rank) if a != amap.axis] + [amap.axis]
+        moved = g.add("Transpose", [x], perm=perm)
+        product = g.add("MatMul", [moved, g.const(matrix.T.astype(dtype), hint="resample")])
+        x = g.add("Transpose", [product], out, perm=[int(i) for i in np.argsort(perm)])
+    return x

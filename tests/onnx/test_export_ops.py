@@ -54,6 +54,11 @@ CASES = {
     + dygraph.var(x, axis=-1, unbiased=False).mean(axis=[1, 2]).unsqueeze(1)
     + dygraph.std(x).unsqueeze(0)
     + dygraph.std(x, axis=0, keepdim=True, unbiased=False)[:, 0, 0, :1],
+    "interpolate": lambda x: dygraph.concat([
+        F.interpolate(x, size=[6, 7], mode="bilinear").flatten(1),
+        F.interpolate(x, scale_factor=2, mode="nearest").flatten(1),
+        F.interpolate(x, size=[4, 9], mode="bicubic", align_corners=True).flatten(1),
+        F.interpolate(x, size=[2, 3], mode="area").flatten(1)], 1),
     "cumsum": lambda x: dygraph.cumsum(x, 1) + dygraph.cumsum(x, axis=-1) * 0.5,
     "argmax_argmin": lambda x: dygraph.argmax(x, axis=1) * 10 + dygraph.argmin(
         x, axis=1, keepdim=True, dtype="int32").astype("int64").squeeze(1)
