@@ -126,15 +126,15 @@ def _defines_both(cls):
     return known
 
 
-def _common_lr(pairs, group_lr):
+def _common_lr(params, grads, group_lr):
     """The learning rate shared by all parameters, or None when the group is not plain:
-    not all dense NumPy float arrays of one dtype with gradients of that dtype and shape,
-    a per-parameter regularizer, or per-parameter learning rates that differ."""
+    not all dense NumPy float arrays of one dtype with gradient arrays of that dtype and
+    shape, a per-parameter regularizer, or per-parameter learning rates that differ."""
     dtype = lr = None
-    for p, g in pairs:
-        if g is None:
+    for p, grad in zip(params, grads):
+        if grad is None:
             return None
-        data, grad = p._data, g._data
+        data = p._data
         if type(data) is not np.ndarray or type(grad) is not np.ndarray:
             return None
         if dtype is None:
@@ -184,9 +184,10 @@ class ForeachMixin:
         return params_grads
 
     def _foreach_apply(self, group, params_grads, lr, decay):
-        plr = _common_lr(params_grads, lr) if params_grads else None
-        return self._foreach_run(group, [p for p, _ in params_grads],
-                                 [g._data for _, g in params_grads], plr, decay)
+        params = [p for p, _ in params_grads]
+        grads = [None if g is None else g._data for _, g in params_grads]
+        plr = _common_lr(params, grads, lr) if params else None
+        return self._foreach_run(group, params, grads, plr, decay)
 
     def _step_arrays(self, params, grads):
         """`step()` when exactly `params` (trainable, all of the one group) have
@@ -202,16 +203,10 @@ class ForeachMixin:
             decay = None  # AdamW's decoupled coefficient is applied by _foreach_update
         if group["grad_clip"] is not None or len(params) < 2 or any(p._sg for p in params):
             return False
-        lr = self.get_lr() * group["learning_rate"]
-        total = 0
-        for p in params:
-            n = p._data.size
-            total += n
-            if (n > _MAX_PARAM_SIZE or getattr(p, "regularizer", None) is not None
-                    or p.optimize_attr["learning_rate"] != 1.0):
-                return False
-        if total > _MAX_FLAT_SIZE or params[0]._data.dtype not in _FLOATS:
-            return False
+        sizes = [p._data.size for p in params]
+        if max(sizes) > _MAX_PARAM_SIZE or sum(sizes) > _MAX_FLAT_SIZE:
+            return False  # what _foreach_step leaves to the per-parameter loop
+        lr = _common_lr(params, grads, self.get_lr() * group["learning_rate"])
         return self._foreach_run(group, params, grads, lr, decay)
 
     def _foreach_run(self, group, params, grads, plr, decay):
