@@ -284,18 +284,16 @@ class Tensor:
         it eagerly instead, with a warning that quotes this message."""
         from dygraph.autograd.grad_mode import state
         from dygraph.framework.parameter import Parameter
-        from dygraph.jit.config import Unconvertible
+        from dygraph.jit.train_step import refuse_in_trace
         from dygraph.static.program import Variable
 
-        program = state.static_program
-        live = getattr(program, "live_tensors", None)
+        live = getattr(state.static_program, "live_tensors", None)
         if live is None or isinstance(self, Variable):
             return
         if isinstance(self, Parameter) or any(t is self for t in live.values()):
-            raise op_error(op_name, "changes a parameter or buffer in place, which a "
-                           "program would do once, while tracing, not at each call; an "
-                           "optimizer's step() is converted (made at each call)",
-                           Unconvertible)
+            refuse_in_trace(op_name, "changes a parameter or buffer in place, which a "
+                            "program would do once, while tracing, not at each call; an "
+                            "optimizer's step() is converted (made at each call)")
 
     def set_value(self, value):
         """Overwrite the values in place (shape and dtype kept), as Paddle's set_value."""

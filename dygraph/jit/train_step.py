@@ -55,15 +55,16 @@ def tracing_step(create=True):
     return step
 
 
-def refuse_in_trace(what):
-    """Raise Unconvertible (the function then runs eagerly, with a warning) when a
-    to_static trace is in progress: for calls whose effect a program cannot repeat."""
+def refuse_in_trace(what, reason="is not converted inside jit.to_static (it reads and "
+                    "updates state on the host at each call)"):
+    """Raise Unconvertible (the function then runs eagerly, with a warning quoting
+    `what` and `reason`) when a to_static trace is in progress: for calls whose effect a
+    program cannot repeat."""
     program = grad_mode.state.static_program
     if program is not None and program.live_tensors is not None:
         from dygraph.jit.config import Unconvertible
 
-        raise op_error(what, "is not converted inside jit.to_static (it reads and updates "
-                       "state on the host at each call)", Unconvertible)
+        raise op_error(what, reason, Unconvertible)
 
 
 class Accumulate(Op):
