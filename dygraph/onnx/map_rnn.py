@@ -1,11 +1,14 @@
 """ONNX mappings of the recurrent sequence ops (SimpleRNN, LSTM, GRU over all steps), of
-the fused LSTM/GRU cell steps, and of the zero initial states of a free batch.
+the whole LSTM layer op, of the fused LSTM/GRU cell steps, and of the zero initial states
+of a free batch.
 
 DyGraph's sequence ops take the input projection already made (x @ W_ih^T + biases, one
 matmul before the op), so the ONNX RNN/LSTM/GRU node gets those gates as its input with
 a 0/1 matrix as W that reorders them from Paddle's gate order (LSTM i, f, g, o; GRU r, z,
 c) to ONNX's (LSTM i, o, f, c; GRU z, r, h); R is weight_hh with its gate blocks reordered.
-Time stays free: the runtime loops over the steps.
+The LSTM layer op (rnn_layer_op) carries its own projection: its ONNX LSTM node gets the
+input itself, W as weight_ih reordered and B as the biases' sum. Time stays free: the
+runtime loops over the steps.
 
 Example:
     >>> from dygraph.nn.layer.rnn_sequence import LSTMSequence
@@ -17,6 +20,7 @@ Example:
 import numpy as np
 
 from dygraph.nn.layer.rnn_kernels import BatchFull, GRUPointwise, LSTMPointwise
+from dygraph.nn.layer.rnn_layer_op import LSTMLayer
 from dygraph.nn.layer.rnn_sequence import GRUSequence, LSTMSequence, SimpleRNNSequence
 from dygraph.onnx.graph import maps
 
@@ -67,6 +71,45 @@ def _sequence(g, op, kind, order, ins, outs, extra=None, **attrs):
 @maps(LSTMSequence)
 def _lstm(g, op, ins, outs):
     return _sequence(g, op, "LSTM", _LSTM_ORDER, ins, outs)
+
+
+def _batch_rows(g, name, rows):
+    """The reordered rows of weight `name` with a leading direction axis of 1."""
+    r = _reordered(g, name, rows)
+    return g.const(r[None]) if isinstance(r, np.ndarray) else g.axes_op("Unsqueeze", r, [0])
+
+
+@maps(LSTMLayer)
+def _lstm_layer(g, op, ins, outs):
+    """The projection, biases and recurrence of one LSTM layer as one ONNX LSTM node (the
+    input transposed to time-major first unless it is)."""
+    x, h0, c0, w_ih, w_hh, *biases = ins
+    hidden = g.shape(w_hh)[1]
+    rows = _rows(_LSTM_ORDER, hidden)
+    if not op.time_major:
+        x = g.add("Transpose", [x], perm=[1, 0, 2])
+    bias = ""
+    if biases:
+        parts = [_reordered(g, b, rows) for b in biases]
+        if all(isinstance(p, np.ndarray) for p in parts):
+            total = sum(parts[1:], parts[0])
+            bias = g.const(np.concatenate([total, np.zeros_like(total)])[None])
+        else:
+            zeros = g.const(np.zeros(4 * hidden, g.dtype(w_ih)))
+            joined = g.add("Concat", [*parts, zeros] if len(parts) == 1 else parts, axis=0)
+            bias = g.axes_op("Unsqueeze", joined, [0])
+    states = [g.axes_op("Unsqueeze", s, [0]) for s in (h0, c0)]
+    names = [g.fresh("lstm") for _ in range(3)]
+    g.add("LSTM", [x, _batch_rows(g, w_ih, rows), _batch_rows(g, w_hh, rows), bias, "",
+                   *states], names, hidden_size=hidden,
+          direction="reverse" if op.reverse else "forward")
+    if op.time_major:
+        g.axes_op("Squeeze", names[0], [1], [outs[0]])  # [T, 1, B, H] -> [T, B, H]
+    else:
+        g.add("Transpose", [g.axes_op("Squeeze", names[0], [1])], [outs[0]], perm=[1, 0, 2])
+    for name, out in zip(names[1:], outs[1:]):
+        g.axes_op("Squeeze", name, [0], [out])
+    return outs
 
 
 @maps(GRUSequence)

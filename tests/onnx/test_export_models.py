@@ -83,6 +83,26 @@ def test_gru_and_simple_rnn_bidirectional(tmp_path):
                  name="ids")
 
 
+class TimeMajorLSTM(nn.Layer):
+    """A bidirectional time-major LSTM without the hidden bias, on a batch-first input."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(5, 6, direction="bidirect", time_major=True, bias_hh_attr=False)
+
+    def forward(self, x):
+        out, (h, c) = self.rnn(x.transpose([1, 0, 2]))
+        return out[-1], h.transpose([1, 0, 2]), c.transpose([1, 0, 2])
+
+
+def test_bidirectional_time_major_lstm_and_final_states(tmp_path):
+    # One ONNX LSTM node per layer op: the input transposed or not, and B from one bias.
+    dygraph.seed(10)
+    check_export(tmp_path / "bi", SequenceClassifier("LSTM", "bidirect"), [None, 7], _ids,
+                 name="ids")
+    check_export(tmp_path / "tm", TimeMajorLSTM(), [None, 4, 5], images((4, 5)))
+
+
 def test_free_sequence_length(tmp_path):
     dygraph.seed(8)
     net = SequenceClassifier("LSTM")

@@ -1,4 +1,5 @@
-"""The unmasked LSTM and GRU recurrences on raw arrays: the fast path of rnn_sequence.
+"""The unmasked LSTM and GRU recurrences on raw arrays: the fast path of rnn_sequence
+and of the fused LSTM layer (rnn_layer_op).
 
 Plain forward and backward of an LSTM or GRU without `sequence_length` run here instead of
 the generic per-step formula (which masks and create_graph still use). What makes them
@@ -8,21 +9,25 @@ block:
 - The values of all steps live in bulk gate-major [T, gates, B, H] arrays, so a step
   writes into slices of them with `out=` and allocates nothing, and each gate of a step is
   one contiguous [B, H] block: an element-wise op on a column slice of a [B, G] row block
-  costs 3-5x more. The hidden product runs per gate ([B, H] @ [H, H] each, one batched
+  costs 3-5x more. The LSTM's hidden product is one [B, H] @ [H, 4H] product whose gate
+  blocks are read once, by the add of the input gates (the GRU's runs per gate, one batched
   matmul call); a step's gate gradients are copied once into [B, G] rows, the layout of
   the input gates' gradient and of the one [B, G] @ [G, H] product for dh.
 - One exp over the whole gate block gives every gate. The pre-activations are negated once
-  (and the LSTM's g block doubled) in the hidden weights and, in bulk, in the input gates,
-  so that sigmoid(x) = 1 / (1 + exp(-x)) and tanh(x) = 2 / (1 + exp(-2x)) - 1 are one
-  exp, one add and one divide over all gates.
+  (and the LSTM's g block doubled) in the weights and the input gates, so that
+  sigmoid(x) = 1 / (1 + exp(-x)) and tanh(x) = 2 / (1 + exp(-2x)) - 1 are one exp, one
+  add and one divide over all gates.
 - Before the reverse walk, the activations' slopes (and the GRU's other per-step factors
   that do not depend on the incoming gradient) are computed for all steps at once; a step
   then multiplies the incoming gradients by them, writing each gate's gradient in place.
 - The steps run with one BLAS thread: their products ([B, H] @ [H, G]) are too small to
   split, and the weight gradient, one product over all steps, runs after the walk.
 
-Each processed step t reads h[t] (and c[t]) and writes h[t + 1]; a reverse pass reverses
-the gates on the way in and the outputs and gate gradients on the way out.
+The LSTM reads its input gates and writes its outputs and gate gradients through views
+indexed by time ([T, B, ...] views of batch-first arrays work), so the fused layer op needs
+no transposed copies; a reverse layer walks the time index backwards. The GRU works on
+time-major arrays, processed step t reading h[t] and writing h[t + 1]; a reverse pass
+reverses the gates on the way in and the outputs and gate gradients on the way out.
 tests/nn/test_rnn_sequence.py checks both paths against the step-by-step cells.
 """
 
@@ -30,7 +35,7 @@ import numpy as np
 
 from dygraph.backend.blas_threads import single_blas_thread
 
-__all__ = ["LSTMArrays", "GRUArrays"]
+__all__ = ["LSTMArrays", "GRUArrays", "lstm_gate_scale", "time_view", "previous_hidden"]
 
 
 def _in_order(array, reverse):
@@ -41,55 +46,105 @@ def _out_order(xp, array, reverse):
     return xp.ascontiguousarray(array[::-1]) if reverse else array
 
 
-class LSTMArrays:
-    """Gates i, f, g, o (Paddle's order), both biases already in `gates` [T, B, 4H].
+# exp's argument per LSTM gate (i, f, g, o): -x for the sigmoid gates, -2x for the tanh gate.
+_LSTM_SCALE = (-1.0, -1.0, -2.0, -1.0)
 
-    The per-step values are gate-major, act[t] of shape [4, B, H]: each gate is one
-    contiguous [B, H] block (a column slice of a [B, 4H] row block costs 3-5x more per
-    element-wise op). act[t] holds sigmoid(i), sigmoid(f), tanh(g), sigmoid(o) of step t
-    and tc[t] holds tanh(c[t + 1]).
+
+def lstm_gate_scale(xp, size, dtype):
+    """The [4H] factors that turn an LSTM's pre-activations into exp's arguments.
+
+    Example:
+        >>> lstm_gate_scale(np, 1, np.float32)
+        array([-1., -1., -2., -1.], dtype=float32)
+    """
+    return xp.repeat(xp.asarray(_LSTM_SCALE, dtype), size)
+
+
+def time_view(array, time_major):
+    """A [T, B, ...] view of a [B, T, ...] array (the array itself when time-major).
+
+    Example:
+        >>> time_view(np.zeros((2, 5, 3)), False).shape
+        (5, 2, 3)
+    """
+    return array if time_major else array.swapaxes(0, 1)
+
+
+def previous_hidden(out, h0, reverse, into):
+    """Fill `into` [T, B, H] with the hidden state each step started from: h0, then the
+    outputs `out` [T, B, H] shifted by one step in the direction of the walk.
+
+    Example:
+        >>> into = np.empty((3, 1, 1)); out = np.arange(3.0).reshape(3, 1, 1)
+        >>> previous_hidden(out, np.full((1, 1), 9.0), False, into); into.ravel()
+        array([9., 0., 1.])
+    """
+    first, rest, source = (-1, slice(None, -1), out[1:]) if reverse else \
+        (0, slice(1, None), out[:-1])
+    into[first] = h0
+    into[rest] = source
+
+
+class LSTMArrays:
+    """Gates i, f, g, o (Paddle's order). `gate_in` [T, B, 4H] (any strides, indexed by
+    time) holds each step's input gates, both biases in, already multiplied by
+    `lstm_gate_scale`; `w` is weight_hh [4H, H].
+
+    The per-step values are gate-major in walk order: act[s] of shape [4, B, H] holds
+    sigmoid(i), sigmoid(f), tanh(g), sigmoid(o) of the s-th processed step (each gate one
+    contiguous [B, H] block: a column slice of a [B, 4H] row block costs 3-5x more per
+    element-wise op), c[s + 1] its cell state and tc[s] tanh(c[s + 1]).
     """
 
-    def __init__(self, xp, gates, w, reverse):
+    def __init__(self, xp, gate_in, w, reverse):
         self.xp, self.w, self.reverse = xp, w, reverse
-        steps, batch, width = gates.shape
-        self.size = size = width // 4
-        # exp's argument per gate: -x for the sigmoid gates, -2x for the tanh gate.
-        self.scale = xp.asarray([-1.0, -1.0, -2.0, -1.0], gates.dtype).reshape(4, 1, 1)
-        self.act = xp.empty((steps, 4, batch, size), gates.dtype)
-        by_gate = _in_order(gates, reverse).reshape(steps, batch, 4, size)
-        xp.multiply(by_gate.transpose(0, 2, 1, 3), self.scale, out=self.act)
-        self.tc = xp.empty((steps, batch, size), gates.dtype)
-        self.h = xp.empty((steps + 1, batch, size), gates.dtype)
-        self.c = xp.empty_like(self.h)
+        steps, batch, width = gate_in.shape
+        self.size = width // 4
+        self.gate_in = gate_in.reshape(steps, batch, 4, self.size).transpose(0, 2, 1, 3)
 
-    def forward(self, h0, c0):
-        xp, size, act, tc, h, c = self.xp, self.size, self.act, self.tc, self.h, self.c
-        # Per gate a contiguous, pre-scaled W_k^T: h @ W_k^T lands as exp's argument.
-        w_s = xp.ascontiguousarray(self.w.reshape(4, size, size).transpose(0, 2, 1))
-        w_s *= self.scale
-        numer = xp.asarray([1.0, 1.0, 2.0, 1.0], act.dtype).reshape(4, 1, 1)
-        h[0], c[0] = h0, c0
-        prod, tmp = xp.empty_like(act[0]), xp.empty_like(c0)
+    def _times(self):
+        steps = len(self.act)
+        return range(steps - 1, -1, -1) if self.reverse else range(steps)
+
+    def forward(self, h0, c0, out):
+        """Run the steps, writing h of each step into `out` [T, B, H] (indexed by time);
+        returns the final (h, c)."""
+        xp, size, gate_in = self.xp, self.size, self.gate_in
+        steps, _, batch, _ = gate_in.shape
+        dtype = gate_in.dtype
+        act = self.act = xp.empty((steps, 4, batch, size), dtype)
+        c = self.c = xp.empty((steps + 1, batch, size), dtype)
+        tc = self.tc = xp.empty((steps, batch, size), dtype)
+        # A contiguous, pre-scaled W^T: one [B, H] @ [H, 4H] product lands as exp's argument.
+        w_s = xp.ascontiguousarray((self.w * lstm_gate_scale(xp, size, dtype)[:, None]).T)
+        numer = xp.asarray([1.0, 1.0, 2.0, 1.0], dtype).reshape(4, 1, 1)
+        prod, tmp = xp.empty((batch, 4 * size), dtype), xp.empty_like(c0)
+        prod_by_gate = prod.reshape(batch, 4, size).transpose(1, 0, 2)
+        c[0], h = c0, h0
         # exp overflow -> inf -> a gate of 0 (or -1 for tanh): the right limit.
         with single_blas_thread(), np.errstate(over="ignore"):
-            for t in range(len(act)):
-                a = act[t]
-                xp.matmul(h[t], w_s, out=prod)
-                a += prod
+            for s, t in enumerate(self._times()):
+                a = act[s]
+                xp.matmul(h, w_s, out=prod)
+                xp.add(gate_in[t], prod_by_gate, out=a)
                 xp.exp(a, out=a)
                 a += 1.0
                 xp.divide(numer, a, out=a)
                 gate_i, gate_f, g, gate_o = a
                 g -= 1.0
-                xp.multiply(gate_f, c[t], out=c[t + 1])
+                xp.multiply(gate_f, c[s], out=c[s + 1])
                 xp.multiply(gate_i, g, out=tmp)
-                c[t + 1] += tmp
-                xp.tanh(c[t + 1], out=tc[t])
-                xp.multiply(gate_o, tc[t], out=h[t + 1])
-        return _out_order(xp, h[1:], self.reverse), h[-1].copy(), c[-1].copy()
+                c[s + 1] += tmp
+                xp.tanh(c[s + 1], out=tc[s])
+                h = out[t]
+                xp.multiply(gate_o, tc[s], out=h)
+        self.gate_in = None  # act holds what backward needs
+        return h.copy(), c[-1].copy()
 
-    def backward(self, g_out, g_h, g_c):
+    def backward(self, g_out, g_h, g_c, d_rows):
+        """Walk back from the gradients of the outputs (`g_out` [T, B, H] indexed by time,
+        or None) and final states; fill `d_rows` [T, B, 4H] (indexed by time) with the
+        gradient of the pre-activations; return those of the initial (h, c)."""
         xp, size, act, tc = self.xp, self.size, self.act, self.tc
         steps, _, batch, _ = act.shape
         # Slopes of every step at once: sigmoid' = s (1 - s), tanh' = 1 - g^2 for the g
@@ -104,32 +159,28 @@ class LSTMArrays:
         through = tc * tc
         xp.subtract(1.0, through, out=through)
         through *= act[:, 3]
-        # The gates' gradients, gate-major per step, then copied into d_pre's [B, 4H] rows
-        # (the layout of the input gates, and a [B, 4H] @ [4H, H] product for dh).
+        # The gates' gradients, gate-major per step, then copied into the step's [B, 4H]
+        # rows (the layout of the input gates, and a [B, 4H] @ [4H, H] product for dh).
         d = xp.empty_like(act[0])
-        d_pre = xp.empty((steps, batch, 4 * size), act.dtype)
         dh = xp.zeros_like(tc[0]) if g_h is None else g_h.copy()
         dc = xp.zeros_like(dh) if g_c is None else g_c.copy()
-        g_out = None if g_out is None else _in_order(g_out, self.reverse)
         tmp = xp.empty_like(dh)
         with single_blas_thread():
-            for t in range(steps - 1, -1, -1):
+            for s, t in reversed(list(enumerate(self._times()))):
                 if g_out is not None:
                     dh += g_out[t]
-                a = act[t]
-                xp.multiply(dh, through[t], out=tmp)
+                a = act[s]
+                xp.multiply(dh, through[s], out=tmp)
                 dc += tmp
                 xp.multiply(dc, a[2], out=d[0])
-                xp.multiply(dc, self.c[t], out=d[1])
+                xp.multiply(dc, self.c[s], out=d[1])
                 xp.multiply(dc, a[0], out=d[2])
-                xp.multiply(dh, tc[t], out=d[3])
-                rows = d_pre[t]
-                xp.multiply(d, slope[t], out=rows.reshape(batch, 4, size).transpose(1, 0, 2))
+                xp.multiply(dh, tc[s], out=d[3])
+                rows = d_rows[t]
+                xp.multiply(d, slope[s], out=rows.reshape(batch, 4, size).transpose(1, 0, 2))
                 xp.matmul(rows, self.w, out=dh)
                 dc *= a[1]
-        # One product over every step: dW = sum_t d_pre[t]^T h[t].
-        d_w = d_pre.reshape(-1, 4 * size).T @ self.h[:-1].reshape(-1, size)
-        return _out_order(xp, d_pre, self.reverse), dh, dc, d_w
+        return dh, dc
 
 
 class GRUArrays:

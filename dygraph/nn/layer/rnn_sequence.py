@@ -22,7 +22,7 @@ rnn_arrays.py instead (fewer NumPy calls per step); the time loops run with one 
 from dygraph.autograd.backward_math import array_math
 from dygraph.autograd.function import Op, apply
 from dygraph.backend.blas_threads import single_blas_thread
-from dygraph.nn.layer.rnn_arrays import GRUArrays, LSTMArrays
+from dygraph.nn.layer.rnn_arrays import GRUArrays, LSTMArrays, lstm_gate_scale, previous_hidden
 from dygraph.tensor import _new_tensor
 
 __all__ = ["run_sequence"]
@@ -140,19 +140,28 @@ class LSTMSequence(_RecurrentSequence):
     """
 
     n_states = 2
+    save_output = True  # the array path's weight gradient reads the outputs
 
     def forward(self, xp, *arrays):
         if self.masked:
             self.bulk = None
             return super().forward(xp, *arrays)
         gates, h0, c0, w = arrays
-        self.bulk = LSTMArrays(xp, gates, w, self.reverse)
-        return self.bulk.forward(h0, c0)
+        gate_in = gates * lstm_gate_scale(xp, w.shape[1], gates.dtype)
+        self.bulk = LSTMArrays(xp, gate_in, w, self.reverse)
+        out = xp.empty(gates.shape[:2] + (w.shape[1],), gates.dtype)
+        return (out,) + self.bulk.forward(h0, c0, out)
 
     def backward(self, m, g_out, *g_states):
         if m.tensor_mode or self.bulk is None:
             return super().backward(m, g_out, *g_states)
-        return self.bulk.backward(g_out, *g_states)
+        xp, out = m.xp, self.y(m, 0)
+        d_pre = xp.empty(out.shape[:2] + (4 * out.shape[2],), out.dtype)
+        dh, dc = self.bulk.backward(g_out, *g_states, d_pre)
+        h_prev = xp.empty_like(out)
+        previous_hidden(out, self.x(1, m), self.reverse, h_prev)
+        d_w = d_pre.reshape(-1, d_pre.shape[2]).T @ h_prev.reshape(-1, out.shape[2])
+        return d_pre, dh, dc, d_w
 
     def cell(self, m, gates_t, states, w_t, extras):
         h_prev, c_prev = states

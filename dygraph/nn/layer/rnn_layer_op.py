@@ -1,0 +1,116 @@
+"""One LSTM layer over a whole sequence as one op: input projection, biases and recurrence.
+
+`nn.LSTM` (and `RNN(LSTMCell)`) without `sequence_length` runs each layer and direction
+through `lstm_layer`. Composed of separate ops, a layer costs a transposed copy of the
+input to time-major, the projection, a pass adding the biases, a pass scaling the gates
+for the recurrence, and a transposed copy of the outputs back, each repeated in backward.
+As one op, the projection is one product in the input's own layout with the gate scaling
+and biases folded into the (small) weights, the recurrence reads the gates and writes the
+outputs through time-indexed views (rnn_arrays.LSTMArrays), and backward makes the gate
+gradients once, in the input's layout, for the four weight and input gradients, each one
+2-D product.
+
+With create_graph=True the gradients are written with Tensor ops instead (the projection,
+then the generic reverse walk of rnn_sequence.LSTMSequence), so double backward works.
+tests/nn/test_rnn_layer_op.py checks the op against the composed layer, which stays the
+reference.
+"""
+
+from dygraph.autograd.function import Op, apply
+from dygraph.nn.layer.rnn_arrays import LSTMArrays, lstm_gate_scale, previous_hidden, time_view
+from dygraph.nn.layer.rnn_sequence import LSTMSequence
+
+__all__ = ["LSTMLayer", "lstm_layer"]
+
+
+class LSTMLayer(Op):
+    """Inputs (x, h0, c0, weight_ih, weight_hh, biases...); outputs (out, h, c).
+
+    x is [B, T, I] ([T, B, I] when time-major), out has x's layout with H features, the
+    biases are bias_ih and bias_hh where the cell has them.
+    """
+
+    save_inputs = True
+    save_output = True
+
+    def __init__(self, reverse, time_major):
+        self.reverse, self.time_major = reverse, time_major
+
+    def forward(self, xp, x, h0, c0, w_ih, w_hh, *biases):
+        size = w_hh.shape[1]
+        scale = lstm_gate_scale(xp, size, x.dtype)
+        lead = x.shape[:2]
+        gates = x.reshape(-1, x.shape[2]) @ (w_ih * scale[:, None]).T
+        if biases:
+            gates += sum(biases[1:], biases[0]) * scale
+        out = xp.empty(lead + (size,), x.dtype)
+        self.bulk = LSTMArrays(xp, time_view(gates.reshape(lead + (-1,)), self.time_major),
+                               w_hh, self.reverse)
+        return (out,) + self.bulk.forward(h0, c0, time_view(out, self.time_major))
+
+    def backward(self, m, g_out, g_h, g_c):
+        if m.tensor_mode:
+            return self._graph_backward(m, g_out, g_h, g_c)
+        xp, tm = m.xp, self.time_major
+        x, h0, _, w_ih, _ = (self.x(i, m) for i in range(5))
+        out = self.y(m, 0)
+        width, size = w_ih.shape[0], out.shape[2]
+        d_pre = xp.empty(x.shape[:2] + (width,), x.dtype)
+        g_seq = None if g_out is None else time_view(g_out, tm)
+        dh, dc = self.bulk.backward(g_seq, g_h, g_c, time_view(d_pre, tm))
+        h_prev = xp.empty_like(out)
+        previous_hidden(time_view(out, tm), h0, self.reverse, time_view(h_prev, tm))
+        rows = d_pre.reshape(-1, width)
+        dx = None if self.edges[0] is None else (rows @ w_ih).reshape(x.shape)
+        grads = (dx, dh, dc, rows.T @ x.reshape(-1, x.shape[2]),
+                 rows.T @ h_prev.reshape(-1, size))
+        n_bias = len(self.inputs) - 5
+        if n_bias:
+            d_b = rows.sum(axis=0)
+            # One array per bias: the engine may take a gradient over as a leaf's .grad.
+            grads += (d_b,) + tuple(d_b.copy() for _ in range(n_bias - 1))
+        return grads
+
+    def _graph_backward(self, m, g_out, g_h, g_c):
+        """The gradients as Tensor ops: the projection, then LSTMSequence's reverse walk."""
+        x, h0, c0, w_ih, w_hh, *biases = (self.x(i, m) for i in range(len(self.inputs)))
+        xs = x if self.time_major else m.swapaxes(x, 0, 1)
+        gates = m.matmul(xs, m.swapaxes(w_ih, 0, 1))
+        for b in biases:
+            gates = gates + b
+        seq = LSTMSequence(self.reverse, False)
+        saved = seq._run(m, (gates, h0, c0, w_hh))[2]
+        zero = m.zeros_like(h0)
+        states = (zero if g_h is None else g_h, zero if g_c is None else g_c)
+        g_seq = None
+        if g_out is not None:
+            g_seq = g_out if self.time_major else m.swapaxes(g_out, 0, 1)
+        d_gates, d_hidden = [None] * len(saved), [None] * len(saved)
+        states = seq._walk_back(m, g_seq, states, None, w_hh, (), saved, d_gates, d_hidden)
+        d_gates_all, dh, dc, d_w_hh = seq._input_grads(m, d_gates, d_hidden, saved, states, ())
+        width = m.data(d_gates_all).shape[-1]
+        rows = m.reshape(d_gates_all, (-1, width))
+        dxs = m.matmul(d_gates_all, w_ih)
+        dx = dxs if self.time_major else m.swapaxes(dxs, 0, 1)
+        d_w_ih = m.matmul(m.swapaxes(rows, 0, 1), m.reshape(xs, (-1, m.data(xs).shape[-1])))
+        d_b = tuple(m.sum(rows, axis=0) for _ in biases)
+        return (dx, dh, dc, d_w_ih, d_w_hh) + d_b
+
+
+def lstm_layer(cell, inputs, h0, c0, time_major=False, reverse=False):
+    """Run LSTMCell `cell` over `inputs` [B, T, I] ([T, B, I] if time_major) from (h0, c0)
+    as one op; returns (outputs in the input's layout, (h, c)).
+
+    Example:
+        >>> import dygraph
+        >>> from dygraph.nn import LSTMCell
+        >>> cell = LSTMCell(2, 3)
+        >>> h0, c0 = cell.get_initial_states(dygraph.zeros([4, 2]))
+        >>> out, (h, c) = lstm_layer(cell, dygraph.randn([4, 5, 2]), h0, c0)
+        >>> out.shape, h.shape
+        ([4, 5, 3], [4, 3])
+    """
+    biases = [b for b in (cell.bias_ih, cell.bias_hh) if b is not None]
+    out, h, c = apply(LSTMLayer(reverse, time_major), inputs, h0, c0, cell.weight_ih,
+                      cell.weight_hh, *biases)
+    return out, (h, c)

@@ -1,0 +1,118 @@
+"""The one-op LSTM layer (rnn_layer_op.LSTMLayer) against the composed layer it replaces:
+the input projection, bias add and whole-sequence recurrence as separate ops, which stays
+the reference (`rnn._one_lstm_op` switched off)."""
+
+import numpy as np
+import pytest
+
+import dygraph
+from dygraph.autograd import gradcheck, gradgradcheck
+from dygraph.autograd.function import apply
+from dygraph.nn.layer import rnn
+from dygraph.nn.layer.rnn_layer_op import LSTMLayer
+
+BIASES = {"both": {}, "none": {"bias_ih_attr": False, "bias_hh_attr": False},
+          "ih_only": {"bias_hh_attr": False}}
+
+
+def _op_names(tensor):
+    seen, todo, names = set(), [tensor._node], set()
+    while todo:
+        node = todo.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.add(type(node).__name__)
+        todo.extend(t._node for t in node.inputs)
+    return names
+
+
+def _run(net, x, states, create_graph=False):
+    """Outputs, the gradients of a weighted sum of them w.r.t. x, states and parameters,
+    those leaves, and the names of the ops that made the outputs."""
+    out, (h, c) = net(x, states)
+    outs, names = [out, h, c], _op_names(out)
+    weights = [dygraph.to_tensor(np.linspace(-1, 1, o.size).reshape(o.shape)) for o in outs]
+    total = sum((o * w).sum() for o, w in zip(outs, weights))
+    leaves = [x] + list(net.parameters()) + (list(states) if states else [])
+    grads = dygraph.grad(total, leaves, create_graph=create_graph)
+    return outs, grads, leaves, names
+
+
+@pytest.mark.parametrize("time_major", [False, True])
+@pytest.mark.parametrize("direction", ["forward", "bidirect"])
+@pytest.mark.parametrize("bias", sorted(BIASES))
+@pytest.mark.parametrize("given_states", [False, True])
+def test_matches_composed_layer_values_and_gradients(monkeypatch, time_major, direction,
+                                                     bias, given_states):
+    dygraph.seed(3)
+    net = dygraph.nn.LSTM(3, 4, num_layers=2, direction=direction, time_major=time_major,
+                          **BIASES[bias])
+    net.to(dtype="float64")
+    rng = np.random.default_rng(0)
+    x = dygraph.to_tensor(rng.standard_normal((5, 2, 3) if time_major else (2, 5, 3)),
+                          stop_gradient=False)
+    states = None
+    if given_states:
+        layers = 2 * (2 if direction == "bidirect" else 1)
+        states = tuple(dygraph.to_tensor(rng.standard_normal((layers, 2, 4)),
+                                         stop_gradient=False) for _ in range(2))
+    fused_outs, fused_grads, _, names = _run(net, x, states)
+    assert "LSTMLayer" in names
+    monkeypatch.setattr(rnn, "_one_lstm_op", lambda *args: False)
+    ref_outs, ref_grads, _, names = _run(net, x, states)
+    assert "LSTMLayer" not in names
+    for got, want in zip(fused_outs + list(fused_grads), ref_outs + list(ref_grads)):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_second_derivatives_match_composed_layer(monkeypatch):
+    dygraph.seed(4)
+    net = dygraph.nn.LSTM(3, 4, direction="bidirect")
+    net.to(dtype="float64")
+    x = dygraph.to_tensor(np.random.default_rng(1).standard_normal((2, 4, 3)),
+                          stop_gradient=False)
+
+    def second(layer_op):
+        monkeypatch.setattr(rnn, "_one_lstm_op", layer_op)
+        _, grads, leaves, _ = _run(net, x, None, create_graph=True)
+        return [g.numpy() for g in dygraph.grad(sum((g * g).sum() for g in grads), leaves)]
+
+    fused = second(rnn._one_lstm_op)
+    reference = second(lambda *args: False)
+    for got, want in zip(fused, reference):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("time_major", [False, True])
+def test_op_first_and_second_derivatives_float64(reverse, time_major):
+    rng = np.random.default_rng(2)
+
+    def leaf(*shape):
+        return dygraph.to_tensor(rng.standard_normal(shape) * 0.7, stop_gradient=False)
+
+    size = 3
+    x = leaf(4, 2, 2) if time_major else leaf(2, 4, 2)
+    inputs = [x, leaf(2, size), leaf(2, size), leaf(4 * size, 2), leaf(4 * size, size),
+              leaf(4 * size), leaf(4 * size)]
+
+    def fn(*args):
+        return apply(LSTMLayer(reverse, time_major), *args)
+
+    assert gradcheck(fn, inputs, eps=1e-6, atol=1e-6, rtol=1e-4)
+    assert gradgradcheck(lambda *a: fn(*a)[0], inputs)
+
+
+def test_output_changed_in_place_before_backward_raises():
+    net = dygraph.nn.LSTM(3, 4)
+    out, _ = net(dygraph.randn([2, 5, 3]))
+    out.scale_(2.0)
+    with pytest.raises(RuntimeError, match="lstmlayer"):
+        out.sum().backward()
+
+
+def test_input_of_another_dtype_is_refused_naming_the_op():
+    net = dygraph.nn.LSTM(3, 4)
+    with pytest.raises(Exception, match="matmul"):
+        net(dygraph.to_tensor(np.zeros((2, 5, 3))))
