@@ -46,8 +46,58 @@ class Normalize(Op):
         self.axes, self.eps, self.template, self.pshape, self.fixed = (
             axes, eps, nshape, pshape, fixed)
 
+    def _trailing_rows(self, x):
+        """The size n of the normalized trailing axes when this is a layer norm (statistics
+        and parameters over the same trailing axes, float32/64 data), else 0."""
+        k = len(self.axes)
+        if (self.template is not None or self.fixed is not None or x.dtype.kind != "f"
+                or x.dtype.itemsize < 4 or self.axes != tuple(range(x.ndim - k, x.ndim))
+                or self.pshape[x.ndim - k:] != x.shape[x.ndim - k:]):
+            return 0
+        return math.prod(x.shape[x.ndim - k:])
+
+    def _forward_rows(self, xp, x, w, b, n):
+        """Layer norm on x as [rows, n]: the row sums as one product with a vector (BLAS)
+        and the row sums of squares as one einsum, instead of reductions over short rows
+        and their temporaries (2-3x faster on a Transformer's [512, 128])."""
+        x2 = x.reshape(-1, n)
+        mean = x2 @ xp.full(n, 1.0 / n, x.dtype)
+        xhat = x2 - mean[:, None]
+        var = xp.einsum("ij,ij->i", xhat, xhat) / n
+        rstd = (1.0 / xp.sqrt(var + self.eps)).astype(x.dtype, copy=False)[:, None]
+        xhat *= rstd
+        self.xhat, self.rstd = xhat, rstd
+        y = xhat * w.reshape(-1) if w is not None else xhat.copy()
+        if b is not None:
+            y += b.reshape(-1)
+        return y.reshape(x.shape)
+
+    def _backward_rows(self, xp, g, w):
+        """dx, dw, db of `_forward_rows` on arrays, with the same row sums."""
+        e, xhat, n = self.edges, self.xhat, self.xhat.shape[1]
+        g2 = g.reshape(-1, n)
+        grads = [None] * len(e)
+        if e[0] is not None:
+            gh = g2 * w.reshape(-1) if w is not None else g2
+            mean_g = gh @ xp.full(n, 1.0 / n, g.dtype)
+            mean_gx = xp.einsum("ij,ij->i", gh, xhat) / n
+            dx = xhat * mean_gx[:, None]
+            dx += mean_g[:, None]
+            xp.subtract(gh, dx, out=dx)
+            dx *= self.rstd
+            grads[0] = dx.reshape(self.shape)
+        if w is not None and e[1] is not None:
+            grads[1] = xp.einsum("ij,ij->j", g2, xhat).reshape(w.shape)
+        if len(e) > 2 and e[2] is not None:
+            grads[2] = (xp.ones(len(g2), g.dtype) @ g2).reshape(self.inputs[2]._data.shape)
+        return tuple(grads)
+
     def forward(self, xp, x, w=None, b=None):
         self.shape = x.shape
+        self.rows = self._trailing_rows(x)
+        if self.rows:
+            self.nshape = x.shape
+            return self._forward_rows(xp, x, w, b, self.rows)
         xs = x if self.template is None else x.reshape(self.template)
         self.nshape = xs.shape  # this run's (resolves a -1)
         if self.fixed is None:
@@ -111,6 +161,8 @@ class Normalize(Op):
     def backward(self, m, g):
         e = self.edges
         w = self.x(1, m) if len(e) > 1 and self.inputs[1] is not None else None
+        if not m.tensor_mode and self.rows:
+            return self._backward_rows(m.xp, g, w)
         if not m.tensor_mode and self.fixed is None and self._per_channel():
             return self._backward_per_channel(g, w)
         xhat, rstd = self._recompute(m) if m.tensor_mode else (self.xhat, self.rstd)
