@@ -1,13 +1,13 @@
 """ONNX mappings of the recurrent sequence ops (SimpleRNN, LSTM, GRU over all steps), of
-the whole LSTM layer op, of the fused LSTM/GRU cell steps, and of the zero initial states
+the whole-layer LSTM and GRU ops, of the fused LSTM/GRU cell steps, and of the zero initial states
 of a free batch.
 
 DyGraph's sequence ops take the input projection already made (x @ W_ih^T + biases, one
 matmul before the op), so the ONNX RNN/LSTM/GRU node gets those gates as its input with
 a 0/1 matrix as W that reorders them from Paddle's gate order (LSTM i, f, g, o; GRU r, z,
 c) to ONNX's (LSTM i, o, f, c; GRU z, r, h); R is weight_hh with its gate blocks reordered.
-The LSTM layer op (rnn_layer_op) carries its own projection: its ONNX LSTM node gets the
-input itself, W as weight_ih reordered and B as the biases' sum. Time stays free: the
+The layer ops (rnn_layer_op) carry their own projection: their ONNX node gets the input
+itself, W as weight_ih reordered and B from the biases. Time stays free: the
 runtime loops over the steps.
 
 Example:
@@ -20,7 +20,7 @@ Example:
 import numpy as np
 
 from dygraph.nn.layer.rnn_kernels import BatchFull, GRUPointwise, LSTMPointwise
-from dygraph.nn.layer.rnn_layer_op import LSTMLayer
+from dygraph.nn.layer.rnn_layer_op import GRULayer, LSTMLayer
 from dygraph.nn.layer.rnn_sequence import GRUSequence, LSTMSequence, SimpleRNNSequence
 from dygraph.onnx.graph import maps
 
@@ -79,30 +79,25 @@ def _batch_rows(g, name, rows):
     return g.const(r[None]) if isinstance(r, np.ndarray) else g.axes_op("Unsqueeze", r, [0])
 
 
-@maps(LSTMLayer)
-def _lstm_layer(g, op, ins, outs):
-    """The projection, biases and recurrence of one LSTM layer as one ONNX LSTM node (the
-    input transposed to time-major first unless it is)."""
-    x, h0, c0, w_ih, w_hh, *biases = ins
-    hidden = g.shape(w_hh)[1]
-    rows = _rows(_LSTM_ORDER, hidden)
+def _layer_bias(g, parts, width, dtype):
+    """ONNX's B [1, 2G] from the (input, hidden) bias parts, each reordered rows or None."""
+    if all(p is None or isinstance(p, np.ndarray) for p in parts):
+        arrays = [np.zeros(width, dtype) if p is None else p for p in parts]
+        return g.const(np.concatenate(arrays)[None])
+    names = [g.const(np.zeros(width, dtype)) if p is None else
+             g.const(p) if isinstance(p, np.ndarray) else p for p in parts]
+    return g.axes_op("Unsqueeze", g.add("Concat", names, axis=0), [0])
+
+
+def _layer_node(g, op, kind, x, weights, bias, states, outs, **attrs):
+    """One ONNX RNN-family node for a layer op: the input transposed to time-major first
+    unless it is, the outputs back to the input's layout, the states squeezed."""
     if not op.time_major:
         x = g.add("Transpose", [x], perm=[1, 0, 2])
-    bias = ""
-    if biases:
-        parts = [_reordered(g, b, rows) for b in biases]
-        if all(isinstance(p, np.ndarray) for p in parts):
-            total = sum(parts[1:], parts[0])
-            bias = g.const(np.concatenate([total, np.zeros_like(total)])[None])
-        else:
-            zeros = g.const(np.zeros(4 * hidden, g.dtype(w_ih)))
-            joined = g.add("Concat", [*parts, zeros] if len(parts) == 1 else parts, axis=0)
-            bias = g.axes_op("Unsqueeze", joined, [0])
-    states = [g.axes_op("Unsqueeze", s, [0]) for s in (h0, c0)]
-    names = [g.fresh("lstm") for _ in range(3)]
-    g.add("LSTM", [x, _batch_rows(g, w_ih, rows), _batch_rows(g, w_hh, rows), bias, "",
-                   *states], names, hidden_size=hidden,
-          direction="reverse" if op.reverse else "forward")
+    states = [g.axes_op("Unsqueeze", s, [0]) for s in states]
+    names = [g.fresh(kind.lower()) for _ in outs]
+    g.add(kind, [x, *weights, bias, "", *states], names,
+          direction="reverse" if op.reverse else "forward", **attrs)
     if op.time_major:
         g.axes_op("Squeeze", names[0], [1], [outs[0]])  # [T, 1, B, H] -> [T, B, H]
     else:
@@ -110,6 +105,40 @@ def _lstm_layer(g, op, ins, outs):
     for name, out in zip(names[1:], outs[1:]):
         g.axes_op("Squeeze", name, [0], [out])
     return outs
+
+
+@maps(LSTMLayer)
+def _lstm_layer(g, op, ins, outs):
+    """One LSTM layer op as one ONNX LSTM node; B holds the sum of the two biases."""
+    x, h0, c0, w_ih, w_hh, *biases = ins
+    hidden = g.shape(w_hh)[1]
+    rows = _rows(_LSTM_ORDER, hidden)
+    bias = ""
+    if biases:
+        parts = [_reordered(g, b, rows) for b in biases]
+        if len(parts) == 2 and all(isinstance(p, np.ndarray) for p in parts):
+            parts = [parts[0] + parts[1]]
+        bias = _layer_bias(g, parts + [None] * (2 - len(parts)), 4 * hidden, g.dtype(w_ih))
+    weights = [_batch_rows(g, w_ih, rows), _batch_rows(g, w_hh, rows)]
+    return _layer_node(g, op, "LSTM", x, weights, bias, (h0, c0), outs, hidden_size=hidden)
+
+
+@maps(GRULayer)
+def _gru_layer(g, op, ins, outs):
+    """One GRU layer op as one ONNX GRU node with linear_before_reset=1 (Paddle's GRU
+    applies the reset gate after the hidden product and its bias, as that mode does)."""
+    x, h0, w_ih, w_hh, *biases = ins
+    hidden = g.shape(w_hh)[1]
+    rows = _rows(_GRU_ORDER, hidden)
+    bias = ""
+    if biases:
+        it = iter(biases)
+        parts = [_reordered(g, next(it), rows) if present else None
+                 for present in op.has_bias]
+        bias = _layer_bias(g, parts, 3 * hidden, g.dtype(w_ih))
+    weights = [_batch_rows(g, w_ih, rows), _batch_rows(g, w_hh, rows)]
+    return _layer_node(g, op, "GRU", x, weights, bias, (h0,), outs, hidden_size=hidden,
+                       linear_before_reset=1)
 
 
 @maps(GRUSequence)

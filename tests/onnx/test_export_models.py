@@ -83,24 +83,34 @@ def test_gru_and_simple_rnn_bidirectional(tmp_path):
                  name="ids")
 
 
-class TimeMajorLSTM(nn.Layer):
-    """A bidirectional time-major LSTM without the hidden bias, on a batch-first input."""
+class TimeMajorRNN(nn.Layer):
+    """A bidirectional time-major LSTM or GRU with one of its biases, on a batch-first
+    input; returns the last step and the final states batch-first."""
 
-    def __init__(self):
+    def __init__(self, kind, **bias):
         super().__init__()
-        self.rnn = nn.LSTM(5, 6, direction="bidirect", time_major=True, bias_hh_attr=False)
+        self.rnn = getattr(nn, kind)(5, 6, direction="bidirect", time_major=True, **bias)
 
     def forward(self, x):
-        out, (h, c) = self.rnn(x.transpose([1, 0, 2]))
-        return out[-1], h.transpose([1, 0, 2]), c.transpose([1, 0, 2])
+        out, states = self.rnn(x.transpose([1, 0, 2]))
+        states = states if isinstance(states, tuple) else (states,)
+        return (out[-1],) + tuple(s.transpose([1, 0, 2]) for s in states)
 
 
-def test_bidirectional_time_major_lstm_and_final_states(tmp_path):
-    # One ONNX LSTM node per layer op: the input transposed or not, and B from one bias.
+@pytest.mark.parametrize("kind, bias", [("LSTM", {"bias_hh_attr": False}),
+                                        ("GRU", {"bias_ih_attr": False}),
+                                        ("GRU", {"bias_hh_attr": False})],
+                         ids=["lstm", "gru_hidden_bias", "gru_input_bias"])
+def test_time_major_layers_with_one_bias_and_final_states(tmp_path, kind, bias):
+    # One ONNX LSTM/GRU node per layer op: the input transposed or not, B from the biases.
     dygraph.seed(10)
-    check_export(tmp_path / "bi", SequenceClassifier("LSTM", "bidirect"), [None, 7], _ids,
+    check_export(tmp_path, TimeMajorRNN(kind, **bias), [None, 4, 5], images((4, 5)))
+
+
+def test_bidirectional_lstm(tmp_path):
+    dygraph.seed(11)
+    check_export(tmp_path, SequenceClassifier("LSTM", "bidirect"), [None, 7], _ids,
                  name="ids")
-    check_export(tmp_path / "tm", TimeMajorLSTM(), [None, 4, 5], images((4, 5)))
 
 
 def test_free_sequence_length(tmp_path):

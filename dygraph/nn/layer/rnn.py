@@ -20,7 +20,7 @@ from dygraph.nn.layer.rnn_cells import (
     first_leaf,
     map_structure,
 )
-from dygraph.nn.layer.rnn_layer_op import lstm_layer
+from dygraph.nn.layer.rnn_layer_op import gru_layer, lstm_layer
 from dygraph.nn.layer.rnn_sequence import run_sequence
 from dygraph.ops import manipulation, shape
 from dygraph.ops.common import amp_casts, as_tensor
@@ -58,12 +58,15 @@ def run_cell(cell, inputs, initial_states=None, sequence_length=None, time_major
         >>> out.shape, h.shape
         ([4, 5, 3], [4, 3])
     """
-    if _one_lstm_op(cell, inputs, sequence_length, kwargs):
+    if _one_layer_op(cell, inputs, sequence_length, kwargs):
         # The whole layer (projection, biases, recurrence) as one op: rnn_layer_op.
         states = initial_states
         if states is None:
             states = cell.get_initial_states(inputs, batch_dim_idx=1 if time_major else 0,
                                              dtype=inputs.dtype)
+        if type(cell) is GRUCell:
+            out, h = gru_layer(cell, inputs, states, time_major, is_reverse)
+            return out, h
         return lstm_layer(cell, inputs, *states, time_major, is_reverse)
     x = inputs if time_major else _swap_time(inputs)
     leaf = first_leaf(x)
@@ -107,11 +110,11 @@ def run_cell(cell, inputs, initial_states=None, sequence_length=None, time_major
     return stacked, states
 
 
-def _one_lstm_op(cell, inputs, sequence_length, kwargs):
-    """Whether `cell` over `inputs` can run as one LSTMLayer op: a library LSTMCell without
-    hooks, masks, extra arguments or autocast, on a [B, T, I] input of its dtype (anything
-    else takes the composed path, which also reports bad inputs)."""
-    return (type(cell) is LSTMCell and sequence_length is None and not kwargs
+def _one_layer_op(cell, inputs, sequence_length, kwargs):
+    """Whether `cell` over `inputs` can run as one LSTMLayer/GRULayer op: a library LSTMCell
+    or GRUCell without hooks, masks, extra arguments or autocast, on a [B, T, I] input of
+    its dtype (anything else takes the composed path, which also reports bad inputs)."""
+    return (type(cell) in (LSTMCell, GRUCell) and sequence_length is None and not kwargs
             and not cell._forward_pre_hooks and not cell._forward_post_hooks
             and isinstance(inputs, Tensor) and inputs.ndim == 3
             and inputs.shape[-1] == cell.input_size

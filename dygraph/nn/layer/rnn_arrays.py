@@ -1,5 +1,5 @@
 """The unmasked LSTM and GRU recurrences on raw arrays: the fast path of rnn_sequence
-and of the fused LSTM layer (rnn_layer_op).
+and of the one-op LSTM and GRU layers (rnn_layer_op).
 
 Plain forward and backward of an LSTM or GRU without `sequence_length` run here instead of
 the generic per-step formula (which masks and create_graph still use). What makes them
@@ -11,8 +11,9 @@ block:
   one contiguous [B, H] block: an element-wise op on a column slice of a [B, G] row block
   costs 3-5x more. The LSTM's hidden product is one [B, H] @ [H, 4H] product whose gate
   blocks are read once, by the add of the input gates (the GRU's runs per gate, one batched
-  matmul call); a step's gate gradients are copied once into [B, G] rows, the layout of
-  the input gates' gradient and of the one [B, G] @ [G, H] product for dh.
+  matmul call, as its c block is kept for backward); a step's gate gradients are written
+  once into [B, G] rows, the layout of the input gates' gradient and of the one
+  [B, G] @ [G, H] product for dh.
 - One exp over the whole gate block gives every gate. The pre-activations are negated once
   (and the LSTM's g block doubled) in the weights and the input gates, so that
   sigmoid(x) = 1 / (1 + exp(-x)) and tanh(x) = 2 / (1 + exp(-2x)) - 1 are one exp, one
@@ -23,11 +24,9 @@ block:
 - The steps run with one BLAS thread: their products ([B, H] @ [H, G]) are too small to
   split, and the weight gradient, one product over all steps, runs after the walk.
 
-The LSTM reads its input gates and writes its outputs and gate gradients through views
-indexed by time ([T, B, ...] views of batch-first arrays work), so the fused layer op needs
-no transposed copies; a reverse layer walks the time index backwards. The GRU works on
-time-major arrays, processed step t reading h[t] and writing h[t + 1]; a reverse pass
-reverses the gates on the way in and the outputs and gate gradients on the way out.
+Both read their input gates and write their outputs and gate gradients through views
+indexed by time ([T, B, ...] views of batch-first arrays work), so the fused layer ops
+need no transposed copies; a reverse layer walks the time index backwards.
 tests/nn/test_rnn_sequence.py checks both paths against the step-by-step cells.
 """
 
@@ -35,15 +34,8 @@ import numpy as np
 
 from dygraph.backend.blas_threads import single_blas_thread
 
-__all__ = ["LSTMArrays", "GRUArrays", "lstm_gate_scale", "time_view", "previous_hidden"]
-
-
-def _in_order(array, reverse):
-    return array[::-1] if reverse else array
-
-
-def _out_order(xp, array, reverse):
-    return xp.ascontiguousarray(array[::-1]) if reverse else array
+__all__ = ["LSTMArrays", "GRUArrays", "lstm_gate_scale", "gru_gate_scale", "time_view",
+           "previous_hidden"]
 
 
 # exp's argument per LSTM gate (i, f, g, o): -x for the sigmoid gates, -2x for the tanh gate.
@@ -183,56 +175,71 @@ class LSTMArrays:
         return dh, dc
 
 
-class GRUArrays:
-    """Gates r, z, c (Paddle's order); `gates` [T, B, 3H] holds the input bias, `bias` is
-    the hidden bias [3H] or None. The reset gate multiplies the hidden product's c block
-    (bias included): n = tanh(x_c + r * (h W_c^T + b_c)), h' = (h - n) z + n.
+def gru_gate_scale(xp, size, dtype):
+    """The [3H] factors that turn a GRU's r and z pre-activations into exp's arguments
+    (the c block stays: tanh is taken directly).
 
-    Gate-major per step, as in LSTMArrays: act[t] [3, B, H] holds r, z, n of step t and
-    prod[t] the hidden product (its c block is hc).
+    Example:
+        >>> gru_gate_scale(np, 1, np.float32)
+        array([-1., -1.,  1.], dtype=float32)
+    """
+    return xp.repeat(xp.asarray([-1.0, -1.0, 1.0], dtype), size)
+
+
+class GRUArrays:
+    """Gates r, z, c (Paddle's order). `gate_in` [T, B, 3H] (any strides, indexed by time)
+    holds each step's input gates with the input bias and the r and z parts of the hidden
+    bias in, multiplied by `gru_gate_scale`; `w` is weight_hh [3H, H] and `bias_c` the c
+    part [H] of the hidden bias or None, which the reset gate multiplies with the hidden
+    product: n = tanh(x_c + r * (h W_c^T + b_c)), h' = (h - n) z + n.
+
+    Gate-major per step and indexed by time, as in LSTMArrays: act[t] [3, B, H] holds r, z,
+    n of step t and prod[t] the hidden product (its c block is hc, bias included).
     """
 
-    def __init__(self, xp, gates, w, bias, reverse):
-        self.xp, self.w, self.bias, self.reverse = xp, w, bias, reverse
-        steps, batch, width = gates.shape
-        self.size = size = width // 3
-        by_gate = _in_order(gates, reverse).reshape(steps, batch, 3, size)
-        self.act = xp.ascontiguousarray(by_gate.transpose(0, 2, 1, 3))
-        rz = self.act[:, :2]
-        if bias is not None:  # the r and z parts of the hidden bias add like input bias
-            rz += bias[:2 * size].reshape(2, 1, size)
-        xp.negative(rz, out=rz)
-        self.prod = xp.empty_like(self.act)
-        self.h = xp.empty((steps + 1, batch, size), gates.dtype)
+    def __init__(self, xp, gate_in, w, bias_c, reverse):
+        self.xp, self.w, self.bias_c, self.reverse = xp, w, bias_c, reverse
+        steps, batch, width = gate_in.shape
+        self.size = width // 3
+        self.gate_in = gate_in.reshape(steps, batch, 3, self.size).transpose(0, 2, 1, 3)
 
-    def forward(self, h0):
-        xp, size, act, prod, h = self.xp, self.size, self.act, self.prod, self.h
+    def _times(self):
+        steps = len(self.act)
+        return range(steps - 1, -1, -1) if self.reverse else range(steps)
+
+    def forward(self, h0, out):
+        """Run the steps, writing h of each step into `out` [T, B, H] (indexed by time);
+        returns the final h."""
+        xp, size, gate_in = self.xp, self.size, self.gate_in
+        steps, _, batch, _ = gate_in.shape
+        act = self.act = xp.empty((steps, 3, batch, size), gate_in.dtype)
+        prod = self.prod = xp.empty_like(act)
         w_s = xp.ascontiguousarray(self.w.reshape(3, size, size).transpose(0, 2, 1))
         w_s[:2] *= -1.0  # exp(-x) for the sigmoid gates
-        b_c = None if self.bias is None else self.bias[2 * size:]
-        h[0] = h0
-        tmp = xp.empty_like(h0)
+        h, tmp = h0, xp.empty_like(h0)
         with single_blas_thread(), np.errstate(over="ignore"):
-            for t in range(len(act)):
-                a, p = act[t], prod[t]
-                xp.matmul(h[t], w_s, out=p)
+            for t in self._times():
+                a, p, g_in = act[t], prod[t], gate_in[t]
+                xp.matmul(h, w_s, out=p)
                 rz = a[:2]
-                rz += p[:2]
+                xp.add(g_in[:2], p[:2], out=rz)
                 xp.exp(rz, out=rz)
                 rz += 1.0
                 xp.reciprocal(rz, out=rz)
                 hc, n = p[2], a[2]
-                if b_c is not None:
-                    hc += b_c
+                if self.bias_c is not None:
+                    hc += self.bias_c
                 xp.multiply(a[0], hc, out=tmp)
-                n += tmp
+                xp.add(g_in[2], tmp, out=n)
                 xp.tanh(n, out=n)
-                xp.subtract(h[t], n, out=tmp)
+                xp.subtract(h, n, out=tmp)
                 tmp *= a[1]
-                xp.add(tmp, n, out=h[t + 1])
-        return _out_order(xp, h[1:], self.reverse), h[-1].copy()
+                h = out[t]
+                xp.add(tmp, n, out=h)
+        self.gate_in = None  # act holds what backward needs
+        return h.copy()
 
-    def _factors(self):
+    def _factors(self, h_prev):
         """dn = dh * n_in, dr = dn * r_in, dz = dh * z_in for every step at once."""
         xp, act = self.xp, self.act
         r, z, n = act[:, 0], act[:, 1], act[:, 2]
@@ -244,43 +251,32 @@ class GRUArrays:
         r_in *= self.prod[:, 2]  # r'(.) * hc
         z_in = xp.subtract(1.0, z)
         z_in *= z
-        diff = self.h[:-1] - n
-        z_in *= diff  # z'(.) * (h_prev - n)
+        z_in *= h_prev - n  # z'(.) * (h_prev - n)
         return n_in, r_in, z_in
 
-    def backward(self, g_out, g_h):
+    def backward(self, g_out, g_h, h_prev, d_hid, d_n):
+        """Walk back from the gradients of the outputs (`g_out` [T, B, H] indexed by time,
+        or None) and of the final h, given the state each step started from (`h_prev`
+        [T, B, H]). Fills `d_hid` [T, B, 3H] with the gradient of the hidden product (dr,
+        dz, dn * r) and `d_n` [T, B, H] with that of the input c gate; returns that of h0."""
         xp, size, act = self.xp, self.size, self.act
-        steps, _, batch, _ = act.shape
-        width = 3 * size
-        n_in, r_in, z_in = self._factors()
+        batch = act.shape[2]
+        n_in, r_in, z_in = self._factors(h_prev)
         r, z = act[:, 0], act[:, 1]
-        # d_hid: gradient of the hidden product (r, z, and dn * r for its c block), in
-        # [B, 3H] rows; d_n: the c block of the input gates' gradient. A step computes its
-        # blocks gate-major and copies them into its row block.
-        d = xp.empty_like(act[0])
-        d_hid = xp.empty((steps, batch, width), act.dtype)
-        d_n = xp.empty_like(self.h[1:])
-        dh = xp.zeros_like(self.h[0]) if g_h is None else g_h.copy()
-        g_out = None if g_out is None else _in_order(g_out, self.reverse)
+        dh = xp.zeros_like(act[0, 0]) if g_h is None else g_h.copy()
         tmp = xp.empty_like(dh)
         with single_blas_thread():
-            for t in range(steps - 1, -1, -1):
+            for t in reversed(self._times()):
                 if g_out is not None:
                     dh += g_out[t]
                 dn = d_n[t]
                 xp.multiply(dh, n_in[t], out=dn)
-                xp.multiply(dn, r_in[t], out=d[0])
-                xp.multiply(dh, z_in[t], out=d[1])
-                xp.multiply(dn, r[t], out=d[2])
                 rows = d_hid[t]
-                rows.reshape(batch, 3, size).transpose(1, 0, 2)[...] = d
+                by_gate = rows.reshape(batch, 3, size).transpose(1, 0, 2)
+                xp.multiply(dn, r_in[t], out=by_gate[0])
+                xp.multiply(dh, z_in[t], out=by_gate[1])
+                xp.multiply(dn, r[t], out=by_gate[2])
                 xp.matmul(rows, self.w, out=tmp)
                 dh *= z[t]
                 dh += tmp
-        flat = d_hid.reshape(-1, width)
-        d_w = flat.T @ self.h[:-1].reshape(-1, size)
-        d_gates = xp.concatenate([d_hid[:, :, :2 * size], d_n], axis=2)
-        grads = [_out_order(xp, d_gates, self.reverse), dh, d_w]
-        if self.bias is not None:
-            grads.append(flat.sum(axis=0))
-        return tuple(grads)
+        return dh

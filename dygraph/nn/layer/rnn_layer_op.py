@@ -1,26 +1,34 @@
-"""One LSTM layer over a whole sequence as one op: input projection, biases and recurrence.
+"""One LSTM or GRU layer over a whole sequence as one op: input projection, biases and
+recurrence.
 
-`nn.LSTM` (and `RNN(LSTMCell)`) without `sequence_length` runs each layer and direction
-through `lstm_layer`. Composed of separate ops, a layer costs a transposed copy of the
-input to time-major, the projection, a pass adding the biases, a pass scaling the gates
-for the recurrence, and a transposed copy of the outputs back, each repeated in backward.
-As one op, the projection is one product in the input's own layout with the gate scaling
-and biases folded into the (small) weights, the recurrence reads the gates and writes the
-outputs through time-indexed views (rnn_arrays.LSTMArrays), and backward makes the gate
-gradients once, in the input's layout, for the four weight and input gradients, each one
-2-D product.
+`nn.LSTM` and `nn.GRU` (and `RNN` of their cells) without `sequence_length` run each layer
+and direction through `lstm_layer` / `gru_layer`. Composed of separate ops, a layer costs
+a transposed copy of the input to time-major, the projection, a pass adding the biases, a
+pass scaling the gates for the recurrence, and a transposed copy of the outputs back, each
+repeated in backward. As one op, the projection is one product in the input's own layout
+with the gate scaling and biases folded into the (small) weights, the recurrence reads the
+gates and writes the outputs through time-indexed views (rnn_arrays), and backward makes
+the gate gradients once, in the input's layout, for the weight and input gradients, each
+one 2-D product.
 
 With create_graph=True the gradients are written with Tensor ops instead (the projection,
-then the generic reverse walk of rnn_sequence.LSTMSequence), so double backward works.
-tests/nn/test_rnn_layer_op.py checks the op against the composed layer, which stays the
-reference.
+then the generic reverse walk of rnn_sequence's LSTMSequence / GRUSequence), so double
+backward works. tests/nn/test_rnn_layer_op.py checks the ops against the composed layers,
+which stay the reference.
 """
 
 from dygraph.autograd.function import Op, apply
-from dygraph.nn.layer.rnn_arrays import LSTMArrays, lstm_gate_scale, previous_hidden, time_view
-from dygraph.nn.layer.rnn_sequence import LSTMSequence
+from dygraph.nn.layer.rnn_arrays import (
+    GRUArrays,
+    LSTMArrays,
+    gru_gate_scale,
+    lstm_gate_scale,
+    previous_hidden,
+    time_view,
+)
+from dygraph.nn.layer.rnn_sequence import GRUSequence, LSTMSequence
 
-__all__ = ["LSTMLayer", "lstm_layer"]
+__all__ = ["LSTMLayer", "GRULayer", "lstm_layer", "gru_layer"]
 
 
 class LSTMLayer(Op):
@@ -95,6 +103,118 @@ class LSTMLayer(Op):
         d_w_ih = m.matmul(m.swapaxes(rows, 0, 1), m.reshape(xs, (-1, m.data(xs).shape[-1])))
         d_b = tuple(m.sum(rows, axis=0) for _ in biases)
         return (dx, dh, dc, d_w_ih, d_w_hh) + d_b
+
+
+class GRULayer(Op):
+    """Inputs (x, h0, weight_ih, weight_hh, bias_ih, bias_hh), the biases where the cell
+    has them (`has_bias` = (ih, hh)); outputs (out, h). x is [B, T, I] ([T, B, I] when
+    time-major), out has x's layout with H features."""
+
+    save_inputs = True
+    save_output = True
+
+    def __init__(self, reverse, time_major, has_bias):
+        self.reverse, self.time_major, self.has_bias = reverse, time_major, has_bias
+
+    def _biases(self, arrays):
+        it = iter(arrays)
+        return tuple(next(it) if present else None for present in self.has_bias)
+
+    def forward(self, xp, x, h0, w_ih, w_hh, *biases):
+        b_ih, b_hh = self._biases(biases)
+        size, width = w_hh.shape[1], w_ih.shape[0]
+        scale = gru_gate_scale(xp, size, x.dtype)
+        lead = x.shape[:2]
+        gates = x.reshape(-1, x.shape[2]) @ (w_ih * scale[:, None]).T
+        if b_ih is not None or b_hh is not None:
+            bias = xp.zeros(width, x.dtype) if b_ih is None else b_ih.copy()
+            if b_hh is not None:  # the r and z parts of the hidden bias add like input bias
+                bias[:2 * size] += b_hh[:2 * size]
+            gates += bias * scale
+        out = xp.empty(lead + (size,), x.dtype)
+        self.bulk = GRUArrays(xp, time_view(gates.reshape(lead + (-1,)), self.time_major),
+                              w_hh, None if b_hh is None else b_hh[2 * size:], self.reverse)
+        return out, self.bulk.forward(h0, time_view(out, self.time_major))
+
+    def backward(self, m, g_out, g_h):
+        if m.tensor_mode:
+            return self._graph_backward(m, g_out, g_h)
+        xp, tm = m.xp, self.time_major
+        x, h0, w_ih = self.x(0, m), self.x(1, m), self.x(2, m)
+        out = self.y(m, 0)
+        size, features = out.shape[2], x.shape[2]
+        h_prev = xp.empty_like(out)
+        previous_hidden(time_view(out, tm), h0, self.reverse, time_view(h_prev, tm))
+        d_hid = xp.empty(x.shape[:2] + (3 * size,), x.dtype)
+        d_n = xp.empty_like(out)
+        dh = self.bulk.backward(None if g_out is None else time_view(g_out, tm), g_h,
+                                time_view(h_prev, tm), time_view(d_hid, tm),
+                                time_view(d_n, tm))
+        # The input gates' gradient is (dr, dz) of d_hid and d_n: each product runs on the
+        # two parts instead of a concatenated copy.
+        hid, n_rows = d_hid.reshape(-1, 3 * size), d_n.reshape(-1, size)
+        rz = hid[:, :2 * size]
+        x2 = x.reshape(-1, features)
+        dx = None
+        if self.edges[0] is not None:
+            dx = rz @ w_ih[:2 * size]
+            dx += n_rows @ w_ih[2 * size:]
+            dx = dx.reshape(x.shape)
+        d_w_ih = xp.concatenate([rz.T @ x2, n_rows.T @ x2])
+        grads = [dx, dh, d_w_ih, hid.T @ h_prev.reshape(-1, size)]
+        if self.has_bias[0]:
+            grads.append(xp.concatenate([rz.sum(axis=0), n_rows.sum(axis=0)]))
+        if self.has_bias[1]:
+            grads.append(hid.sum(axis=0))
+        return tuple(grads)
+
+    def _graph_backward(self, m, g_out, g_h):
+        """The gradients as Tensor ops: the projection, then GRUSequence's reverse walk."""
+        x, h0, w_ih, w_hh, *biases = (self.x(i, m) for i in range(len(self.inputs)))
+        b_ih, b_hh = self._biases(biases)
+        xs = x if self.time_major else m.swapaxes(x, 0, 1)
+        gates = m.matmul(xs, m.swapaxes(w_ih, 0, 1))
+        if b_ih is not None:
+            gates = gates + b_ih
+        seq = GRUSequence(self.reverse, False)
+        extras = () if b_hh is None else (b_hh,)
+        saved = seq._run(m, (gates, h0, w_hh) + extras)[2]
+        states = (m.zeros_like(h0) if g_h is None else g_h,)
+        g_seq = None
+        if g_out is not None:
+            g_seq = g_out if self.time_major else m.swapaxes(g_out, 0, 1)
+        d_gates, d_hidden = [None] * len(saved), [None] * len(saved)
+        states = seq._walk_back(m, g_seq, states, None, w_hh, extras, saved, d_gates,
+                                d_hidden)
+        d_gates_all, dh, d_w_hh, *d_b_hh = seq._input_grads(m, d_gates, d_hidden, saved,
+                                                            states, extras)
+        width = m.data(d_gates_all).shape[-1]
+        rows = m.reshape(d_gates_all, (-1, width))
+        dxs = m.matmul(d_gates_all, w_ih)
+        dx = dxs if self.time_major else m.swapaxes(dxs, 0, 1)
+        d_w_ih = m.matmul(m.swapaxes(rows, 0, 1), m.reshape(xs, (-1, m.data(xs).shape[-1])))
+        grads = [dx, dh, d_w_ih, d_w_hh]
+        if b_ih is not None:
+            grads.append(m.sum(rows, axis=0))
+        return tuple(grads + d_b_hh)
+
+
+def gru_layer(cell, inputs, h0, time_major=False, reverse=False):
+    """Run GRUCell `cell` over `inputs` [B, T, I] ([T, B, I] if time_major) from h0 as one
+    op; returns (outputs in the input's layout, h).
+
+    Example:
+        >>> import dygraph
+        >>> from dygraph.nn import GRUCell
+        >>> cell = GRUCell(2, 3)
+        >>> out, h = gru_layer(cell, dygraph.randn([4, 5, 2]), dygraph.zeros([4, 3]))
+        >>> out.shape, h.shape
+        ([4, 5, 3], [4, 3])
+    """
+    has_bias = (cell.bias_ih is not None, cell.bias_hh is not None)
+    biases = [b for b in (cell.bias_ih, cell.bias_hh) if b is not None]
+    return apply(GRULayer(reverse, time_major, has_bias), inputs, h0, cell.weight_ih,
+                 cell.weight_hh, *biases)
 
 
 def lstm_layer(cell, inputs, h0, c0, time_major=False, reverse=False):

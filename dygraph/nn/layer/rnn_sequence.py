@@ -22,7 +22,13 @@ rnn_arrays.py instead (fewer NumPy calls per step); the time loops run with one 
 from dygraph.autograd.backward_math import array_math
 from dygraph.autograd.function import Op, apply
 from dygraph.backend.blas_threads import single_blas_thread
-from dygraph.nn.layer.rnn_arrays import GRUArrays, LSTMArrays, lstm_gate_scale, previous_hidden
+from dygraph.nn.layer.rnn_arrays import (
+    GRUArrays,
+    LSTMArrays,
+    gru_gate_scale,
+    lstm_gate_scale,
+    previous_hidden,
+)
 from dygraph.tensor import _new_tensor
 
 __all__ = ["run_sequence"]
@@ -189,19 +195,39 @@ class GRUSequence(_RecurrentSequence):
     Extras: the hidden bias [3H] when the cell has one. Without a mask, plain forward and
     backward take the bulk array path (rnn_arrays.GRUArrays)."""
 
+    save_output = True  # the array path's weight gradient reads the outputs
+
     def forward(self, xp, *arrays):
         if self.masked:
             self.bulk = None
             return super().forward(xp, *arrays)
         gates, h0, w = arrays[:3]
         bias = arrays[3] if len(arrays) > 3 else None
-        self.bulk = GRUArrays(xp, gates, w, bias, self.reverse)
-        return self.bulk.forward(h0)
+        size = w.shape[1]
+        gate_in = gates * gru_gate_scale(xp, size, gates.dtype)
+        if bias is not None:  # the r and z parts of the hidden bias add like input bias
+            gate_in[..., :2 * size] -= bias[:2 * size]
+        self.bulk = GRUArrays(xp, gate_in, w, None if bias is None else bias[2 * size:],
+                              self.reverse)
+        out = xp.empty(gates.shape[:2] + (size,), gates.dtype)
+        return out, self.bulk.forward(h0, out)
 
     def backward(self, m, g_out, *g_states):
         if m.tensor_mode or self.bulk is None:
             return super().backward(m, g_out, *g_states)
-        return self.bulk.backward(g_out, *g_states)
+        xp, out = m.xp, self.y(m, 0)
+        steps, batch, size = out.shape
+        h_prev = xp.empty_like(out)
+        previous_hidden(out, self.x(1, m), self.reverse, h_prev)
+        d_hid = xp.empty((steps, batch, 3 * size), out.dtype)
+        d_n = xp.empty_like(out)
+        dh = self.bulk.backward(g_out, *g_states, h_prev, d_hid, d_n)
+        rows = d_hid.reshape(-1, 3 * size)
+        grads = [xp.concatenate([d_hid[..., :2 * size], d_n], axis=2), dh,
+                 rows.T @ h_prev.reshape(-1, size)]
+        if len(self.inputs) > 3:
+            grads.append(rows.sum(axis=0))
+        return tuple(grads)
 
     def cell(self, m, gates_t, states, w_t, extras):
         (h_prev,) = states
