@@ -240,18 +240,22 @@ class GRUArrays:
         return h.copy()
 
     def _factors(self, h_prev):
-        """dn = dh * n_in, dr = dn * r_in, dz = dh * z_in for every step at once."""
-        xp, act = self.xp, self.act
+        """dn = dh * n_in, dr = dn * r_in, dz = dh * z_in for every step at once. n_in and
+        r_in go to the r and z blocks of prod, dead since the forward (a fresh [T, B, H]
+        array costs its page faults again, as much as a few passes over it)."""
+        xp, act, prod = self.xp, self.act, self.prod
         r, z, n = act[:, 0], act[:, 1], act[:, 2]
-        n_in = n * n
+        n_in, r_in = prod[:, 0], prod[:, 1]
+        xp.subtract(1.0, z, out=r_in)  # 1 - z, for now
+        xp.multiply(n, n, out=n_in)
         xp.subtract(1.0, n_in, out=n_in)
-        n_in *= 1.0 - z  # (1 - z)(1 - n^2)
-        r_in = xp.subtract(1.0, r)
-        r_in *= r
-        r_in *= self.prod[:, 2]  # r'(.) * hc
-        z_in = xp.subtract(1.0, z)
+        n_in *= r_in  # (1 - z)(1 - n^2)
+        z_in = xp.subtract(h_prev, n)
         z_in *= z
-        z_in *= h_prev - n  # z'(.) * (h_prev - n)
+        z_in *= r_in  # z'(.) * (h_prev - n)
+        xp.subtract(1.0, r, out=r_in)
+        r_in *= r
+        r_in *= prod[:, 2]  # r'(.) * hc
         return n_in, r_in, z_in
 
     def backward(self, g_out, g_h, h_prev, d_hid, d_n):
