@@ -33,6 +33,7 @@ tests/nn/test_rnn_sequence.py checks both paths against the step-by-step cells.
 import numpy as np
 
 from dygraph.backend.blas_threads import single_blas_thread
+from dygraph.ops.workspace import workspace
 
 __all__ = ["LSTMArrays", "GRUArrays", "lstm_gate_scale", "gru_gate_scale", "time_view",
            "previous_hidden"]
@@ -104,9 +105,10 @@ class LSTMArrays:
         xp, size, gate_in = self.xp, self.size, self.gate_in
         steps, _, batch, _ = gate_in.shape
         dtype = gate_in.dtype
-        act = self.act = xp.empty((steps, 4, batch, size), dtype)
-        c = self.c = xp.empty((steps + 1, batch, size), dtype)
-        tc = self.tc = xp.empty((steps, batch, size), dtype)
+        # Kept for backward; their memory returns to the workspace with this object.
+        act = self.act = workspace.output(xp, (steps, 4, batch, size), dtype)
+        c = self.c = workspace.output(xp, (steps + 1, batch, size), dtype)
+        tc = self.tc = workspace.output(xp, (steps, batch, size), dtype)
         # A contiguous, pre-scaled W^T: one [B, H] @ [H, 4H] product lands as exp's argument.
         w_s = xp.ascontiguousarray((self.w * lstm_gate_scale(xp, size, dtype)[:, None]).T)
         numer = xp.asarray([1.0, 1.0, 2.0, 1.0], dtype).reshape(4, 1, 1)
@@ -143,12 +145,12 @@ class LSTMArrays:
         # block, and the cell's path to h, o (1 - tanh(c)^2). (Folding more of the gate
         # gradients' factors in here measured slower: each bulk pass streams [T, 4, B, H]
         # through memory, while a step's blocks stay in cache.)
-        slope = xp.subtract(1.0, act)
+        slope = xp.subtract(1.0, act, out=workspace.take(xp, act.shape, act.dtype))
         slope *= act
         g, g_slope = act[:, 2], slope[:, 2]
         xp.multiply(g, g, out=g_slope)
         xp.subtract(1.0, g_slope, out=g_slope)
-        through = tc * tc
+        through = xp.multiply(tc, tc, out=workspace.take(xp, tc.shape, tc.dtype))
         xp.subtract(1.0, through, out=through)
         through *= act[:, 3]
         # The gates' gradients, gate-major per step, then copied into the step's [B, 4H]
@@ -172,6 +174,8 @@ class LSTMArrays:
                 xp.multiply(d, slope[s], out=rows.reshape(batch, 4, size).transpose(1, 0, 2))
                 xp.matmul(rows, self.w, out=dh)
                 dc *= a[1]
+        workspace.give(slope)
+        workspace.give(through)
         return dh, dc
 
 
@@ -212,8 +216,8 @@ class GRUArrays:
         returns the final h."""
         xp, size, gate_in = self.xp, self.size, self.gate_in
         steps, _, batch, _ = gate_in.shape
-        act = self.act = xp.empty((steps, 3, batch, size), gate_in.dtype)
-        prod = self.prod = xp.empty_like(act)
+        act = self.act = workspace.output(xp, (steps, 3, batch, size), gate_in.dtype)
+        prod = self.prod = workspace.output(xp, act.shape, act.dtype)
         w_s = xp.ascontiguousarray(self.w.reshape(3, size, size).transpose(0, 2, 1))
         w_s[:2] *= -1.0  # exp(-x) for the sigmoid gates
         h, tmp = h0, xp.empty_like(h0)
@@ -250,7 +254,7 @@ class GRUArrays:
         xp.multiply(n, n, out=n_in)
         xp.subtract(1.0, n_in, out=n_in)
         n_in *= r_in  # (1 - z)(1 - n^2)
-        z_in = xp.subtract(h_prev, n)
+        z_in = xp.subtract(h_prev, n, out=workspace.take(xp, n.shape, n.dtype))
         z_in *= z
         z_in *= r_in  # z'(.) * (h_prev - n)
         xp.subtract(1.0, r, out=r_in)
@@ -283,4 +287,5 @@ class GRUArrays:
                 xp.matmul(rows, self.w, out=tmp)
                 dh *= z[t]
                 dh += tmp
+        workspace.give(z_in)
         return dh

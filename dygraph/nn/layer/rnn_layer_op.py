@@ -27,8 +27,23 @@ from dygraph.nn.layer.rnn_arrays import (
     time_view,
 )
 from dygraph.nn.layer.rnn_sequence import GRUSequence, LSTMSequence
+from dygraph.ops.workspace import workspace
 
 __all__ = ["LSTMLayer", "GRULayer", "lstm_layer", "gru_layer"]
+
+
+def _project(xp, x, w):
+    """x [B, T, I] (or [T, B, I]) times w^T [I, G] as [B*T, G] rows in x's layout, in a
+    workspace scratch array (given back once the recurrence has read it)."""
+    rows = x.reshape(-1, x.shape[2])
+    return xp.matmul(rows, w.T, out=workspace.take(xp, (len(rows), w.shape[0]), x.dtype))
+
+
+def _input_grad(xp, rows, w, shape):
+    """rows [N, G] @ w [G, I] as an array of `shape` from the workspace."""
+    out = workspace.output(xp, shape, rows.dtype)
+    xp.matmul(rows, w, out=out.reshape(len(rows), w.shape[1]))
+    return out
 
 
 class LSTMLayer(Op):
@@ -48,13 +63,15 @@ class LSTMLayer(Op):
         size = w_hh.shape[1]
         scale = lstm_gate_scale(xp, size, x.dtype)
         lead = x.shape[:2]
-        gates = x.reshape(-1, x.shape[2]) @ (w_ih * scale[:, None]).T
+        gates = _project(xp, x, w_ih * scale[:, None])
         if biases:
             gates += sum(biases[1:], biases[0]) * scale
-        out = xp.empty(lead + (size,), x.dtype)
+        out = workspace.output(xp, lead + (size,), x.dtype)
         self.bulk = LSTMArrays(xp, time_view(gates.reshape(lead + (-1,)), self.time_major),
                                w_hh, self.reverse)
-        return (out,) + self.bulk.forward(h0, c0, time_view(out, self.time_major))
+        states = self.bulk.forward(h0, c0, time_view(out, self.time_major))
+        workspace.give(gates)
+        return (out,) + states
 
     def backward(self, m, g_out, g_h, g_c):
         if m.tensor_mode:
@@ -63,13 +80,13 @@ class LSTMLayer(Op):
         x, h0, _, w_ih, _ = (self.x(i, m) for i in range(5))
         out = self.y(m, 0)
         width, size = w_ih.shape[0], out.shape[2]
-        d_pre = xp.empty(x.shape[:2] + (width,), x.dtype)
+        d_pre = workspace.take(xp, x.shape[:2] + (width,), x.dtype)
         g_seq = None if g_out is None else time_view(g_out, tm)
         dh, dc = self.bulk.backward(g_seq, g_h, g_c, time_view(d_pre, tm))
-        h_prev = xp.empty_like(out)
+        h_prev = workspace.take(xp, out.shape, out.dtype)
         previous_hidden(time_view(out, tm), h0, self.reverse, time_view(h_prev, tm))
         rows = d_pre.reshape(-1, width)
-        dx = None if self.edges[0] is None else (rows @ w_ih).reshape(x.shape)
+        dx = None if self.edges[0] is None else _input_grad(xp, rows, w_ih, x.shape)
         grads = (dx, dh, dc, rows.T @ x.reshape(-1, x.shape[2]),
                  rows.T @ h_prev.reshape(-1, size))
         n_bias = len(self.inputs) - 5
@@ -77,6 +94,8 @@ class LSTMLayer(Op):
             d_b = rows.sum(axis=0)
             # One array per bias: the engine may take a gradient over as a leaf's .grad.
             grads += (d_b,) + tuple(d_b.copy() for _ in range(n_bias - 1))
+        workspace.give(d_pre)
+        workspace.give(h_prev)
         return grads
 
     def _graph_backward(self, m, g_out, g_h, g_c):
@@ -125,16 +144,18 @@ class GRULayer(Op):
         size, width = w_hh.shape[1], w_ih.shape[0]
         scale = gru_gate_scale(xp, size, x.dtype)
         lead = x.shape[:2]
-        gates = x.reshape(-1, x.shape[2]) @ (w_ih * scale[:, None]).T
+        gates = _project(xp, x, w_ih * scale[:, None])
         if b_ih is not None or b_hh is not None:
             bias = xp.zeros(width, x.dtype) if b_ih is None else b_ih.copy()
             if b_hh is not None:  # the r and z parts of the hidden bias add like input bias
                 bias[:2 * size] += b_hh[:2 * size]
             gates += bias * scale
-        out = xp.empty(lead + (size,), x.dtype)
+        out = workspace.output(xp, lead + (size,), x.dtype)
         self.bulk = GRUArrays(xp, time_view(gates.reshape(lead + (-1,)), self.time_major),
                               w_hh, None if b_hh is None else b_hh[2 * size:], self.reverse)
-        return out, self.bulk.forward(h0, time_view(out, self.time_major))
+        h = self.bulk.forward(h0, time_view(out, self.time_major))
+        workspace.give(gates)
+        return out, h
 
     def backward(self, m, g_out, g_h):
         if m.tensor_mode:
@@ -143,10 +164,10 @@ class GRULayer(Op):
         x, h0, w_ih = self.x(0, m), self.x(1, m), self.x(2, m)
         out = self.y(m, 0)
         size, features = out.shape[2], x.shape[2]
-        h_prev = xp.empty_like(out)
+        h_prev = workspace.take(xp, out.shape, out.dtype)
         previous_hidden(time_view(out, tm), h0, self.reverse, time_view(h_prev, tm))
-        d_hid = xp.empty(x.shape[:2] + (3 * size,), x.dtype)
-        d_n = xp.empty_like(out)
+        d_hid = workspace.take(xp, x.shape[:2] + (3 * size,), x.dtype)
+        d_n = workspace.take(xp, out.shape, out.dtype)
         dh = self.bulk.backward(None if g_out is None else time_view(g_out, tm), g_h,
                                 time_view(h_prev, tm), time_view(d_hid, tm),
                                 time_view(d_n, tm))
@@ -157,15 +178,16 @@ class GRULayer(Op):
         x2 = x.reshape(-1, features)
         dx = None
         if self.edges[0] is not None:
-            dx = rz @ w_ih[:2 * size]
-            dx += n_rows @ w_ih[2 * size:]
-            dx = dx.reshape(x.shape)
+            dx = _input_grad(xp, rz, w_ih[:2 * size], x.shape)
+            dx += (n_rows @ w_ih[2 * size:]).reshape(x.shape)
         d_w_ih = xp.concatenate([rz.T @ x2, n_rows.T @ x2])
         grads = [dx, dh, d_w_ih, hid.T @ h_prev.reshape(-1, size)]
         if self.has_bias[0]:
             grads.append(xp.concatenate([rz.sum(axis=0), n_rows.sum(axis=0)]))
         if self.has_bias[1]:
             grads.append(hid.sum(axis=0))
+        for scratch in (h_prev, d_hid, d_n):
+            workspace.give(scratch)
         return tuple(grads)
 
     def _graph_backward(self, m, g_out, g_h):
