@@ -17,6 +17,7 @@ from dygraph.ops.common import float_operand
 from dygraph.ops.inplace import run_inplace
 from dygraph.ops.shape import reshape
 from dygraph.ops.unary import tanh
+from dygraph.ops.workspace import POOLED_SIZE, workspace
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "hardtanh", "hardshrink", "softshrink",
            "thresholded_relu", "hardsigmoid", "hardswish", "prelu", "tanh",
@@ -31,10 +32,19 @@ class Relu(Op):
     save_output = True
 
     def forward(self, xp, x):
+        if x.size >= POOLED_SIZE:  # big results reuse workspace memory (ops/workspace.py)
+            return xp.maximum(x, 0, out=workspace.output(xp, x.shape, x.dtype))
         return xp.maximum(x, 0)
 
     def backward(self, m, g):
-        return (g * (self.y(m) > 0),)
+        y = self.y(m)
+        if m.tensor_mode or g.size < POOLED_SIZE or g.shape != y.shape:
+            return (g * (y > 0),)
+        xp = m.xp
+        mask = xp.greater(y, 0, out=workspace.take(xp, y.shape, bool))
+        grad = xp.multiply(g, mask, out=workspace.output(xp, g.shape, g.dtype))
+        workspace.give(mask)
+        return (grad,)
 
 
 class Relu6(Op):

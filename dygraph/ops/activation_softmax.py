@@ -12,6 +12,7 @@ from dygraph.framework import random as _random
 from dygraph.framework.errors import op_error
 from dygraph.ops.activation_smooth import sigmoid
 from dygraph.ops.common import cast, check_axis, float_operand
+from dygraph.ops.workspace import POOLED_SIZE, workspace
 from dygraph.tensor import _new_tensor
 
 __all__ = ["softmax", "log_softmax", "gumbel_softmax", "glu"]
@@ -27,7 +28,10 @@ class Softmax(Op):
     def forward(self, xp, x):
         if x.ndim == 0:
             return xp.ones_like(x)
-        e = x - x.max(axis=self.axis, keepdims=True)
+        peak = x.max(axis=self.axis, keepdims=True)
+        # A big result reuses workspace memory (ops/workspace.py).
+        e = (x - peak if x.size < POOLED_SIZE else
+             xp.subtract(x, peak, out=workspace.output(xp, x.shape, x.dtype)))
         xp.exp(e, out=e)
         e /= e.sum(axis=self.axis, keepdims=True)
         return e

@@ -9,6 +9,7 @@ from dygraph.framework.errors import op_error
 from dygraph.ops.common import amp_casts, as_tensor, binary_operands, check_axis
 from dygraph.ops.einsum import einsum
 from dygraph.ops.linalg_common import constant, xp_of
+from dygraph.ops.workspace import POOLED_SIZE, workspace
 from dygraph.tensor import Tensor
 
 __all__ = ["matmul", "bmm", "mm", "mv", "dot", "outer", "einsum", "t", "cross", "kron",
@@ -25,6 +26,11 @@ def _product(xp, a, b):
     """
     if a.ndim > 2 and b.ndim == 2:
         return xp.matmul(a.reshape(-1, a.shape[-1]), b).reshape(a.shape[:-1] + b.shape[-1:])
+    if (a.ndim > 2 and a.shape[:-2] == b.shape[:-2] and a.dtype == b.dtype
+            and a.size // a.shape[-1] * b.shape[-1] >= POOLED_SIZE):
+        # A big batched result (attention scores) reuses workspace memory.
+        out = workspace.output(xp, a.shape[:-1] + b.shape[-1:], a.dtype)
+        return xp.matmul(a, b, out=out)
     return xp.matmul(a, b)
 
 

@@ -6,6 +6,7 @@ so a gradient here may have the broadcast shape.
 
 from dygraph.autograd.function import Op, apply
 from dygraph.ops.common import as_tensor, binary_operands, float_operand
+from dygraph.ops.workspace import POOLED_SIZE, workspace
 from dygraph.tensor import Tensor
 
 __all__ = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "mod",
@@ -14,11 +15,21 @@ __all__ = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder",
 NONDIFF = {"floor_divide", "increment"}
 
 
+def _same_shape_result(xp, a, b):
+    """A workspace array for the result of a big element-wise op on two arrays of one shape
+    and dtype (a residual add, a gate product), else None: such results are allocated
+    every step, and fresh memory costs its page faults again (ops/workspace.py)."""
+    if a.size >= POOLED_SIZE and a.shape == b.shape and a.dtype == b.dtype:
+        return workspace.output(xp, a.shape, a.dtype)
+    return None
+
+
 class Add(Op):
     complex_grad = "same"
 
     def forward(self, xp, a, b):
-        return a + b
+        out = _same_shape_result(xp, a, b)
+        return a + b if out is None else xp.add(a, b, out=out)
 
     def backward(self, m, g):
         return g, g
@@ -28,7 +39,8 @@ class Subtract(Op):
     complex_grad = "same"
 
     def forward(self, xp, a, b):
-        return a - b
+        out = _same_shape_result(xp, a, b)
+        return a - b if out is None else xp.subtract(a, b, out=out)
 
     def backward(self, m, g):
         return g, (-g if self.edges[1] is not None else None)
@@ -39,7 +51,8 @@ class Multiply(Op):
     save_inputs = True
 
     def forward(self, xp, a, b):
-        return a * b
+        out = _same_shape_result(xp, a, b)
+        return a * b if out is None else xp.multiply(a, b, out=out)
 
     def backward(self, m, g):
         e = self.edges

@@ -17,6 +17,7 @@ from dygraph.ops.linalg import matmul
 from dygraph.ops.manipulation_args import xp_of
 from dygraph.ops.reduction import sum as _sum
 from dygraph.ops.shape import reshape, transpose
+from dygraph.ops.workspace import POOLED_SIZE, workspace
 from dygraph.tensor import Tensor, _new_tensor
 
 __all__ = ["linear", "bilinear", "embedding", "one_hot", "label_smooth"]
@@ -35,11 +36,14 @@ class Linear(Op):
 
     def forward(self, xp, x, w, b=None):
         self.x_shape = x.shape
-        if x.ndim == 2:
-            y = x @ w
+        # One GEMM over all rows: a batched matmul would run one small GEMM per row block.
+        rows = x if x.ndim == 2 else x.reshape(-1, w.shape[0])
+        if x.dtype == w.dtype and len(rows) * w.shape[1] >= POOLED_SIZE:
+            # A big result reuses workspace memory (ops/workspace.py).
+            y = workspace.output(xp, x.shape[:-1] + (w.shape[1],), x.dtype)
+            xp.matmul(rows, w, out=y.reshape(len(rows), w.shape[1]))
         else:
-            # One GEMM over all rows: a batched matmul would run one small GEMM per row block.
-            y = (x.reshape(-1, w.shape[0]) @ w).reshape(x.shape[:-1] + (w.shape[1],))
+            y = (rows @ w).reshape(x.shape[:-1] + (w.shape[1],))
         if b is not None:
             y += b
         return y

@@ -21,6 +21,7 @@ from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor, cast
 from dygraph.ops.pool_kernels import PoolGeometry
 from dygraph.ops.spatial_args import to_channels_first, to_channels_last
+from dygraph.ops.workspace import workspace
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "local_response_norm"]
 NONDIFF = set()
@@ -62,15 +63,21 @@ class Normalize(Op):
         and their temporaries (2-3x faster on a Transformer's [512, 128])."""
         x2 = x.reshape(-1, n)
         mean = x2 @ xp.full(n, 1.0 / n, x.dtype)
-        xhat = x2 - mean[:, None]
+        # xhat (kept for backward) and y in workspace memory (ops/workspace.py).
+        xhat = xp.subtract(x2, mean[:, None], out=workspace.output(xp, x2.shape, x.dtype))
         var = xp.einsum("ij,ij->i", xhat, xhat) / n
         rstd = (1.0 / xp.sqrt(var + self.eps)).astype(x.dtype, copy=False)[:, None]
         xhat *= rstd
         self.xhat, self.rstd = xhat, rstd
-        y = xhat * w.reshape(-1) if w is not None else xhat.copy()
+        y = workspace.output(xp, x.shape, x.dtype)
+        rows = y.reshape(x2.shape)
+        if w is not None:
+            xp.multiply(xhat, w.reshape(-1), out=rows)
+        else:
+            rows[...] = xhat
         if b is not None:
-            y += b.reshape(-1)
-        return y.reshape(x.shape)
+            rows += b.reshape(-1)
+        return y
 
     def _backward_rows(self, xp, g, w):
         """dx, dw, db of `_forward_rows` on arrays, with the same row sums."""
@@ -78,14 +85,19 @@ class Normalize(Op):
         g2 = g.reshape(-1, n)
         grads = [None] * len(e)
         if e[0] is not None:
-            gh = g2 * w.reshape(-1) if w is not None else g2
+            gh = g2
+            if w is not None:
+                gh = xp.multiply(g2, w.reshape(-1), out=workspace.take(xp, g2.shape, g.dtype))
             mean_g = gh @ xp.full(n, 1.0 / n, g.dtype)
             mean_gx = xp.einsum("ij,ij->i", gh, xhat) / n
-            dx = xhat * mean_gx[:, None]
+            out = workspace.output(xp, self.shape, g.dtype)
+            dx = xp.multiply(xhat, mean_gx[:, None], out=out.reshape(g2.shape))
             dx += mean_g[:, None]
             xp.subtract(gh, dx, out=dx)
             dx *= self.rstd
-            grads[0] = dx.reshape(self.shape)
+            if gh is not g2:
+                workspace.give(gh)
+            grads[0] = out
         if w is not None and e[1] is not None:
             grads[1] = xp.einsum("ij,ij->j", g2, xhat).reshape(w.shape)
         if len(e) > 2 and e[2] is not None:

@@ -7,6 +7,7 @@ silently changes another (Paddle's copy semantics).
 from dygraph.autograd.function import Op, apply
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor, check_axis, shape_list
+from dygraph.ops.workspace import POOLED_SIZE, workspace
 
 __all__ = ["reshape", "transpose", "broadcast_to", "expand", "squeeze", "unsqueeze", "flatten"]
 NONDIFF = set()
@@ -23,7 +24,12 @@ class Reshape(Op):
         shape = self.shape
         if 0 in shape:  # 0 keeps the input's dim (resolved here, so any batch size fits)
             shape = tuple(x.shape[i] if s == 0 else s for i, s in enumerate(shape))
-        return xp.reshape(x, shape).copy()
+        if x.size < POOLED_SIZE:
+            return xp.reshape(x, shape).copy()
+        out = workspace.output(xp, xp.reshape(x, shape).shape if -1 in shape else shape,
+                               x.dtype)  # reused memory: ops/workspace.py
+        out.reshape(x.shape)[...] = x  # one copy, also from a non-contiguous x
+        return out
 
     def backward(self, m, g):
         return (m.reshape(g, self.in_shape),)
@@ -36,7 +42,12 @@ class Transpose(Op):
         self.perm = perm
 
     def forward(self, xp, x):
-        return xp.ascontiguousarray(xp.transpose(x, self.perm))
+        view = xp.transpose(x, self.perm)
+        if x.size < POOLED_SIZE:
+            return xp.ascontiguousarray(view)
+        out = workspace.output(xp, view.shape, x.dtype)  # reused memory: ops/workspace.py
+        out[...] = view
+        return out
 
     def backward(self, m, g):
         inverse = [0] * len(self.perm)

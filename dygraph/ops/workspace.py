@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-__all__ = ["workspace", "Lease"]
+__all__ = ["workspace", "Lease", "POOLED_SIZE"]
 
 # The most memory the workspace keeps for reuse; DYGRAPH_WORKSPACE_MB lowers (or raises)
 # it, and `workspace.limit` (bytes) can be set at run time. docs/MEMORY.md explains.
@@ -28,6 +28,9 @@ def _nbytes(shape, dtype):
 
 # Results smaller than this come from NumPy directly (pooling them costs more than it saves).
 _MIN_POOLED_BYTES = 1 << 16
+# Element count from which a float32 result is pooled: hot element-wise ops test `a.size`
+# against it before asking `output` (a cheaper test than output's own for small arrays).
+POOLED_SIZE = _MIN_POOLED_BYTES // 4
 
 
 class _Workspace:
