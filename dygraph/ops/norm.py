@@ -17,14 +17,20 @@ import numpy as np
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.grad_mode import no_grad
 from dygraph.autograd.grad_mode import state as _state
+from dygraph.backend import get_array_module
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor, cast
+from dygraph.ops.norm_sums import axis_dots, axis_sums
 from dygraph.ops.pool_kernels import PoolGeometry
 from dygraph.ops.spatial_args import to_channels_first, to_channels_last
 from dygraph.ops.workspace import workspace
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "local_response_norm"]
 NONDIFF = set()
+
+# Dtypes whose statistics are sums in BLAS products (norm_sums); float16/bfloat16 keep
+# NumPy's mean, which accumulates in float32.
+_BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 class Normalize(Op):
@@ -113,9 +119,19 @@ class Normalize(Op):
         xs = x if self.template is None else x.reshape(self.template)
         self.nshape = xs.shape  # this run's (resolves a -1)
         if self.fixed is None:
-            mean = xs.mean(axis=self.axes, keepdims=True)
-            xhat = xs - mean
-            var = xp.mean(xhat * xhat, axis=self.axes, keepdims=True)
+            if x.dtype in _BLAS_FLOATS:
+                # Channel sums as products with ones (norm_sums): several times faster
+                # than NumPy's reductions over (0, 2, 3).
+                n = float(self.count)
+                mean = axis_sums(xp, xs, self.axes) / n
+                xhat = xs - mean
+                scratch = workspace.take(xp, xhat.shape, xhat.dtype)
+                var = axis_dots(xp, xhat, xhat, self.axes, scratch) / n
+                workspace.give(scratch)
+            else:  # float16/bfloat16: NumPy's mean keeps float32 sums
+                mean = xs.mean(axis=self.axes, keepdims=True)
+                xhat = xs - mean
+                var = xp.mean(xhat * xhat, axis=self.axes, keepdims=True)
             rstd = (1.0 / xp.sqrt(var + self.eps)).astype(x.dtype, copy=False)
             xhat *= rstd
             self.batch_mean, self.batch_var = mean, var
@@ -153,8 +169,15 @@ class Normalize(Op):
         """Plain-backward form of the gradient with the weight taken out of the sums:
         7 passes over x instead of 11 (the general formula stays for create_graph)."""
         e, xhat, n = self.edges, self.xhat, float(self.count)
-        sum_g = g.sum(axis=self.axes, keepdims=True)
-        sum_gx = (g * xhat).sum(axis=self.axes, keepdims=True)
+        if g.dtype in _BLAS_FLOATS and g.shape == xhat.shape:
+            xp = get_array_module(g)
+            sum_g = axis_sums(xp, g, self.axes)
+            scratch = workspace.take(xp, g.shape, g.dtype)
+            sum_gx = axis_dots(xp, g, xhat, self.axes, scratch)
+            workspace.give(scratch)
+        else:
+            sum_g = g.sum(axis=self.axes, keepdims=True)
+            sum_gx = (g * xhat).sum(axis=self.axes, keepdims=True)
         grads = [None] * len(e)
         if e[0] is not None:
             scale = self.rstd if w is None else self.rstd * w.reshape(self.pshape)
