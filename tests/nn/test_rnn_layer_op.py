@@ -10,21 +10,10 @@ from dygraph.autograd import gradcheck, gradgradcheck
 from dygraph.autograd.function import apply
 from dygraph.nn.layer import rnn
 from dygraph.nn.layer.rnn_layer_op import GRULayer, LSTMLayer
+from tests.nn.graph_helpers import op_names
 
 BIASES = {"both": {}, "none": {"bias_ih_attr": False, "bias_hh_attr": False},
           "ih_only": {"bias_hh_attr": False}, "hh_only": {"bias_ih_attr": False}}
-
-
-def _op_names(tensor):
-    seen, todo, names = set(), [tensor._node], set()
-    while todo:
-        node = todo.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        names.add(type(node).__name__)
-        todo.extend(t._node for t in node.inputs)
-    return names
 
 
 def _run(net, x, states, create_graph=False):
@@ -32,7 +21,7 @@ def _run(net, x, states, create_graph=False):
     those leaves, and the names of the ops that made the outputs."""
     out, final = net(x, states)
     outs = [out] + (list(final) if isinstance(final, tuple) else [final])
-    names = _op_names(out)
+    names = op_names(out)
     weights = [dygraph.to_tensor(np.linspace(-1, 1, o.size).reshape(o.shape)) for o in outs]
     total = sum((o * w).sum() for o, w in zip(outs, weights))
     leaves = [x] + list(net.parameters())

@@ -14,6 +14,7 @@ from dygraph.autograd.function import apply
 from dygraph.nn import GRUCell, LSTMCell, SimpleRNNCell
 from dygraph.nn.layer import rnn_sequence as rs
 from dygraph.nn.layer.rnn_sequence import keep_mask, run_sequence
+from tests.nn.graph_helpers import op_names
 
 CELLS = {
     "lstm": lambda: LSTMCell(3, 4),
@@ -119,19 +120,6 @@ def test_sequence_ops_first_and_second_derivatives_float64(op, gates_per):
     assert gradgradcheck(lambda *a: fn(*a)[0], inputs)
 
 
-def _op_names(tensor):
-    """Type names of every op in the graph that produced `tensor`."""
-    seen, todo, names = set(), [tensor._node], set()
-    while todo:
-        node = todo.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        names.add(type(node).__name__)
-        todo.extend(t._node for t in node.inputs)
-    return names
-
-
 @pytest.mark.parametrize("layer, op", [(dygraph.nn.LSTM, "LSTMSequence"),
                                        (dygraph.nn.GRU, "GRUSequence"),
                                        (dygraph.nn.SimpleRNN, "SimpleRNNSequence")])
@@ -140,6 +128,6 @@ def test_recurrent_layers_run_one_sequence_op_per_direction(layer, op):
     x = dygraph.randn([2, 5, 3])
     x.stop_gradient = False
     out, _ = net(x, sequence_length=dygraph.to_tensor([5, 2]))
-    names = _op_names(out)
+    names = op_names(out)
     assert op in names
     assert not {"LSTMPointwise", "GRUPointwise", "Unbind"} & names

@@ -78,7 +78,23 @@ def previous_hidden(out, h0, reverse, into):
     into[rest] = source
 
 
-class LSTMArrays:
+class _GateArrays:
+    """What the LSTM and GRU walks share: the input gates seen gate-major per step
+    ([T, gates, B, H] view of `gate_in` [T, B, gates * H]), and the time indices in the
+    order of the walk."""
+
+    def __init__(self, xp, gate_in, w, reverse, gates):
+        self.xp, self.w, self.reverse = xp, w, reverse
+        steps, batch, width = gate_in.shape
+        self.size = width // gates
+        self.gate_in = gate_in.reshape(steps, batch, gates, self.size).transpose(0, 2, 1, 3)
+
+    def _times(self):
+        steps = len(self.act)
+        return range(steps - 1, -1, -1) if self.reverse else range(steps)
+
+
+class LSTMArrays(_GateArrays):
     """Gates i, f, g, o (Paddle's order). `gate_in` [T, B, 4H] (any strides, indexed by
     time) holds each step's input gates, both biases in, already multiplied by
     `lstm_gate_scale`; `w` is weight_hh [4H, H].
@@ -90,14 +106,7 @@ class LSTMArrays:
     """
 
     def __init__(self, xp, gate_in, w, reverse):
-        self.xp, self.w, self.reverse = xp, w, reverse
-        steps, batch, width = gate_in.shape
-        self.size = width // 4
-        self.gate_in = gate_in.reshape(steps, batch, 4, self.size).transpose(0, 2, 1, 3)
-
-    def _times(self):
-        steps = len(self.act)
-        return range(steps - 1, -1, -1) if self.reverse else range(steps)
+        super().__init__(xp, gate_in, w, reverse, 4)
 
     def forward(self, h0, c0, out):
         """Run the steps, writing h of each step into `out` [T, B, H] (indexed by time);
@@ -190,7 +199,7 @@ def gru_gate_scale(xp, size, dtype):
     return xp.repeat(xp.asarray([-1.0, -1.0, 1.0], dtype), size)
 
 
-class GRUArrays:
+class GRUArrays(_GateArrays):
     """Gates r, z, c (Paddle's order). `gate_in` [T, B, 3H] (any strides, indexed by time)
     holds each step's input gates with the input bias and the r and z parts of the hidden
     bias in, multiplied by `gru_gate_scale`; `w` is weight_hh [3H, H] and `bias_c` the c
@@ -202,14 +211,8 @@ class GRUArrays:
     """
 
     def __init__(self, xp, gate_in, w, bias_c, reverse):
-        self.xp, self.w, self.bias_c, self.reverse = xp, w, bias_c, reverse
-        steps, batch, width = gate_in.shape
-        self.size = width // 3
-        self.gate_in = gate_in.reshape(steps, batch, 3, self.size).transpose(0, 2, 1, 3)
-
-    def _times(self):
-        steps = len(self.act)
-        return range(steps - 1, -1, -1) if self.reverse else range(steps)
+        super().__init__(xp, gate_in, w, reverse, 3)
+        self.bias_c = bias_c
 
     def forward(self, h0, out):
         """Run the steps, writing h of each step into `out` [T, B, H] (indexed by time);
