@@ -1,10 +1,13 @@
 """One BLAS thread for a block of tiny matrix products (the recurrent layers' time steps).
 
 A product like [32, 128] @ [128, 512] is split across OpenBLAS's threads, and the threads
-meet again after every call: for hundreds of such products in a row the hand-offs cost more
-than the split saves, and on a busy machine a worker thread that is not running stalls the
-caller outright (the LSTM benchmark's step with 2 threads in its time loops: 2.1x slower
-than with one, 3-9x on a loaded machine). `single_blas_thread()` runs a block with one
+meet again after every call: for hundreds of such products in a row the hand-offs cost
+about what the split saves, and on a busy machine a worker thread that is not running
+stalls the caller outright. The LSTM benchmark's step with 2 threads in its time loops,
+against one (2026-11-25, 2 cores): 0.92x on the idle machine (the GRU's too), 2.2x with
+one other busy process (an earlier version of the loops: 2.1x idle, 3-9x loaded). One
+thread gives up those 8% for a step time that a neighbour cannot double.
+`single_blas_thread()` runs a block with one
 thread and restores the previous count afterwards. It acts on the OpenBLAS that NumPy
 loaded (found through the process's mapped libraries, Linux) and does nothing where there
 is none (Accelerate, MKL, other systems).
