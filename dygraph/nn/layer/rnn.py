@@ -65,8 +65,7 @@ def run_cell(cell, inputs, initial_states=None, sequence_length=None, time_major
             states = cell.get_initial_states(inputs, batch_dim_idx=1 if time_major else 0,
                                              dtype=inputs.dtype)
         if type(cell) is GRUCell:
-            out, h = gru_layer(cell, inputs, states, time_major, is_reverse)
-            return out, h
+            return gru_layer(cell, inputs, states, time_major, is_reverse)
         return lstm_layer(cell, inputs, *states, time_major, is_reverse)
     x = inputs if time_major else _swap_time(inputs)
     leaf = first_leaf(x)
