@@ -57,8 +57,8 @@ class Normalize(Op):
         """The size n of the normalized trailing axes when this is a layer norm (statistics
         and parameters over the same trailing axes, float32/64 data), else 0."""
         k = len(self.axes)
-        if (self.template is not None or self.fixed is not None or x.dtype.kind != "f"
-                or x.dtype.itemsize < 4 or self.axes != tuple(range(x.ndim - k, x.ndim))
+        if (self.template is not None or self.fixed is not None or x.dtype not in _BLAS_FLOATS
+                or self.axes != tuple(range(x.ndim - k, x.ndim))
                 or self.pshape[x.ndim - k:] != x.shape[x.ndim - k:]):
             return 0
         return math.prod(x.shape[x.ndim - k:])
@@ -125,9 +125,7 @@ class Normalize(Op):
                 n = float(self.count)
                 mean = axis_sums(xp, xs, self.axes) / n
                 xhat = xs - mean
-                scratch = workspace.take(xp, xhat.shape, xhat.dtype)
-                var = axis_dots(xp, xhat, xhat, self.axes, scratch) / n
-                workspace.give(scratch)
+                var = axis_dots(xp, xhat, xhat, self.axes) / n
             else:  # float16/bfloat16: NumPy's mean keeps float32 sums
                 mean = xs.mean(axis=self.axes, keepdims=True)
                 xhat = xs - mean
@@ -172,9 +170,7 @@ class Normalize(Op):
         if g.dtype in _BLAS_FLOATS and g.shape == xhat.shape:
             xp = get_array_module(g)
             sum_g = axis_sums(xp, g, self.axes)
-            scratch = workspace.take(xp, g.shape, g.dtype)
-            sum_gx = axis_dots(xp, g, xhat, self.axes, scratch)
-            workspace.give(scratch)
+            sum_gx = axis_dots(xp, g, xhat, self.axes)
         else:
             sum_g = g.sum(axis=self.axes, keepdims=True)
             sum_gx = (g * xhat).sum(axis=self.axes, keepdims=True)

@@ -16,6 +16,8 @@ Example:
 
 import math
 
+from dygraph.ops.workspace import workspace
+
 __all__ = ["axis_sums", "axis_dots"]
 
 
@@ -49,13 +51,16 @@ def axis_sums(xp, a, axes):
     return sums.reshape(tuple(1 if i in axes else s for i, s in enumerate(a.shape)))
 
 
-def axis_dots(xp, a, b, axes, scratch=None):
-    """(a * b).sum(axis=axes, keepdims=True) for arrays of one shape; the product goes to
-    `scratch` when given (an array of that shape the caller owns).
+def axis_dots(xp, a, b, axes):
+    """(a * b).sum(axis=axes, keepdims=True) for arrays of one shape; the product is a
+    workspace scratch array.
 
     Example:
         >>> import numpy as np
         >>> axis_dots(np, np.ones((2, 3)), np.full((2, 3), 2.0), (0,)).tolist()
         [[4.0, 4.0, 4.0]]
     """
-    return axis_sums(xp, xp.multiply(a, b, out=scratch), axes)
+    product = xp.multiply(a, b, out=workspace.take(xp, a.shape, a.dtype))
+    sums = axis_sums(xp, product, axes)
+    workspace.give(product)
+    return sums

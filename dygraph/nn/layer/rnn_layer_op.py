@@ -46,6 +46,32 @@ def _input_grad(xp, rows, w, shape):
     return out
 
 
+def _graph_grads(m, seq, time_major, x, w_ih, input_biases, states0, w_hh, extras, g_out,
+                 g_states):
+    """create_graph gradients of a layer op as Tensor ops: x's projection (plus the input
+    biases), then the generic reverse walk of the sequence op `seq` over it. Returns (dx,
+    dw_ih, the gate gradients' rows [T*B, G], seq's other gradients: the initial states',
+    weight_hh's, then the extras')."""
+    xs = x if time_major else m.swapaxes(x, 0, 1)
+    gates = m.matmul(xs, m.swapaxes(w_ih, 0, 1))
+    for b in input_biases:
+        gates = gates + b
+    saved = seq._run(m, (gates, *states0, w_hh, *extras))[2]
+    zero = m.zeros_like(states0[0])
+    states = tuple(zero if g is None else g for g in g_states)
+    g_seq = None
+    if g_out is not None:
+        g_seq = g_out if time_major else m.swapaxes(g_out, 0, 1)
+    d_gates, d_hidden = [None] * len(saved), [None] * len(saved)
+    states = seq._walk_back(m, g_seq, states, None, w_hh, extras, saved, d_gates, d_hidden)
+    d_gates_all, *rest = seq._input_grads(m, d_gates, d_hidden, saved, states, extras)
+    rows = m.reshape(d_gates_all, (-1, m.data(d_gates_all).shape[-1]))
+    dxs = m.matmul(d_gates_all, w_ih)
+    dx = dxs if time_major else m.swapaxes(dxs, 0, 1)
+    d_w_ih = m.matmul(m.swapaxes(rows, 0, 1), m.reshape(xs, (-1, m.data(xs).shape[-1])))
+    return dx, d_w_ih, rows, rest
+
+
 class LSTMLayer(Op):
     """Inputs (x, h0, c0, weight_ih, weight_hh, biases...); outputs (out, h, c).
 
@@ -101,27 +127,10 @@ class LSTMLayer(Op):
     def _graph_backward(self, m, g_out, g_h, g_c):
         """The gradients as Tensor ops: the projection, then LSTMSequence's reverse walk."""
         x, h0, c0, w_ih, w_hh, *biases = (self.x(i, m) for i in range(len(self.inputs)))
-        xs = x if self.time_major else m.swapaxes(x, 0, 1)
-        gates = m.matmul(xs, m.swapaxes(w_ih, 0, 1))
-        for b in biases:
-            gates = gates + b
-        seq = LSTMSequence(self.reverse, False)
-        saved = seq._run(m, (gates, h0, c0, w_hh))[2]
-        zero = m.zeros_like(h0)
-        states = (zero if g_h is None else g_h, zero if g_c is None else g_c)
-        g_seq = None
-        if g_out is not None:
-            g_seq = g_out if self.time_major else m.swapaxes(g_out, 0, 1)
-        d_gates, d_hidden = [None] * len(saved), [None] * len(saved)
-        states = seq._walk_back(m, g_seq, states, None, w_hh, (), saved, d_gates, d_hidden)
-        d_gates_all, dh, dc, d_w_hh = seq._input_grads(m, d_gates, d_hidden, saved, states, ())
-        width = m.data(d_gates_all).shape[-1]
-        rows = m.reshape(d_gates_all, (-1, width))
-        dxs = m.matmul(d_gates_all, w_ih)
-        dx = dxs if self.time_major else m.swapaxes(dxs, 0, 1)
-        d_w_ih = m.matmul(m.swapaxes(rows, 0, 1), m.reshape(xs, (-1, m.data(xs).shape[-1])))
-        d_b = tuple(m.sum(rows, axis=0) for _ in biases)
-        return (dx, dh, dc, d_w_ih, d_w_hh) + d_b
+        dx, d_w_ih, rows, (dh, dc, d_w_hh) = _graph_grads(
+            m, LSTMSequence(self.reverse, False), self.time_major, x, w_ih, biases,
+            (h0, c0), w_hh, (), g_out, (g_h, g_c))
+        return (dx, dh, dc, d_w_ih, d_w_hh) + tuple(m.sum(rows, axis=0) for _ in biases)
 
 
 class GRULayer(Op):
@@ -194,27 +203,10 @@ class GRULayer(Op):
         """The gradients as Tensor ops: the projection, then GRUSequence's reverse walk."""
         x, h0, w_ih, w_hh, *biases = (self.x(i, m) for i in range(len(self.inputs)))
         b_ih, b_hh = self._biases(biases)
-        xs = x if self.time_major else m.swapaxes(x, 0, 1)
-        gates = m.matmul(xs, m.swapaxes(w_ih, 0, 1))
-        if b_ih is not None:
-            gates = gates + b_ih
-        seq = GRUSequence(self.reverse, False)
-        extras = () if b_hh is None else (b_hh,)
-        saved = seq._run(m, (gates, h0, w_hh) + extras)[2]
-        states = (m.zeros_like(h0) if g_h is None else g_h,)
-        g_seq = None
-        if g_out is not None:
-            g_seq = g_out if self.time_major else m.swapaxes(g_out, 0, 1)
-        d_gates, d_hidden = [None] * len(saved), [None] * len(saved)
-        states = seq._walk_back(m, g_seq, states, None, w_hh, extras, saved, d_gates,
-                                d_hidden)
-        d_gates_all, dh, d_w_hh, *d_b_hh = seq._input_grads(m, d_gates, d_hidden, saved,
-                                                            states, extras)
-        width = m.data(d_gates_all).shape[-1]
-        rows = m.reshape(d_gates_all, (-1, width))
-        dxs = m.matmul(d_gates_all, w_ih)
-        dx = dxs if self.time_major else m.swapaxes(dxs, 0, 1)
-        d_w_ih = m.matmul(m.swapaxes(rows, 0, 1), m.reshape(xs, (-1, m.data(xs).shape[-1])))
+        dx, d_w_ih, rows, (dh, d_w_hh, *d_b_hh) = _graph_grads(
+            m, GRUSequence(self.reverse, False), self.time_major, x, w_ih,
+            [] if b_ih is None else [b_ih], (h0,), w_hh, () if b_hh is None else (b_hh,),
+            g_out, (g_h,))
         grads = [dx, dh, d_w_ih, d_w_hh]
         if b_ih is not None:
             grads.append(m.sum(rows, axis=0))
