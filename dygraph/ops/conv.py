@@ -20,6 +20,13 @@ from dygraph.autograd.function import Op, apply
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import amp_casts, as_tensor
 from dygraph.ops.conv_depthwise import is_depthwise
+from dygraph.ops.conv_implicit import (
+    grid_grad,
+    implicit_data,
+    implicit_filter,
+    implicit_pays,
+    shifted_grid,
+)
 from dygraph.ops.conv_kernels import (
     conv_data,
     conv_filter,
@@ -72,6 +79,8 @@ class Conv(Op):
         # Plain backward shares the transposed gradient between the products and reuses the
         # forward's columns for the filter gradient.
         xp = m.xp
+        if implicit_pays(xp, g.dtype, self.in_sizes, w.shape, self.geo):
+            return self._implicit_backward(xp, x, w, g, ksize)
         taps = x.shape[1] * w[0].size
         gt = None
         if not (is_depthwise(w, self.geo)
@@ -86,6 +95,20 @@ class Conv(Op):
                       g.reshape(g.shape[0], g.shape[1], -1).sum(axis=(0, 2)),)
         if gt is not None:
             workspace.give(gt)
+        return grads
+
+    def _implicit_backward(self, xp, x, w, g, ksize):
+        """Plain backward of the implicit GEMM: both products read one gradient grid, the
+        filter gradient the forward's input grid."""
+        e = self.edges
+        gq = grid_grad(xp, g, shifted_grid(self.in_sizes, ksize, self.geo))
+        grads = (implicit_data(xp, g, w, self.in_sizes, self.geo, gq=gq)
+                 if e[0] is not None else None,
+                 implicit_filter(xp, x, g, ksize, self.geo, kept=self.cols, gq=gq)
+                 if e[1] is not None else None)
+        if len(e) > 2 and e[2] is not None:
+            grads += (g.reshape(g.shape[0], g.shape[1], -1).sum(axis=(0, 2)),)
+        workspace.give(gq)
         return grads
 
 

@@ -28,6 +28,12 @@ from dygraph.ops.conv_depthwise import (
     depthwise_forward_last,
     is_depthwise,
 )
+from dygraph.ops.conv_implicit import (
+    implicit_data,
+    implicit_filter,
+    implicit_forward,
+    implicit_pays,
+)
 from dygraph.ops.im2col import Geometry, chunk, col2im, im2col, prod
 from dygraph.ops.workspace import Lease, workspace
 
@@ -92,6 +98,8 @@ def conv_forward(xp, x, w, b, geo, keep_cols=False):
     osz = geo.out_sizes(x.shape[2:], ksize)
     if is_depthwise(w, geo):
         return depthwise_forward_last(xp, x, w, b, geo, keep_cols)
+    if implicit_pays(xp, x.dtype, x.shape[2:], w.shape, geo):
+        return implicit_forward(xp, x, w, b, geo, keep_cols)
     out_len, taps, grp = prod(osz), c * prod(ksize), geo.groups
     out = workspace.output(xp, (n, m) + osz, x.dtype)
     w3 = w.reshape(grp, m // grp, taps // grp)
@@ -147,6 +155,8 @@ def conv_data(xp, g, w, in_sizes, geo, gt=None):
     """
     if is_depthwise(w, geo):
         return depthwise_data_last(xp, g, w, in_sizes, geo)
+    if implicit_pays(xp, g.dtype, in_sizes, w.shape, geo):
+        return implicit_data(xp, g, w, in_sizes, geo)
     n, m = g.shape[:2]
     ksize = w.shape[2:]
     osz = g.shape[2:]
@@ -201,6 +211,8 @@ def conv_filter(xp, x, g, ksize, geo, cols=None, gt=None):
     grp = geo.groups
     if grp > 1 and c == m == grp:
         return depthwise_filter_last(xp, x, g, ksize, geo, cols)
+    if implicit_pays(xp, x.dtype, x.shape[2:], (m, c // grp) + tuple(ksize), geo):
+        return implicit_filter(xp, x, g, ksize, geo, kept=cols)
     out_len, taps = prod(g.shape[2:]), c * prod(ksize)
     batched = per_sample(taps, grp, out_len)
     own = gt is None and not batched

@@ -1,0 +1,269 @@
+"""Implicit-GEMM convolution: one BLAS product per filter tap, no im2col.
+
+im2col copies the input K times (once per tap) into a column matrix, and col2im adds K
+such matrices back; on a 3x3 conv over a 16x16 map those copies cost 60% of the GEMM's
+time. Here the input is copied once, channel-major and padded, into a flat grid, where
+every tap's window is the same matrix shifted by a constant offset:
+
+    xq  (C, N * cells + slack)    the padded input; output position p reads xq[:, p + off]
+    y   = sum over taps t of  W_t (M, C) @ xq[:, off_t : off_t + N * cells]
+
+Each term is one GEMM that reads a window of xq in place and adds into the same output
+(BLAS beta = 1, backend/blas.py). The grid has `reach` more cells per dim than the output
+(the positions whose windows run past the input's edge): the GEMMs compute them too and
+they are dropped, so the products do Q / L times the useful work (Q grid cells, L output
+positions per sample); `implicit_pays` takes this path only where that waste costs less
+than im2col's copies.
+
+A stride s splits the padded input into s^d phases (every s-th position, each offset), and
+tap t reads phase (t * dilation) mod s at offset (t * dilation) div s: strided convs stay one
+shifted GEMM per tap. The data gradient runs the same products transposed, adding
+W_t^T @ g into shifted windows of a zeroed grid, which is then read back into dx; the filter
+gradient is g @ xq[:, window]^T per tap. g is laid out on the grid with zeros at the
+dropped positions, so they add nothing.
+
+Example:
+    >>> import numpy as np
+    >>> from dygraph.ops.im2col import Geometry
+    >>> grid = ShiftedGrid((5, 5), (3, 3), Geometry((1, 1), (1, 1), ((1, 1), (1, 1)), 1))
+    >>> grid.grid, [off for _, off in grid.taps][:4]
+    ((7, 7), [0, 1, 2, 7])
+"""
+
+import functools
+import itertools
+
+from dygraph.backend import blas
+from dygraph.ops.im2col import prod
+from dygraph.ops.workspace import Lease, workspace
+
+__all__ = ["ShiftedGrid", "implicit_pays", "implicit_forward", "implicit_data",
+           "implicit_filter", "grid_grad"]
+
+# Per-group channels below this make each tap's GEMM too thin for BLAS to run well.
+_MIN_CHANNELS = 16
+# im2col's copies cost about 24 / (output channels per group) of its GEMM's time (measured
+# on 3x3 convs, 64-512 channels); the implicit GEMM instead does (waste - 1) more work.
+_COPY_COST = 24.0
+
+
+class ShiftedGrid:
+    """The layout of the implicit GEMM of one conv geometry: the output sizes, the grid
+    (per-sample cells per dim), the phases the taps read, each tap's (phase, offset) in the
+    filter's tap order, and the slack the shifted windows need past the last cell."""
+
+    def __init__(self, in_sizes, ksize, geo):
+        self.in_sizes, self.pads, self.stride = tuple(in_sizes), geo.pads, geo.stride
+        self.osz = geo.out_sizes(in_sizes, ksize)
+        reach = [(k - 1) * d // s for k, d, s in zip(ksize, geo.dilation, geo.stride)]
+        self.grid = tuple(o + r for o, r in zip(self.osz, reach))
+        self.cells = prod(self.grid)
+        steps = [prod(self.grid[i + 1:]) for i in range(len(self.grid))]
+        taps = []
+        for tap in itertools.product(*(range(k) for k in ksize)):
+            reads = [t * d for t, d in zip(tap, geo.dilation)]
+            phase = tuple(r % s for r, s in zip(reads, geo.stride))
+            taps.append((phase, sum(r // s * step for r, s, step in
+                                    zip(reads, geo.stride, steps))))
+        self.phases = sorted({phase for phase, _ in taps})
+        index = {phase: i for i, phase in enumerate(self.phases)}
+        self.taps = [(index[phase], off) for phase, off in taps]
+        self.slack = max(off for _, off in self.taps)
+
+    @property
+    def waste(self):
+        """Grid cells per output position: the GEMMs' work over the useful work."""
+        return self.cells / max(prod(self.osz), 1)
+
+    def windows(self, phase):
+        """Per dim, (grid slice, input slice) of the cells of `phase` that hold input
+        values (the others are padding or past the input's end)."""
+        pairs = []
+        for ph, lo, s, size, q in zip(phase, self.pads, self.stride, self.in_sizes, self.grid):
+            lo = lo[0]
+            a0 = max(0, -((ph - lo) // s))
+            a1 = min(q, (size - 1 - ph + lo) // s + 1)
+            if a1 <= a0:
+                return None
+            first = a0 * s + ph - lo
+            pairs.append((slice(a0, a1), slice(first, first + (a1 - a0 - 1) * s + 1, s)))
+        return pairs
+
+    def covers_input(self):
+        """True when every input position lies in some phase's cells (else the positions
+        no window reads get no data gradient and dx must start zeroed)."""
+        for d, size in enumerate(self.in_sizes):
+            seen = set()
+            for phase in self.phases:
+                pairs = self.windows(phase)
+                if pairs is not None:
+                    seen.update(range(size)[pairs[d][1]])
+            if len(seen) < size:
+                return False
+        return True
+
+
+@functools.lru_cache(maxsize=256)
+def _grid(in_sizes, ksize, stride, dilation, pads, groups):
+    from dygraph.ops.im2col import Geometry
+
+    return ShiftedGrid(in_sizes, ksize, Geometry(stride, dilation, pads, groups))
+
+
+def shifted_grid(in_sizes, ksize, geo):
+    """The (cached) ShiftedGrid of a conv geometry."""
+    return _grid(tuple(in_sizes), tuple(ksize), tuple(geo.stride), tuple(geo.dilation),
+                 tuple(tuple(p) for p in geo.pads), geo.groups)
+
+
+def implicit_pays(xp, dtype, in_sizes, w_shape, geo):
+    """True when the implicit GEMM should run this conv: BLAS is at hand for the dtype, the
+    filter has more than one tap and at least _MIN_CHANNELS channels in and out per group,
+    and the grid's extra cells cost less than im2col's copies.
+
+    Example:
+        >>> import numpy as np
+        >>> from dygraph.ops.im2col import Geometry
+        >>> same = Geometry((1, 1), (1, 1), ((1, 1), (1, 1)), 1)
+        >>> implicit_pays(np, np.float32, (56, 56), (64, 64, 3, 3), same) in (True, False)
+        True
+        >>> implicit_pays(np, np.float32, (2, 2), (512, 512, 3, 3), same)
+        False
+    """
+    ksize = tuple(w_shape[2:])
+    channels_out = w_shape[0] // geo.groups
+    if (prod(ksize) < 2 or min(w_shape[1], channels_out) < _MIN_CHANNELS
+            or not blas.available(xp, dtype)):
+        return False
+    grid = shifted_grid(in_sizes, ksize, geo)
+    return prod(grid.osz) > 0 and (grid.waste - 1.0) * channels_out <= _COPY_COST
+
+
+def _on_grid(xp, grid, n, rows, dtype):
+    """A zeroed (phases, rows, n * cells + slack) buffer from the workspace."""
+    buf = workspace.take(xp, (len(grid.phases), rows, n * grid.cells + grid.slack), dtype)
+    buf.fill(0)
+    return buf
+
+
+def _cells(buf, grid, n):
+    """The (rows, n, *grid) view of a (rows, >= n * cells) grid buffer."""
+    return buf[:, :n * grid.cells].reshape((buf.shape[0], n) + grid.grid)
+
+
+def _scatter_input(xp, x, grid):
+    """x (N, C, *S) laid out on the grid: (phases, C, N * cells + slack), zeros elsewhere."""
+    n, c = x.shape[:2]
+    xq = _on_grid(xp, grid, n, c, x.dtype)
+    channels_first = x.swapaxes(0, 1)
+    for i, phase in enumerate(grid.phases):
+        pairs = grid.windows(phase)
+        if pairs is not None:
+            cells = _cells(xq[i], grid, n)
+            cells[(slice(None),) * 2 + tuple(q for q, _ in pairs)] = \
+                channels_first[(slice(None),) * 2 + tuple(s for _, s in pairs)]
+    return xq
+
+
+def grid_grad(xp, g, grid):
+    """The output gradient g (N, M, *O) on the grid: (M, N * cells), zeros at the dropped
+    cells (so they add nothing to either gradient); a workspace buffer to give back."""
+    n, m = g.shape[:2]
+    gq = workspace.take(xp, (m, n * grid.cells), g.dtype)
+    gq.fill(0)
+    _cells(gq, grid, n)[(slice(None),) * 2 + tuple(slice(0, o) for o in grid.osz)] = \
+        g.swapaxes(0, 1)
+    return gq
+
+
+def _tap_weights(xp, w):
+    """w (M, Cg, *k) as (taps, M, Cg): one contiguous matrix per tap."""
+    m, cg = w.shape[:2]
+    return xp.ascontiguousarray(w.reshape(m, cg, -1).transpose(2, 0, 1))
+
+
+def _group_rows(w_shape, groups):
+    mg, cg = w_shape[0] // groups, w_shape[1]
+    return [(slice(i * mg, (i + 1) * mg), slice(i * cg, (i + 1) * cg)) for i in range(groups)]
+
+
+def implicit_forward(xp, x, w, b, geo, keep=False):
+    """(y, kept) of conv(x, w) + b by shifted GEMMs; `kept` is a Lease of the input grid
+    for the filter gradient (with `keep`), else None."""
+    n = x.shape[0]
+    m = w.shape[0]
+    grid = shifted_grid(x.shape[2:], w.shape[2:], geo)
+    xq = _scatter_input(xp, x, grid)
+    taps = _tap_weights(xp, w)
+    span = n * grid.cells
+    yq = workspace.take(xp, (m, span), x.dtype)
+    for rows_m, rows_c in _group_rows(w.shape, geo.groups):
+        for t, (phase, off) in enumerate(grid.taps):
+            blas.gemm(taps[t, rows_m], xq[phase, rows_c, off:off + span], yq[rows_m],
+                      accumulate=t > 0)
+    out = workspace.output(xp, (n, m) + grid.osz, x.dtype)
+    valid = _cells(yq, grid, n)[(slice(None),) * 2 + tuple(slice(0, o) for o in grid.osz)]
+    if b is None:
+        out.swapaxes(0, 1)[...] = valid
+    else:
+        xp.add(valid, b.reshape((m, 1) + (1,) * len(grid.osz)), out=out.swapaxes(0, 1))
+    workspace.give(yq)
+    if keep:
+        return out, Lease(xq)
+    workspace.give(xq)
+    return out, None
+
+
+def implicit_data(xp, g, w, in_sizes, geo, gq=None):
+    """dx (N, C, *in_sizes) of a conv by transposed shifted GEMMs; `gq` is grid_grad(g)
+    when the caller already has it."""
+    n = g.shape[0]
+    c = w.shape[1] * geo.groups
+    grid = shifted_grid(in_sizes, w.shape[2:], geo)
+    own = gq is None
+    if own:
+        gq = grid_grad(xp, g, grid)
+    taps = _tap_weights(xp, w)
+    span = n * grid.cells
+    dxq = _on_grid(xp, grid, n, c, g.dtype)
+    for rows_m, rows_c in _group_rows(w.shape, geo.groups):
+        for t, (phase, off) in enumerate(grid.taps):
+            blas.gemm(taps[t, rows_m].T, gq[rows_m], dxq[phase, rows_c, off:off + span],
+                      accumulate=True)
+    out = workspace.output(xp, (n, c) + tuple(in_sizes), g.dtype,
+                           zero=not grid.covers_input())
+    channels_first = out.swapaxes(0, 1)
+    for i, phase in enumerate(grid.phases):
+        pairs = grid.windows(phase)
+        if pairs is not None:
+            channels_first[(slice(None),) * 2 + tuple(s for _, s in pairs)] = \
+                _cells(dxq[i], grid, n)[(slice(None),) * 2 + tuple(q for q, _ in pairs)]
+    workspace.give(dxq)
+    if own:
+        workspace.give(gq)
+    return out
+
+
+def implicit_filter(xp, x, g, ksize, geo, kept=None, gq=None):
+    """dw (M, C/groups, *ksize) of a conv by one GEMM per tap; `kept` is the forward's
+    Lease of the input grid, `gq` grid_grad(g), when the caller has them."""
+    n = x.shape[0]
+    m = g.shape[1]
+    cg = x.shape[1] // geo.groups
+    grid = shifted_grid(x.shape[2:], ksize, geo)
+    xq = kept.array if kept is not None else _scatter_input(xp, x, grid)
+    own = gq is None
+    if own:
+        gq = grid_grad(xp, g, grid)
+    span = n * grid.cells
+    dw = workspace.take(xp, (len(grid.taps), m, cg), x.dtype)
+    for rows_m, rows_c in _group_rows((m, cg), geo.groups):
+        for t, (phase, off) in enumerate(grid.taps):
+            blas.gemm(gq[rows_m], xq[phase, rows_c, off:off + span].T, dw[t, rows_m])
+    result = xp.ascontiguousarray(dw.transpose(1, 2, 0)).reshape((m, cg) + tuple(ksize))
+    workspace.give(dw)
+    if kept is None:
+        workspace.give(xq)
+    if own:
+        workspace.give(gq)
+    return result

@@ -1,0 +1,212 @@
+"""The implicit-GEMM convolution (ops/conv_implicit.py) and the BLAS call under it
+(backend/blas.py).
+
+The kernels are checked against the direct reference of the conv spec entries (one einsum
+per tap), and the two gradients through the adjoint identities that define them:
+<conv(x', w), g> = <x', dx(g)> and <conv(x, w'), g> = <w', dw(g)> for random x', w'.
+Through the ops, the implicit path must give what the im2col path gives.
+"""
+
+import numpy as np
+import pytest
+
+import dygraph
+import dygraph.nn.functional as F
+from dygraph.backend import blas
+from dygraph.ops import conv as conv_op
+from dygraph.ops import conv_kernels
+from dygraph.ops.conv_implicit import (
+    implicit_data,
+    implicit_filter,
+    implicit_forward,
+    implicit_pays,
+    shifted_grid,
+)
+from dygraph.ops.im2col import Geometry
+from tests.op_specs.spec_conv import conv_ref, conv_transpose_ref
+
+needs_blas = pytest.mark.skipif(not blas.available(np, np.float32),
+                                reason="NumPy's BLAS is not OpenBLAS")
+
+
+def test_gemm_plain_accumulating_transposed_and_windowed():
+    if not blas.available(np, np.float64):
+        pytest.skip("NumPy's BLAS is not OpenBLAS")
+    rng = np.random.default_rng(0)
+    big = rng.standard_normal((12, 40))
+    a, b = big[1:4, 3:9], big[2:8, 10:15]
+    out = np.zeros((3, 5))
+    np.testing.assert_allclose(blas.gemm(a, b, out), a @ b, rtol=1e-12)
+    bt = big[0:5, 20:26].T  # a transposed window
+    blas.gemm(a, bt, out, accumulate=True)
+    np.testing.assert_allclose(out, a @ b + a @ bt, rtol=1e-12)
+    spaced = np.zeros((6, 5))[::2]  # output rows 10 elements apart
+    blas.gemm(a.T.copy().T, bt, spaced)
+    np.testing.assert_allclose(spaced, a @ bt, rtol=1e-12)
+    f32 = big.astype(np.float32)
+    out32 = blas.gemm(f32[:2, :3], f32[3:6, :4], np.empty((2, 4), np.float32))
+    np.testing.assert_allclose(out32, f32[:2, :3] @ f32[3:6, :4], rtol=1e-5)
+
+
+@needs_blas
+def test_gemm_refuses_what_blas_cannot_read():
+    a = np.ones((3, 4), np.float32)
+    with pytest.raises(ValueError, match="not a BLAS matrix"):
+        blas.gemm(a[::-1], np.ones((4, 2), np.float32), np.empty((3, 2), np.float32))
+    with pytest.raises(ValueError, match="one dtype"):
+        blas.gemm(a, np.ones((4, 2)), np.empty((3, 2), np.float32))
+    with pytest.raises(ValueError, match=r"\(m, k\) @ \(k, n\)"):
+        blas.gemm(a, np.ones((3, 2), np.float32), np.empty((3, 2), np.float32))
+    with pytest.raises(ValueError, match="rows must be contiguous"):
+        blas.gemm(a, np.ones((4, 2), np.float32), np.empty((2, 3), np.float32).T)
+    frozen = np.empty((3, 2), np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        blas.gemm(a, np.ones((4, 2), np.float32), frozen)
+    with pytest.raises(RuntimeError, match="no BLAS GEMM"):
+        blas.gemm(a.astype(np.float16), np.ones((4, 2), np.float16),
+                  np.empty((3, 2), np.float16))
+
+
+def test_gemm_is_unavailable_off_numpy_and_for_other_dtypes():
+    assert not blas.available(object(), np.float32)
+    assert not blas.available(np, np.float16)
+    assert not blas.available(np, np.int64)
+
+
+def _geo(stride, padding, dilation, groups, d):
+    pads = padding if isinstance(padding, tuple) else ((padding, padding),) * d
+    return Geometry((stride,) * d if isinstance(stride, int) else stride,
+                    (dilation,) * d if isinstance(dilation, int) else dilation, pads, groups)
+
+
+# (x shape, w shape, stride, padding, dilation, groups)
+CASES = [
+    ((2, 4, 7, 7), (5, 4, 3, 3), 1, 1, 1, 1),
+    ((2, 4, 8, 9), (6, 4, 3, 3), 2, 1, 1, 1),
+    ((1, 3, 10, 10), (4, 3, 3, 3), 3, 0, 1, 1),
+    ((2, 4, 9, 9), (4, 2, 3, 3), 1, 1, 2, 2),
+    ((1, 2, 11, 10), (3, 2, 3, 2), (2, 1), ((2, 0), (1, 1)), (1, 2), 1),
+    ((2, 2, 6, 6), (3, 2, 2, 2), 2, 0, 1, 1),  # odd input positions no window reads
+    ((1, 2, 5, 5), (2, 2, 5, 5), 1, 2, 1, 1),
+    ((2, 3, 12), (4, 3, 3), 2, 1, 1, 1),  # conv1d
+    ((1, 2, 5, 4, 6), (3, 2, 3, 2, 3), 1, 1, 1, 1),  # conv3d
+]
+
+
+@needs_blas
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("x_shape, w_shape, stride, padding, dilation, groups", CASES)
+def test_kernels_match_the_reference_and_their_adjoints(dtype, x_shape, w_shape, stride,
+                                                        padding, dilation, groups):
+    rng = np.random.default_rng(1)
+    d = len(x_shape) - 2
+    geo = _geo(stride, padding, dilation, groups, d)
+    x, w = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
+    b = rng.standard_normal(w_shape[0])
+    ref_pad = [p for pair in geo.pads for p in pair]
+    y_ref = conv_ref(x, w, b, stride=list(geo.stride), padding=ref_pad,
+                     dilation=list(geo.dilation), groups=groups)
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-10)
+    y, kept = implicit_forward(np, x.astype(dtype), w.astype(dtype), b.astype(dtype), geo,
+                               keep=True)
+    assert y.dtype == dtype
+    np.testing.assert_allclose(y, y_ref, **tol)
+
+    g = rng.standard_normal(y.shape)
+    dx = implicit_data(np, g.astype(dtype), w.astype(dtype), x_shape[2:], geo)
+    dw = implicit_filter(np, x.astype(dtype), g.astype(dtype), w_shape[2:], geo, kept=kept)
+    x2, w2 = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
+    conv = dict(stride=list(geo.stride), padding=ref_pad, dilation=list(geo.dilation),
+                groups=groups)
+    np.testing.assert_allclose(np.sum(dx * x2), np.sum(conv_ref(x2, w, **conv) * g), **tol)
+    np.testing.assert_allclose(np.sum(dw * w2), np.sum(conv_ref(x, w2, **conv) * g), **tol)
+    # The filter gradient from a fresh grid equals the one from the kept grid.
+    np.testing.assert_allclose(
+        implicit_filter(np, x.astype(dtype), g.astype(dtype), w_shape[2:], geo), dw, **tol)
+
+
+def test_grid_geometry():
+    grid = shifted_grid((16, 16), (3, 3), _geo(2, 1, 1, 1, 2))
+    assert grid.osz == (8, 8) and grid.grid == (9, 9)
+    assert grid.phases == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    # Tap (2, 2) reads phase (0, 0) one cell down and one right.
+    assert grid.taps[8] == (0, 9 + 1)
+    assert grid.covers_input()
+    assert not shifted_grid((6, 6), (2, 2), _geo(3, 0, 1, 1, 2)).covers_input()
+
+
+def test_implicit_pays_where_copies_cost_more_than_extra_cells():
+    same = _geo(1, 1, 1, 1, 2)
+    if not blas.available(np, np.float32):
+        assert not implicit_pays(np, np.float32, (56, 56), (64, 64, 3, 3), same)
+        return
+    assert implicit_pays(np, np.float32, (56, 56), (64, 64, 3, 3), same)
+    assert implicit_pays(np, np.float64, (28, 28), (128, 128, 3, 3), same)
+    assert implicit_pays(np, np.float32, (56, 56), (128, 64, 3, 3), _geo(2, 1, 1, 1, 2))
+    assert not implicit_pays(np, np.float32, (4, 4), (256, 256, 3, 3), same)  # waste 2.25
+    assert not implicit_pays(np, np.float32, (56, 56), (64, 3, 3, 3), same)  # 3 channels in
+    assert not implicit_pays(np, np.float32, (56, 56), (64, 64, 1, 1), same)  # one tap
+    assert not implicit_pays(np, np.float16, (56, 56), (64, 64, 3, 3), same)
+    assert not implicit_pays(np, np.float32, (56, 56), (64, 2, 3, 3), _geo(1, 1, 1, 32, 2))
+
+
+def _run_conv(x, w, b, create_graph=False, **kwargs):
+    tx, tw, tb = (dygraph.to_tensor(a, stop_gradient=False) for a in (x, w, b))
+    y = F.conv2d(tx, tw, tb, **kwargs)
+    g = dygraph.to_tensor(np.random.default_rng(5).standard_normal(y.shape))
+    if not create_graph:
+        y.backward(g)
+        return [a.numpy() for a in (y, tx.grad, tw.grad, tb.grad)]
+    dx, dw = dygraph.grad([y], [tx, tw], [g], create_graph=True)
+    # Second order: the gradient of sum(dx^2) + sum(dw^2) with respect to x and w.
+    second = dygraph.grad([(dx * dx).sum() + (dw * dw).sum()], [tx, tw])
+    return [a.numpy() for a in (y, dx, dw, *second)]
+
+
+def _without_implicit(monkeypatch):
+    for module in (conv_op, conv_kernels):
+        monkeypatch.setattr(module, "implicit_pays", lambda *args: False)
+
+
+@needs_blas
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("stride, padding, groups", [(1, 1, 1), (2, 1, 1), (1, 0, 2)])
+def test_conv_op_takes_the_implicit_path_and_matches_im2col(monkeypatch, create_graph,
+                                                            stride, padding, groups):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 32, 10, 10))
+    w, b = rng.standard_normal((32, 32 // groups, 3, 3)), rng.standard_normal(32)
+    geo = _geo(stride, padding, 1, groups, 2)
+    assert implicit_pays(np, np.float64, (10, 10), w.shape, geo)
+    kwargs = dict(stride=stride, padding=padding, groups=groups)
+    implicit = _run_conv(x, w, b, create_graph, **kwargs)
+    _without_implicit(monkeypatch)
+    reference = _run_conv(x, w, b, create_graph, **kwargs)
+    for got, want in zip(implicit, reference):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+
+
+@needs_blas
+def test_kept_grid_serves_a_second_backward_after_other_convs():
+    rng = np.random.default_rng(3)
+    x = dygraph.to_tensor(rng.standard_normal((2, 16, 9, 9)).astype(np.float32),
+                          stop_gradient=False)
+    conv = dygraph.nn.Conv2D(16, 16, 3, padding=1)
+    y = conv(x).sum()
+    y.backward(retain_graph=True)
+    first = conv.weight.grad.numpy().copy()
+    conv(dygraph.randn([2, 16, 9, 9])).sum().backward()  # reuses workspace buffers
+    conv.clear_gradients()
+    y.backward()
+    np.testing.assert_allclose(conv.weight.grad.numpy(), first, rtol=1e-5)
+
+
+@needs_blas
+def test_transposed_conv_through_the_implicit_data_gradient():
+    rng = np.random.default_rng(4)
+    x, w = rng.standard_normal((2, 32, 6, 6)), rng.standard_normal((32, 16, 3, 3))
+    assert implicit_pays(np, np.float64, (11, 11), w.shape, _geo(2, 1, 1, 1, 2))
+    y = F.conv2d_transpose(dygraph.to_tensor(x), dygraph.to_tensor(w), stride=2, padding=1)
+    np.testing.assert_allclose(y.numpy(), conv_transpose_ref(x, w, stride=2, padding=1),
+                               rtol=1e-10, atol=1e-10)
