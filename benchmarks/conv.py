@@ -9,6 +9,9 @@ Batch 16, float32, NCHW, shapes that MobileNetV2 and ResNet-18 see at 32x32 inpu
   conv3x3_s2       -- 3x3, 64 -> 128 channels, stride 2, pad 1, 16x16 map
   conv3x3          -- 3x3, 64 -> 64 channels, stride 1, pad 1, 16x16 map
   conv1x1_512      -- 1x1, 512 -> 512 channels on a 1x1 map (ResNet's last stage)
+ResNet-18's first stage at ImageNet's 224x224 input, batch 8:
+  conv3x3_56       -- 3x3, 64 -> 64 channels, stride 1, pad 1, 56x56 map
+  conv3x3_s2_56    -- 3x3, 64 -> 128 channels, stride 2, pad 1, 56x56 map
 PyTorch's torch.nn.Conv2d gets the DyGraph layer's weight and bias (both lay the filter out
 as [out, in/groups, kh, kw]); outputs and gradients are checked to agree before timing.
 Times are ms per fwd+bwd: the median over repeats of the mean of `steps` steps, repeats
@@ -31,6 +34,8 @@ CASES = {
     "conv3x3_s2": (64, 128, 3, 2, 1, 1, (16, 64, 16, 16)),
     "conv3x3": (64, 64, 3, 1, 1, 1, (16, 64, 16, 16)),
     "conv1x1_512": (512, 512, 1, 1, 0, 1, (16, 512, 1, 1)),
+    "conv3x3_56": (64, 64, 3, 1, 1, 1, (8, 64, 56, 56)),
+    "conv3x3_s2_56": (64, 128, 3, 2, 1, 1, (8, 64, 56, 56)),
 }
 
 

@@ -9,6 +9,7 @@ NumPy, PyTorch or Paddle load (their thread pools read the variables then)."""
 import argparse
 import os
 import statistics
+import sys
 import time
 
 SETTLE_S = 0.3
@@ -39,6 +40,23 @@ def set_threads(n):
     """
     for var in THREAD_VARIABLES:
         os.environ[var] = str(n)
+    warn_pinned_kernel()
+
+
+def warn_pinned_kernel():
+    """Say so on stderr when OPENBLAS_CORETYPE is set: it pins NumPy's OpenBLAS (so
+    DyGraph's products) to an older kernel than the CPU's own, while PyTorch's BLAS picks
+    its kernel freely, and the comparison is no longer even. Some machines set it for old
+    OpenBLAS builds; unset it (and OPENBLAS_L2_SIZE) for the benchmark's command alone.
+
+    Example:
+        >>> warn_pinned_kernel()  # a note on stderr, or nothing
+    """
+    pinned = os.environ.get("OPENBLAS_CORETYPE")
+    if pinned:
+        print(f"note: OPENBLAS_CORETYPE={pinned} pins NumPy's OpenBLAS to that kernel (not "
+              "PyTorch's BLAS); for an even comparison run with "
+              "'env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE'", file=sys.stderr)
 
 
 def interleaved_median_ms(fns, steps, repeats, warmup=2, settle=SETTLE_S,
