@@ -13,14 +13,14 @@ Each term is one GEMM that reads a window of xq in place and adds into the same 
 (the positions whose windows run past the input's edge): the GEMMs compute them too and
 they are dropped, so the products do Q / L times the useful work (Q grid cells, L output
 positions per sample); `implicit_pays` takes this path only where that waste costs less
-than im2col's copies.
+than im2col's copies (measured: up to 1.6 cells per position).
 
 A stride s splits the padded input into s^d phases (every s-th position, each offset), and
 tap t reads phase (t * dilation) mod s at offset (t * dilation) div s: strided convs stay one
 shifted GEMM per tap. The data gradient runs the same products transposed, adding
 W_t^T @ g into shifted windows of a zeroed grid, which is then read back into dx; the filter
-gradient is g @ xq[:, window]^T per tap. g is laid out on the grid with zeros at the
-dropped positions, so they add nothing.
+gradient is g @ xq[:, window]^T per tap, one GEMM per kernel row (implicit_filter). g is
+laid out on the grid with zeros at the dropped positions, so they add nothing.
 
 Example:
     >>> import numpy as np
@@ -42,9 +42,12 @@ __all__ = ["ShiftedGrid", "implicit_pays", "implicit_forward", "implicit_data",
 
 # Per-group channels below this make each tap's GEMM too thin for BLAS to run well.
 _MIN_CHANNELS = 16
-# im2col's copies cost about 24 / (output channels per group) of its GEMM's time (measured
-# on 3x3 convs, 64-512 channels); the implicit GEMM instead does (waste - 1) more work.
-_COPY_COST = 24.0
+# The most grid cells per output position at which the shifted GEMMs still beat im2col's
+# copies (and col2im's, which a stride makes slow). Measured fwd+bwd, 3x3, batch 16 or 8
+# (ms, implicit vs im2col): 56x56 64ch 23.0 vs 28.8 (waste 1.07), 14x14 256ch 38 vs 52
+# (1.31), 16x16 stride 2 64->128ch 3.05 vs 3.73 (1.27), 8x8 128ch 4.6 vs 5.4 (1.56), 8x8
+# 64ch 1.60 vs 1.53 (1.56), 7x7 512ch 48 vs 42 (1.65), 4x4 stride 2 6.2 vs 4.2 (2.25).
+_MAX_WASTE = 1.35
 
 
 class ShiftedGrid:
@@ -59,16 +62,40 @@ class ShiftedGrid:
         self.grid = tuple(o + r for o, r in zip(self.osz, reach))
         self.cells = prod(self.grid)
         steps = [prod(self.grid[i + 1:]) for i in range(len(self.grid))]
-        taps = []
+        taps, shifts = [], []
         for tap in itertools.product(*(range(k) for k in ksize)):
             reads = [t * d for t, d in zip(tap, geo.dilation)]
             phase = tuple(r % s for r, s in zip(reads, geo.stride))
             taps.append((phase, sum(r // s * step for r, s, step in
                                     zip(reads, geo.stride, steps))))
+            shifts.append(reads[-1] // geo.stride[-1])
         self.phases = sorted({phase for phase, _ in taps})
         index = {phase: i for i, phase in enumerate(self.phases)}
         self.taps = [(index[phase], off) for phase, off in taps]
-        self.slack = max(off for _, off in self.taps)
+        self.shifts = max(shifts) + 1
+        self._group_filter_taps(shifts)
+        # Windows run up to `shifts` cells past the last tap's (see implicit_filter).
+        self.slack = max(off for _, off in self.taps) + self.shifts
+
+    def _group_filter_taps(self, shifts):
+        """Taps that read one phase at offsets base + j for consecutive last-dim shifts j
+        form a group: their filter gradients are one GEMM over g shifted by each j.
+        filter_groups lists (phase, base, first shift, taps); filter_order the taps in
+        the order the groups write them."""
+        groups = {}
+        for t, ((phase, off), j) in enumerate(zip(self.taps, shifts)):
+            groups.setdefault((phase, off - j), []).append((j, t))
+        self.filter_groups, self.filter_order = [], []
+        for (phase, base), members in sorted(groups.items()):
+            members.sort()
+            run = [members[0]]
+            for j, t in members[1:] + [(None, None)]:
+                if j is not None and j == run[-1][0] + 1:
+                    run.append((j, t))
+                    continue
+                self.filter_groups.append((phase, base, run[0][0], [t for _, t in run]))
+                self.filter_order.extend(t for _, t in run)
+                run = [(j, t)]
 
     @property
     def waste(self):
@@ -119,7 +146,7 @@ def shifted_grid(in_sizes, ksize, geo):
 def implicit_pays(xp, dtype, in_sizes, w_shape, geo):
     """True when the implicit GEMM should run this conv: BLAS is at hand for the dtype, the
     filter has more than one tap and at least _MIN_CHANNELS channels in and out per group,
-    and the grid's extra cells cost less than im2col's copies.
+    and the grid has at most _MAX_WASTE cells per output position.
 
     Example:
         >>> import numpy as np
@@ -136,7 +163,7 @@ def implicit_pays(xp, dtype, in_sizes, w_shape, geo):
             or not blas.available(xp, dtype)):
         return False
     grid = shifted_grid(in_sizes, ksize, geo)
-    return prod(grid.osz) > 0 and (grid.waste - 1.0) * channels_out <= _COPY_COST
+    return prod(grid.osz) > 0 and grid.waste <= _MAX_WASTE
 
 
 def _on_grid(xp, grid, n, rows, dtype):
@@ -244,10 +271,28 @@ def implicit_data(xp, g, w, in_sizes, geo, gq=None):
     return out
 
 
+def _shifted_grads(xp, gq, grid):
+    """gq (M, span) copied at each last-dim shift j: (shifts, M, span + shifts) with
+    row block j holding gq at columns j .. j + span and zeros around it."""
+    m, span = gq.shape
+    width = span + grid.shifts
+    gs = workspace.take(xp, (grid.shifts, m, width), gq.dtype)
+    for j in range(grid.shifts):
+        gs[j, :, :j] = 0
+        gs[j, :, j:j + span] = gq
+        gs[j, :, j + span:] = 0
+    return gs
+
+
 def implicit_filter(xp, x, g, ksize, geo, kept=None, gq=None):
-    """dw (M, C/groups, *ksize) of a conv by one GEMM per tap; `kept` is the forward's
-    Lease of the input grid, `gq` grid_grad(g), when the caller has them."""
-    n = x.shape[0]
+    """dw (M, C/groups, *ksize) of a conv; `kept` is the forward's Lease of the input
+    grid, `gq` grid_grad(g), when the caller has them.
+
+    Each tap's gradient is g @ xq[:, window]^T, a GEMM with a small (M, C) output over
+    a long sum, which BLAS runs slowly. Taps whose windows sit one cell apart in the last
+    dim (the k taps of a kernel row at stride 1) are instead one GEMM of k times the rows:
+    g copied at shifts 0 .. k-1 against the window of the first tap (1.4 vs 2.6 ms for the
+    3x3 filter gradient on 16x64x16x16)."""
     m = g.shape[1]
     cg = x.shape[1] // geo.groups
     grid = shifted_grid(x.shape[2:], ksize, geo)
@@ -255,15 +300,34 @@ def implicit_filter(xp, x, g, ksize, geo, kept=None, gq=None):
     own = gq is None
     if own:
         gq = grid_grad(xp, g, grid)
-    span = n * grid.cells
+    gs = _shifted_grads(xp, gq, grid)
+    width = gs.shape[2]
     dw = workspace.take(xp, (len(grid.taps), m, cg), x.dtype)
-    for rows_m, rows_c in _group_rows((m, cg), geo.groups):
-        for t, (phase, off) in enumerate(grid.taps):
-            blas.gemm(gq[rows_m], xq[phase, rows_c, off:off + span].T, dw[t, rows_m])
-    result = xp.ascontiguousarray(dw.transpose(1, 2, 0)).reshape((m, cg) + tuple(ksize))
+    done = 0
+    for phase, base, first, taps in grid.filter_groups:
+        window = xq[phase, :, base:base + width]
+        if geo.groups == 1:
+            rows = len(taps) * m
+            blas.gemm(gs[first:first + len(taps)].reshape(rows, width), window.T,
+                      dw[done:done + len(taps)].reshape(rows, cg))
+        else:
+            for u in range(len(taps)):
+                for rows_m, rows_c in _group_rows((m, cg), geo.groups):
+                    blas.gemm(gs[first + u, rows_m], window[rows_c].T, dw[done + u, rows_m])
+        done += len(taps)
+    # dw holds the taps in filter_order; put them back in the filter's tap order.
+    result = xp.ascontiguousarray(dw.transpose(1, 2, 0)[..., _inverse(grid.filter_order)])
     workspace.give(dw)
+    workspace.give(gs)
     if kept is None:
         workspace.give(xq)
     if own:
         workspace.give(gq)
-    return result
+    return result.reshape((m, cg) + tuple(ksize))
+
+
+def _inverse(order):
+    inverse = [0] * len(order)
+    for position, tap in enumerate(order):
+        inverse[tap] = position
+    return inverse

@@ -134,6 +134,13 @@ def test_grid_geometry():
     assert grid.taps[8] == (0, 9 + 1)
     assert grid.covers_input()
     assert not shifted_grid((6, 6), (2, 2), _geo(3, 0, 1, 1, 2)).covers_input()
+    # Filter-gradient groups: a kernel row of taps one cell apart is one group.
+    same = shifted_grid((8, 8), (3, 3), _geo(1, 1, 1, 1, 2))
+    assert [taps for *_, taps in same.filter_groups] == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
+    assert [taps for *_, taps in grid.filter_groups] == [[0, 2], [6, 8], [1], [7], [3, 5],
+                                                         [4]]
+    dilated = shifted_grid((8, 8), (1, 3), _geo(1, 1, 2, 1, 2))  # shifts 0, 2, 4
+    assert [taps for *_, taps in dilated.filter_groups] == [[0], [1], [2]]
 
 
 def test_implicit_pays_where_copies_cost_more_than_extra_cells():
@@ -171,14 +178,15 @@ def _without_implicit(monkeypatch):
 
 @needs_blas
 @pytest.mark.parametrize("create_graph", [False, True])
-@pytest.mark.parametrize("stride, padding, groups", [(1, 1, 1), (2, 1, 1), (1, 0, 2)])
-def test_conv_op_takes_the_implicit_path_and_matches_im2col(monkeypatch, create_graph,
+@pytest.mark.parametrize("size, stride, padding, groups",
+                         [(14, 1, 1, 1), (14, 2, 1, 1), (16, 1, 0, 2)])
+def test_conv_op_takes_the_implicit_path_and_matches_im2col(monkeypatch, create_graph, size,
                                                             stride, padding, groups):
     rng = np.random.default_rng(2)
-    x = rng.standard_normal((2, 32, 10, 10))
+    x = rng.standard_normal((2, 32, size, size))
     w, b = rng.standard_normal((32, 32 // groups, 3, 3)), rng.standard_normal(32)
     geo = _geo(stride, padding, 1, groups, 2)
-    assert implicit_pays(np, np.float64, (10, 10), w.shape, geo)
+    assert implicit_pays(np, np.float64, (size, size), w.shape, geo)
     kwargs = dict(stride=stride, padding=padding, groups=groups)
     implicit = _run_conv(x, w, b, create_graph, **kwargs)
     _without_implicit(monkeypatch)
@@ -190,13 +198,14 @@ def test_conv_op_takes_the_implicit_path_and_matches_im2col(monkeypatch, create_
 @needs_blas
 def test_kept_grid_serves_a_second_backward_after_other_convs():
     rng = np.random.default_rng(3)
-    x = dygraph.to_tensor(rng.standard_normal((2, 16, 9, 9)).astype(np.float32),
+    x = dygraph.to_tensor(rng.standard_normal((2, 16, 16, 16)).astype(np.float32),
                           stop_gradient=False)
     conv = dygraph.nn.Conv2D(16, 16, 3, padding=1)
+    assert implicit_pays(np, np.float32, (16, 16), (16, 16, 3, 3), _geo(1, 1, 1, 1, 2))
     y = conv(x).sum()
     y.backward(retain_graph=True)
     first = conv.weight.grad.numpy().copy()
-    conv(dygraph.randn([2, 16, 9, 9])).sum().backward()  # reuses workspace buffers
+    conv(dygraph.randn([2, 16, 16, 16])).sum().backward()  # reuses workspace buffers
     conv.clear_gradients()
     y.backward()
     np.testing.assert_allclose(conv.weight.grad.numpy(), first, rtol=1e-5)
@@ -205,8 +214,8 @@ def test_kept_grid_serves_a_second_backward_after_other_convs():
 @needs_blas
 def test_transposed_conv_through_the_implicit_data_gradient():
     rng = np.random.default_rng(4)
-    x, w = rng.standard_normal((2, 32, 6, 6)), rng.standard_normal((32, 16, 3, 3))
-    assert implicit_pays(np, np.float64, (11, 11), w.shape, _geo(2, 1, 1, 1, 2))
+    x, w = rng.standard_normal((2, 32, 8, 8)), rng.standard_normal((32, 16, 3, 3))
+    assert implicit_pays(np, np.float64, (15, 15), w.shape, _geo(2, 1, 1, 1, 2))
     y = F.conv2d_transpose(dygraph.to_tensor(x), dygraph.to_tensor(w), stride=2, padding=1)
     np.testing.assert_allclose(y.numpy(), conv_transpose_ref(x, w, stride=2, padding=1),
                                rtol=1e-10, atol=1e-10)
