@@ -119,26 +119,40 @@ class Normalize(Op):
         xs = x if self.template is None else x.reshape(self.template)
         self.nshape = xs.shape  # this run's (resolves a -1)
         if self.fixed is None:
-            if x.dtype in _BLAS_FLOATS:
+            blas_floats = x.dtype in _BLAS_FLOATS
+            if blas_floats:
                 # Channel sums as products with ones (norm_sums): several times faster
                 # than NumPy's reductions over (0, 2, 3).
                 n = float(self.count)
                 mean = axis_sums(xp, xs, self.axes) / n
-                xhat = xs - mean
+                xhat = xp.subtract(xs, mean, out=workspace.output(xp, xs.shape, xs.dtype))
                 var = axis_dots(xp, xhat, xhat, self.axes) / n
             else:  # float16/bfloat16: NumPy's mean keeps float32 sums
                 mean = xs.mean(axis=self.axes, keepdims=True)
                 xhat = xs - mean
                 var = xp.mean(xhat * xhat, axis=self.axes, keepdims=True)
             rstd = (1.0 / xp.sqrt(var + self.eps)).astype(x.dtype, copy=False)
-            xhat *= rstd
             self.batch_mean, self.batch_var = mean, var
+            if blas_floats and self._per_channel():
+                return self._scale_centered(xp, xhat, rstd, w, b)
+            xhat *= rstd
         else:
             mean, rstd = self.fixed
             xhat = (xs - mean) * rstd
-        self.xhat, self.rstd = xhat, rstd
+        self.xhat, self.rstd, self.centered = xhat, rstd, None
         y = xhat.reshape(x.shape)
         y = y * w.reshape(self.pshape) if w is not None else y.copy()
+        if b is not None:
+            y += b.reshape(self.pshape)
+        return y
+
+    def _scale_centered(self, xp, centered, rstd, w, b):
+        """y = (x - mean) * (rstd * w) + b with per-channel factors: xhat is never formed
+        (a pass fewer over x); backward reads x - mean and folds rstd into its own
+        per-channel factors."""
+        self.xhat, self.rstd, self.centered = None, rstd, centered
+        scale = rstd if w is None else rstd * w.reshape(self.pshape)
+        y = xp.multiply(centered, scale, out=workspace.output(xp, self.shape, centered.dtype))
         if b is not None:
             y += b.reshape(self.pshape)
         return y
@@ -166,18 +180,21 @@ class Normalize(Op):
     def _backward_per_channel(self, g, w):
         """Plain-backward form of the gradient with the weight taken out of the sums:
         7 passes over x instead of 11 (the general formula stays for create_graph)."""
-        e, xhat, n = self.edges, self.xhat, float(self.count)
-        if g.dtype in _BLAS_FLOATS and g.shape == xhat.shape:
-            xp = get_array_module(g)
+        e, n = self.edges, float(self.count)
+        xp = get_array_module(g)
+        # xhat = base * fold: the forward kept either xhat or x - mean (and rstd).
+        base, fold = (self.xhat, 1.0) if self.centered is None else (self.centered, self.rstd)
+        if g.dtype in _BLAS_FLOATS and g.shape == base.shape:
             sum_g = axis_sums(xp, g, self.axes)
-            sum_gx = axis_dots(xp, g, xhat, self.axes)
+            sum_gx = axis_dots(xp, g, base, self.axes) * fold
         else:
             sum_g = g.sum(axis=self.axes, keepdims=True)
-            sum_gx = (g * xhat).sum(axis=self.axes, keepdims=True)
+            sum_gx = (g * base).sum(axis=self.axes, keepdims=True) * fold
         grads = [None] * len(e)
         if e[0] is not None:
             scale = self.rstd if w is None else self.rstd * w.reshape(self.pshape)
-            dx = xhat * (sum_gx / n)
+            dx = xp.multiply(base, sum_gx * (fold / n),
+                             out=workspace.output(xp, base.shape, base.dtype))
             dx -= g
             dx += sum_g / n
             dx *= -scale
