@@ -13,6 +13,7 @@ from dygraph.autograd import grad_mode
 from dygraph.autograd.backward_math import math_for
 from dygraph.backend import get_array_module
 from dygraph.framework.errors import op_error
+from dygraph.ops.workspace import POOLED_SIZE, workspace
 from dygraph.tensor import Tensor, _new_tensor
 
 __all__ = ["grad"]
@@ -66,6 +67,17 @@ def _run_tensor_hooks(hooks, g, m):
     return g
 
 
+def _own_copy(g):
+    """A copy of gradient array `g`; a big one in workspace memory, which returns to the
+    pool when the gradient is cleared (a fresh weight-sized array every step costs its
+    page faults again)."""
+    if type(g) is not np.ndarray or g.size < POOLED_SIZE:
+        return g.copy()
+    out = workspace.output(np, g.shape, g.dtype)
+    np.copyto(out, g)
+    return out
+
+
 def _accumulate_leaf(t, g, m):
     if t._hooks:
         g = _run_tensor_hooks(t._hooks, g, m)
@@ -79,7 +91,7 @@ def _accumulate_leaf(t, g, m):
     if old is None:
         # A buffer of its own: `g` may also be another leaf's gradient (add's backward
         # hands one array to both inputs), and later accumulation adds in place.
-        t._grad = _new_tensor(g.copy(), None, 0, True)
+        t._grad = _new_tensor(_own_copy(g), None, 0, True)
     elif old._data.shape == g.shape:
         old._data += g
         old._version[0] += 1

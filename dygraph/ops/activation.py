@@ -51,11 +51,22 @@ class Relu6(Op):
     save_inputs = True
 
     def forward(self, xp, x):
+        if x.size >= POOLED_SIZE:  # big results reuse workspace memory (ops/workspace.py)
+            return xp.clip(x, 0, 6, out=workspace.output(xp, x.shape, x.dtype))
         return xp.clip(x, 0, 6)
 
     def backward(self, m, g):
         x = self.x(0, m)
-        return (g * ((x > 0) & (x < 6)),)
+        if m.tensor_mode or g.size < POOLED_SIZE or g.shape != x.shape:
+            return (g * ((x > 0) & (x < 6)),)
+        xp = m.xp
+        inside = xp.greater(x, 0, out=workspace.take(xp, x.shape, bool))
+        below = xp.less(x, 6, out=workspace.take(xp, x.shape, bool))
+        inside &= below
+        grad = xp.multiply(g, inside, out=workspace.output(xp, g.shape, g.dtype))
+        workspace.give(inside)
+        workspace.give(below)
+        return (grad,)
 
 
 class LeakyRelu(Op):

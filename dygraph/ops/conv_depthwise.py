@@ -101,17 +101,21 @@ def depthwise_forward_last(xp, x, w, b, geo, keep=False):
     w_last = xp.ascontiguousarray(xp.moveaxis(w.reshape((c,) + tuple(ksize)), 0, -1))
     b_, o, t, z = _letters(len(osz))
     spec = f"{b_}{o}{t}{z},{t}{z}->{b_}{o}{z}"
+    # The channels-last result in workspace memory: a fresh multi-MB array per call cost
+    # its page faults every step.
+    yl = workspace.take(xp, (n,) + osz + (c,), x.dtype)
 
     def rows(lo, hi):
-        part = xl[lo:hi]
+        part, y = xl[lo:hi], yl[lo:hi]
         _channels_last(xp, x[lo:hi], part, geo.pads)
-        y = xp.einsum(spec, _windows(xp, part, osz, ksize, geo.stride, geo.dilation),
-                      w_last)
+        xp.einsum(spec, _windows(xp, part, osz, ksize, geo.stride, geo.dilation), w_last,
+                  out=y)
         if b is not None:
             y += b
         out[lo:hi] = xp.moveaxis(y, -1, 1)
 
     over_batch(xp, rows, n, xl.size + out.size * (1 + math.prod(ksize)))
+    workspace.give(yl)
     if keep:
         return out, Lease(xl)
     workspace.give(xl)
@@ -150,16 +154,18 @@ def depthwise_data_last(xp, g, w, in_sizes, geo):
         b_, o, t, z = _letters(len(osz))
         spec = f"{b_}{o}{t}{z},{t}{z}->{b_}{o}{z}"
         ones = (1,) * len(osz)
+        dxl = workspace.take(xp, (n,) + tuple(in_sizes) + (c,), g.dtype)
 
         def rows(lo, hi):
-            part = gl[lo:hi]
+            part, dx = gl[lo:hi], dxl[lo:hi]
             _channels_last(xp, g[lo:hi], part, pads)
-            dx = xp.einsum(spec, _windows(xp, part, in_sizes, ksize, ones, geo.dilation),
-                           w_last)
+            xp.einsum(spec, _windows(xp, part, in_sizes, ksize, ones, geo.dilation), w_last,
+                      out=dx)
             out[lo:hi] = xp.moveaxis(dx, -1, 1)
 
         over_batch(xp, rows, n, gl.size + out.size * (1 + math.prod(ksize)))
         workspace.give(gl)
+        workspace.give(dxl)
         return out
     if n * c * math.prod(geo.padded(in_sizes)) >= _PHASE_MIN_ELEMENTS:
         return _phase_data(xp, g, w, in_sizes, geo, out)

@@ -22,6 +22,7 @@ Example:
     array([[[2., 2., 2.]]])
 """
 
+from dygraph.backend import blas
 from dygraph.ops.conv_depthwise import (
     depthwise_data_last,
     depthwise_filter_last,
@@ -218,12 +219,23 @@ def conv_filter(xp, x, g, ksize, geo, cols=None, gt=None):
     own = gt is None and not batched
     if own:
         gt = transpose_grad(xp, g)
-    dw = None
+    dw = flipped = None
+    # The result in workspace memory: fresh weight-sized arrays cost page faults per step.
+    result = workspace.output(xp, (m, c // grp) + tuple(ksize), x.dtype)
     step = n if cols is not None else chunk(n, taps * out_len * x.itemsize)
     for n0 in range(0, n, step):
         nc = min(step, n - n0)
         part = cols.array if cols is not None else None
         if batched and pointwise(ksize, geo):
+            if grp == 1 and blas.available(xp, x.dtype):
+                # One accumulating GEMM per sample: no (nc, M, C) stack of products to sum
+                # (a fresh multi-MB array a call on MobileNetV2's 1x1 convs).
+                dw = result.reshape(m, taps) if dw is None else dw
+                for i in range(nc):
+                    blas.gemm(g[n0 + i].reshape(m, out_len),
+                              x[n0 + i].reshape(taps, out_len).T, dw,
+                              accumulate=n0 + i > 0)
+                continue
             # x itself in the (nc, grp, L, Cg) layout the product below reads.
             xs = x[n0:n0 + nc].reshape(nc, grp, taps // grp, out_len).swapaxes(2, 3)
             term = xp.matmul(g[n0:n0 + nc].reshape(nc, grp, m // grp, out_len), xs).sum(axis=0)
@@ -240,24 +252,32 @@ def conv_filter(xp, x, g, ksize, geo, cols=None, gt=None):
         elif nc * out_len >= _FILTER_FLIP_POSITIONS:
             # cols @ gT.T, then transposed: with many positions BLAS runs this orientation
             # faster than gT @ cols.T, and the transposing copy of dW is cheap beside it.
+            flipped = flipped if flipped is not None else workspace.take(
+                xp, (grp, taps // grp, m // grp), x.dtype)
             term = xp.matmul(
                 part.reshape(grp, taps // grp, -1),
-                gt[:, n0 * out_len:(n0 + nc) * out_len].reshape(grp, m // grp, -1).swapaxes(1, 2)
-            ).swapaxes(1, 2)
+                gt[:, n0 * out_len:(n0 + nc) * out_len].reshape(grp, m // grp, -1).swapaxes(1, 2),
+                out=flipped).swapaxes(1, 2)
         else:
             # Few positions (a net's last stages): dW comes out in its own layout; copying a
-            # transposed 512x4608 dW cost 17 ms against 1 ms for this product.
+            # transposed 512x4608 dW cost 17 ms against 1 ms for this product. The first
+            # chunk's product goes straight into the result.
             term = xp.matmul(
                 gt[:, n0 * out_len:(n0 + nc) * out_len].reshape(grp, m // grp, -1),
-                part.reshape(grp, taps // grp, -1).swapaxes(1, 2))
+                part.reshape(grp, taps // grp, -1).swapaxes(1, 2),
+                out=result.reshape(grp, m // grp, -1) if dw is None else None)
         dw = term if dw is None else dw + term
         if cols is None:
             workspace.give(part)
     if own:
         workspace.give(gt)
     if dw is None:  # an empty batch
-        return xp.zeros((m, c // grp) + tuple(ksize), x.dtype)
-    return xp.ascontiguousarray(dw).reshape((m, c // grp) + tuple(ksize))
+        result.fill(0)
+    elif not xp.may_share_memory(dw, result):
+        result.reshape(dw.shape)[...] = dw
+    if flipped is not None:
+        workspace.give(flipped)
+    return result
 
 
 def _rows_pay(out_last, in_last, geo, positions, w):

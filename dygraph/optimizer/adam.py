@@ -21,6 +21,7 @@ import math
 
 from dygraph.backend import get_array_module
 from dygraph.framework.errors import as_number, op_error
+from dygraph.ops.workspace import workspace
 from dygraph.optimizer.foreach import ForeachMixin
 from dygraph.optimizer.optimizer import Optimizer
 from dygraph.optimizer.state import _HOST
@@ -95,8 +96,11 @@ class Adam(ForeachMixin, Optimizer):
 
 
 def _adam_update(data, grad, lr, beta1, beta2, epsilon, acc):
-    """One Adam step on `data` in place, with a single temporary array."""
-    data -= _adam_step(grad, lr, beta1, beta2, epsilon, acc)
+    """One Adam step on `data` in place, with a single temporary array (workspace memory:
+    a fresh one per parameter cost page faults every step)."""
+    step = workspace.take(get_array_module(grad), grad.shape, grad.dtype)
+    data -= _adam_step(grad, lr, beta1, beta2, epsilon, acc, out=step)
+    workspace.give(step)
     acc["beta1_pow_acc"] *= beta1
     acc["beta2_pow_acc"] *= beta2
 
