@@ -16,7 +16,7 @@ import ctypes
 
 import numpy as np
 
-from dygraph.backend.blas_threads import _openblas_paths
+from dygraph.backend.blas_threads import openblas_libraries
 
 __all__ = ["available", "gemm"]
 
@@ -43,13 +43,7 @@ def _bind(lib, pattern, int_type):
 
 
 def _find():
-    import numpy  # noqa: F401 - NumPy loads its BLAS on import; we look for that library
-
-    for path in _openblas_paths():
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
+    for lib in openblas_libraries():
         for pattern, int_type in _VARIANTS:
             found = _bind(lib, pattern, int_type)
             if found:

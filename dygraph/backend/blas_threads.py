@@ -17,7 +17,7 @@ import contextlib
 import ctypes
 import threading
 
-__all__ = ["single_blas_thread"]
+__all__ = ["single_blas_thread", "openblas_libraries"]
 
 # (set, get) symbol pairs: NumPy's wheels bundle scipy-openblas (64-bit ints, renamed
 # symbols); system OpenBLAS builds export the plain names.
@@ -41,14 +41,24 @@ def _openblas_paths():
     return sorted(p for p in paths if p.startswith("/"))
 
 
-def _find():
+def openblas_libraries():
+    """The OpenBLAS libraries NumPy loaded, opened with ctypes (none where there are none).
+
+    Example:
+        >>> all(hasattr(lib, "_name") for lib in openblas_libraries())
+        True
+    """
     import numpy  # noqa: F401 - NumPy loads its BLAS on import; we look for that library
 
     for path in _openblas_paths():
         try:
-            lib = ctypes.CDLL(path)
+            yield ctypes.CDLL(path)
         except OSError:
             continue
+
+
+def _find():
+    for lib in openblas_libraries():
         for set_name, get_name in _SYMBOLS:
             setter, getter = getattr(lib, set_name, None), getattr(lib, get_name, None)
             if setter is not None and getter is not None:
