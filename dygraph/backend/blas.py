@@ -106,17 +106,17 @@ def gemm(a, b, out, accumulate=False):
         raise RuntimeError(f"gemm: no BLAS GEMM found for {out.dtype} (see blas.available)")
     if not out.flags.writeable:
         raise ValueError("gemm: the output is read-only")
-    if _operand(out)[0] != _NO_TRANS:
-        raise ValueError(f"gemm: the output's rows must be contiguous (strides {out.strides})")
-    if m == 0 or n == 0:
+    if m == 0 or n == 0:  # (empty arrays may carry any strides)
         return out
     if k == 0:
         if not accumulate:
             out[...] = 0
         return out
+    trans_c, ldc = _operand(out)
+    if trans_c != _NO_TRANS:
+        raise ValueError(f"gemm: the output's rows must be contiguous (strides {out.strides})")
     trans_a, lda = _operand(a)
     trans_b, ldb = _operand(b)
-    ldc = _operand(out)[1]
     _funcs[out.dtype](_ROW_MAJOR, trans_a, trans_b, m, n, k, 1.0, a.ctypes.data, lda,
                       b.ctypes.data, ldb, 1.0 if accumulate else 0.0, out.ctypes.data, ldc)
     return out

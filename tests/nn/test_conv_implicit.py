@@ -219,3 +219,18 @@ def test_transposed_conv_through_the_implicit_data_gradient():
     y = F.conv2d_transpose(dygraph.to_tensor(x), dygraph.to_tensor(w), stride=2, padding=1)
     np.testing.assert_allclose(y.numpy(), conv_transpose_ref(x, w, stride=2, padding=1),
                                rtol=1e-10, atol=1e-10)
+
+
+@needs_blas
+@pytest.mark.parametrize("stride", [1, 2])
+def test_empty_batch_through_the_implicit_path(stride):
+    x = dygraph.zeros([0, 32, 16, 16])
+    x.stop_gradient = False
+    w = dygraph.randn([32, 32, 3, 3])
+    w.stop_gradient = False
+    assert implicit_pays(np, np.float32, (16, 16), (32, 32, 3, 3), _geo(stride, 1, 1, 1, 2))
+    y = F.conv2d(x, w, padding=1, stride=stride)
+    assert y.shape == [0, 32, 16 // stride, 16 // stride]
+    y.sum().backward()
+    assert x.grad.shape == [0, 32, 16, 16]
+    np.testing.assert_array_equal(w.grad.numpy(), np.zeros((32, 32, 3, 3), np.float32))
