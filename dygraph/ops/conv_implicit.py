@@ -48,6 +48,11 @@ _MIN_CHANNELS = 16
 # (1.31), 16x16 stride 2 64->128ch 3.05 vs 3.73 (1.27), 8x8 128ch 4.6 vs 5.4 (1.56), 8x8
 # 64ch 1.60 vs 1.53 (1.56), 7x7 512ch 48 vs 42 (1.65), 4x4 stride 2 6.2 vs 4.2 (2.25).
 _MAX_WASTE = 1.35
+# A strided conv's data gradient through im2col ends in col2im's strided slice-adds, the
+# slowest pass of all; shifted GEMMs pay there up to this many cells per position (data
+# gradient alone, 3x3 stride 2, batch 16: 8x8 64->128ch 0.38 vs 0.90 ms (waste 1.56),
+# 4x4 128->256ch 0.57 vs 0.96 (2.25), 2x2 256->512ch 0.95 vs 0.38 (4.0)).
+_MAX_WASTE_STRIDED_DATA = 2.5
 
 
 class ShiftedGrid:
@@ -143,10 +148,12 @@ def shifted_grid(in_sizes, ksize, geo):
                  tuple(tuple(p) for p in geo.pads), geo.groups)
 
 
-def implicit_pays(xp, dtype, in_sizes, w_shape, geo):
-    """True when the implicit GEMM should run this conv: BLAS is at hand for the dtype, the
-    filter has more than one tap and at least _MIN_CHANNELS channels in and out per group,
-    and the grid has at most _MAX_WASTE cells per output position.
+def implicit_pays(xp, dtype, in_sizes, w_shape, geo, data=False):
+    """True when the implicit GEMM should run this conv (with `data`: its data gradient,
+    or the transposed conv, alone): BLAS is at hand for the dtype, the filter has more than
+    one tap or a stride, at least _MIN_CHANNELS channels in and out per group, and the grid
+    has at most _MAX_WASTE cells per output position (_MAX_WASTE_STRIDED_DATA for the data
+    gradient of a strided conv).
 
     Example:
         >>> import numpy as np
@@ -159,11 +166,13 @@ def implicit_pays(xp, dtype, in_sizes, w_shape, geo):
     """
     ksize = tuple(w_shape[2:])
     channels_out = w_shape[0] // geo.groups
-    if (prod(ksize) < 2 or min(w_shape[1], channels_out) < _MIN_CHANNELS
+    strided = any(s > 1 for s in geo.stride)
+    if ((prod(ksize) < 2 and not strided) or min(w_shape[1], channels_out) < _MIN_CHANNELS
             or not blas.available(xp, dtype)):
         return False
     grid = shifted_grid(in_sizes, ksize, geo)
-    return prod(grid.osz) > 0 and grid.waste <= _MAX_WASTE
+    limit = _MAX_WASTE_STRIDED_DATA if data and strided else _MAX_WASTE
+    return prod(grid.osz) > 0 and grid.waste <= limit
 
 
 def _on_grid(xp, grid, n, rows, dtype):

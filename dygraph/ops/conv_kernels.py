@@ -156,7 +156,7 @@ def conv_data(xp, g, w, in_sizes, geo, gt=None):
     """
     if is_depthwise(w, geo):
         return depthwise_data_last(xp, g, w, in_sizes, geo)
-    if implicit_pays(xp, g.dtype, in_sizes, w.shape, geo):
+    if implicit_pays(xp, g.dtype, in_sizes, w.shape, geo, data=True):
         return implicit_data(xp, g, w, in_sizes, geo)
     n, m = g.shape[:2]
     ksize = w.shape[2:]

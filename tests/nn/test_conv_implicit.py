@@ -91,6 +91,7 @@ CASES = [
     ((1, 2, 5, 5), (2, 2, 5, 5), 1, 2, 1, 1),
     ((2, 3, 12), (4, 3, 3), 2, 1, 1, 1),  # conv1d
     ((1, 2, 5, 4, 6), (3, 2, 3, 2, 3), 1, 1, 1, 1),  # conv3d
+    ((2, 4, 9, 9), (5, 4, 1, 1), 2, 0, 1, 1),  # a strided 1x1 conv: one phase, no shift
 ]
 
 
@@ -154,6 +155,12 @@ def test_implicit_pays_where_copies_cost_more_than_extra_cells():
     assert not implicit_pays(np, np.float32, (4, 4), (256, 256, 3, 3), same)  # waste 2.25
     assert not implicit_pays(np, np.float32, (56, 56), (64, 3, 3, 3), same)  # 3 channels in
     assert not implicit_pays(np, np.float32, (56, 56), (64, 64, 1, 1), same)  # one tap
+    assert implicit_pays(np, np.float32, (56, 56), (64, 64, 1, 1), _geo(2, 0, 1, 1, 2))
+    # A strided conv's data gradient (col2im's slowest case) takes the grid up to 2.5x.
+    down = _geo(2, 1, 1, 1, 2)
+    assert not implicit_pays(np, np.float32, (4, 4), (256, 128, 3, 3), down)  # waste 2.25
+    assert implicit_pays(np, np.float32, (4, 4), (256, 128, 3, 3), down, data=True)
+    assert not implicit_pays(np, np.float32, (2, 2), (512, 256, 3, 3), down, data=True)
     assert not implicit_pays(np, np.float16, (56, 56), (64, 64, 3, 3), same)
     assert not implicit_pays(np, np.float32, (56, 56), (64, 2, 3, 3), _geo(1, 1, 1, 32, 2))
 
@@ -173,7 +180,7 @@ def _run_conv(x, w, b, create_graph=False, **kwargs):
 
 def _without_implicit(monkeypatch):
     for module in (conv_op, conv_kernels):
-        monkeypatch.setattr(module, "implicit_pays", lambda *args: False)
+        monkeypatch.setattr(module, "implicit_pays", lambda *args, **kwargs: False)
 
 
 @needs_blas
