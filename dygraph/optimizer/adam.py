@@ -19,6 +19,8 @@ Example:
 
 import math
 
+import numpy as np
+
 from dygraph.backend import get_array_module
 from dygraph.framework.errors import as_number, op_error
 from dygraph.ops.workspace import workspace
@@ -95,12 +97,31 @@ class Adam(ForeachMixin, Optimizer):
         flat.acc["beta2_pow_acc"] *= beta2
 
 
+# A big parameter is updated this many elements at a time: the twelve passes of a step
+# then run over blocks that stay in cache instead of streaming the whole parameter, its
+# gradient and both moments from memory twelve times (2.4M float32 elements: 2.8 vs 3.2
+# ms; 11M: 14.3 vs 20.5 ms).
+_BLOCK = 1 << 16
+
+
 def _adam_update(data, grad, lr, beta1, beta2, epsilon, acc):
     """One Adam step on `data` in place, with a single temporary array (workspace memory:
-    a fresh one per parameter cost page faults every step)."""
-    step = workspace.take(get_array_module(grad), grad.shape, grad.dtype)
-    data -= _adam_step(grad, lr, beta1, beta2, epsilon, acc, out=step)
-    workspace.give(step)
+    a fresh one per parameter cost page faults every step); big parameters go by blocks."""
+    xp = get_array_module(grad)
+    blocks = xp is np and data.size >= 16 * _BLOCK and all(
+        a.flags.c_contiguous for a in (data, grad, acc["moment1"], acc["moment2"]))
+    if not blocks or "moment2_max" in acc:
+        step = workspace.take(xp, grad.shape, grad.dtype)
+        data -= _adam_step(grad, lr, beta1, beta2, epsilon, acc, out=step)
+        workspace.give(step)
+    else:
+        flat = [a.reshape(-1) for a in (data, grad, acc["moment1"], acc["moment2"])]
+        step = workspace.take(xp, (_BLOCK,), grad.dtype)
+        for lo in range(0, data.size, _BLOCK):
+            d, g, m, v = (a[lo:lo + _BLOCK] for a in flat)
+            part = dict(acc, moment1=m, moment2=v)
+            d -= _adam_step(g, lr, beta1, beta2, epsilon, part, out=step[:len(d)])
+        workspace.give(step)
     acc["beta1_pow_acc"] *= beta1
     acc["beta2_pow_acc"] *= beta2
 

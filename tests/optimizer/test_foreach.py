@@ -303,3 +303,32 @@ def test_foreach_bumps_parameter_versions():
     train(params, opt, range(2))
     assert fused_in_use(opt)
     assert [p._version[0] for p in params.values()] == [v + 2 for v in versions]
+
+
+def test_adam_updates_a_big_parameter_by_blocks_as_a_whole(monkeypatch):
+    # Parameters from 1M elements are updated 64k elements at a time (adam._BLOCK), which
+    # must give exactly the update of the whole array at once.
+    from dygraph.optimizer import adam
+
+    size = 16 * adam._BLOCK + 123  # a partial last block
+    rng = np.random.default_rng(0)
+    start = rng.standard_normal(size).astype(np.float32)
+    grads = [rng.standard_normal(size).astype(np.float32) for _ in range(3)]
+
+    def run():
+        p = Parameter(start.copy(), name="big")
+        opt = Adam(learning_rate=0.01, parameters=[p])
+        for g in grads:
+            p.grad = dygraph.to_tensor(g)
+            opt.step()
+        moments = opt.state_dict()
+        return p.numpy(), [np.asarray(v) for k, v in sorted(moments.items())
+                           if "moment" in k]
+
+    blocked = run()
+    monkeypatch.setattr(adam, "_BLOCK", 2 * size)  # one block: the whole array
+    whole = run()
+    np.testing.assert_array_equal(blocked[0], whole[0])
+    assert len(blocked[1]) == 2
+    for a, b in zip(blocked[1], whole[1]):
+        np.testing.assert_array_equal(a, b)
