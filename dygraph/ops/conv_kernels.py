@@ -252,12 +252,22 @@ def conv_filter(xp, x, g, ksize, geo, cols=None, gt=None):
         elif nc * out_len >= _FILTER_FLIP_POSITIONS:
             # cols @ gT.T, then transposed: with many positions BLAS runs this orientation
             # faster than gT @ cols.T, and the transposing copy of dW is cheap beside it.
+            # Each chunk's product lands in one scratch and is added into the result.
             flipped = flipped if flipped is not None else workspace.take(
                 xp, (grp, taps // grp, m // grp), x.dtype)
-            term = xp.matmul(
+            xp.matmul(
                 part.reshape(grp, taps // grp, -1),
                 gt[:, n0 * out_len:(n0 + nc) * out_len].reshape(grp, m // grp, -1).swapaxes(1, 2),
-                out=flipped).swapaxes(1, 2)
+                out=flipped)
+            target = result.reshape(grp, m // grp, taps // grp)
+            if dw is None:
+                target[...] = flipped.swapaxes(1, 2)
+                dw = target
+            else:
+                target += flipped.swapaxes(1, 2)
+            if cols is None:
+                workspace.give(part)
+            continue
         else:
             # Few positions (a net's last stages): dW comes out in its own layout; copying a
             # transposed 512x4608 dW cost 17 ms against 1 ms for this product. The first

@@ -363,9 +363,11 @@ def test_saved_columns_survive_later_calls_and_a_second_backward():
 
 
 @pytest.mark.parametrize("x_shape, w_shape", [((5, 2, 7, 6), (3, 2, 3, 3)),
-                                              ((5, 6, 3, 3), (4, 6, 3, 3))])
+                                              ((5, 6, 3, 3), (4, 6, 3, 3)),
+                                              ((3, 80, 24, 24), (4, 80, 3, 3))])
 def test_conv_in_sample_chunks_equals_one_pass(monkeypatch, x_shape, w_shape):
-    """Big batches build their columns a few samples at a time (both GEMM layouts)."""
+    """Big batches build their columns a few samples at a time (all three filter-gradient
+    layouts: per sample, few positions, and the flipped product of many positions)."""
     from dygraph.ops import im2col
 
     def run():
