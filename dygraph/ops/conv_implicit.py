@@ -34,7 +34,7 @@ import functools
 import itertools
 
 from dygraph.backend import blas
-from dygraph.ops.im2col import prod
+from dygraph.ops.im2col import Geometry, prod
 from dygraph.ops.workspace import Lease, workspace
 
 __all__ = ["ShiftedGrid", "implicit_pays", "implicit_forward", "implicit_data",
@@ -121,6 +121,7 @@ class ShiftedGrid:
             pairs.append((slice(a0, a1), slice(first, first + (a1 - a0 - 1) * s + 1, s)))
         return pairs
 
+    @functools.cached_property
     def covers_input(self):
         """True when every input position lies in some phase's cells (else the positions
         no window reads get no data gradient and dx must start zeroed)."""
@@ -137,8 +138,6 @@ class ShiftedGrid:
 
 @functools.lru_cache(maxsize=256)
 def _grid(in_sizes, ksize, stride, dilation, pads, groups):
-    from dygraph.ops.im2col import Geometry
-
     return ShiftedGrid(in_sizes, ksize, Geometry(stride, dilation, pads, groups))
 
 
@@ -267,7 +266,7 @@ def implicit_data(xp, g, w, in_sizes, geo, gq=None):
             blas.gemm(taps[t, rows_m].T, gq[rows_m], dxq[phase, rows_c, off:off + span],
                       accumulate=True)
     out = workspace.output(xp, (n, c) + tuple(in_sizes), g.dtype,
-                           zero=not grid.covers_input())
+                           zero=not grid.covers_input)
     channels_first = out.swapaxes(0, 1)
     for i, phase in enumerate(grid.phases):
         pairs = grid.windows(phase)

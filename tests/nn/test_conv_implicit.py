@@ -133,8 +133,8 @@ def test_grid_geometry():
     assert grid.phases == [(0, 0), (0, 1), (1, 0), (1, 1)]
     # Tap (2, 2) reads phase (0, 0) one cell down and one right.
     assert grid.taps[8] == (0, 9 + 1)
-    assert grid.covers_input()
-    assert not shifted_grid((6, 6), (2, 2), _geo(3, 0, 1, 1, 2)).covers_input()
+    assert grid.covers_input
+    assert not shifted_grid((6, 6), (2, 2), _geo(3, 0, 1, 1, 2)).covers_input
     # Filter-gradient groups: a kernel row of taps one cell apart is one group.
     same = shifted_grid((8, 8), (3, 3), _geo(1, 1, 1, 1, 2))
     assert [taps for *_, taps in same.filter_groups] == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
