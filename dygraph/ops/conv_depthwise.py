@@ -88,6 +88,13 @@ def _letters(d):
     return "n", "pqr"[:d], "uvw"[:d], "z"
 
 
+def _tap_sum_spec(d):
+    """The einsum that sums the taps of a windows view per channel, weighted by a
+    (*taps, C) filter: the forward and both data-gradient correlations."""
+    b_, o, t, z = _letters(d)
+    return f"{b_}{o}{t}{z},{t}{z}->{b_}{o}{z}"
+
+
 def depthwise_forward_last(xp, x, w, b, geo, keep=False):
     """(y, kept) for a depthwise conv, computed channels-last: x (N, C, *S), w (C, 1, *k).
     One einsum over the windows view sums the taps per channel without temporaries.
@@ -99,8 +106,7 @@ def depthwise_forward_last(xp, x, w, b, geo, keep=False):
     xl = workspace.take(xp, _last_shape(x, geo.pads), x.dtype)
     out = workspace.output(xp, (n, c) + osz, x.dtype)
     w_last = xp.ascontiguousarray(xp.moveaxis(w.reshape((c,) + tuple(ksize)), 0, -1))
-    b_, o, t, z = _letters(len(osz))
-    spec = f"{b_}{o}{t}{z},{t}{z}->{b_}{o}{z}"
+    spec = _tap_sum_spec(len(osz))
     # The channels-last result in workspace memory: a fresh multi-MB array per call cost
     # its page faults every step.
     yl = workspace.take(xp, (n,) + osz + (c,), x.dtype)
@@ -151,8 +157,7 @@ def depthwise_data_last(xp, g, w, in_sizes, geo):
         flipped = w.reshape((c,) + tuple(ksize))[(slice(None),) + (slice(None, None, -1),) *
                                                   len(ksize)]
         w_last = xp.ascontiguousarray(xp.moveaxis(flipped, 0, -1))
-        b_, o, t, z = _letters(len(osz))
-        spec = f"{b_}{o}{t}{z},{t}{z}->{b_}{o}{z}"
+        spec = _tap_sum_spec(len(osz))
         ones = (1,) * len(osz)
         dxl = workspace.take(xp, (n,) + tuple(in_sizes) + (c,), g.dtype)
 
@@ -235,8 +240,7 @@ def _phase_data(xp, g, w, in_sizes, geo, out):
     lead = [(k - 1) * d // s for k, d, s in zip(ksize, geo.dilation, geo.stride)]
     span = tuple(r - (-size // s) for r, size, s in zip(lead, padded, geo.stride))
     taps = w.reshape((c,) + tuple(ksize))
-    b_, o, t, z = _letters(len(osz))
-    spec = f"{b_}{o}{t}{z},{t}{z}->{b_}{o}{z}"
+    spec = _tap_sum_spec(len(osz))
     inner = tuple(slice(lo, lo + size) for (lo, _), size in zip(geo.pads, in_sizes))
     gl = workspace.take(xp, (n,) + span + (c,), g.dtype)
     dxl = workspace.take(xp, (n,) + padded + (c,), g.dtype)
