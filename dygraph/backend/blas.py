@@ -7,7 +7,7 @@ convolution (ops/conv_implicit.py) adds one product per filter tap into the same
 each reading the input at a shifted offset, so it needs no im2col copy at all.
 
 The functions come from the OpenBLAS that NumPy loaded (found through the process's mapped
-libraries, as blas_threads does), through ctypes, which releases the GIL during the call.
+libraries), through ctypes, which releases the GIL during the call.
 Where there is none (another BLAS, another system, CuPy arrays) `available` is False and
 callers keep their NumPy path.
 """
@@ -16,8 +16,6 @@ import ctypes
 
 import numpy as np
 
-from dygraph.backend.blas_threads import openblas_libraries
-
 __all__ = ["available", "gemm"]
 
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
@@ -25,6 +23,24 @@ _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 _VARIANTS = (("scipy_cblas_{}gemm64_", ctypes.c_int64), ("cblas_{}gemm64_", ctypes.c_int64),
              ("cblas_{}gemm", ctypes.c_int))
 _funcs = None
+
+
+def _openblas_paths():
+    try:
+        with open("/proc/self/maps") as maps:
+            lines = maps.read().splitlines()
+    except OSError:
+        return []
+    paths = {line.split()[-1] for line in lines if "openblas" in line.lower()}
+    return sorted(p for p in paths if p.startswith("/"))
+
+
+def _openblas_libraries():
+    for path in _openblas_paths():  # NumPy, imported above, has loaded its BLAS
+        try:
+            yield ctypes.CDLL(path)
+        except OSError:
+            continue
 
 
 def _bind(lib, pattern, int_type):
@@ -43,7 +59,7 @@ def _bind(lib, pattern, int_type):
 
 
 def _find():
-    for lib in openblas_libraries():
+    for lib in _openblas_libraries():
         for pattern, int_type in _VARIANTS:
             found = _bind(lib, pattern, int_type)
             if found:

@@ -16,12 +16,11 @@ records a graph, so double backward works as for any composed op.
 sequence's state and zeroes its outputs, as `sequence_length` asks.
 
 Unmasked LSTM and GRU, in plain forward and backward, take the raw-array path of
-rnn_arrays.py instead (fewer NumPy calls per step); the time loops run with one BLAS thread.
+rnn_arrays.py instead (fewer NumPy calls per step).
 """
 
 from dygraph.autograd.backward_math import array_math
 from dygraph.autograd.function import Op, apply
-from dygraph.backend.blas_threads import single_blas_thread
 from dygraph.nn.layer.rnn_arrays import (
     GRUArrays,
     LSTMArrays,
@@ -72,16 +71,15 @@ class _RecurrentSequence(Op):
         # The hidden product h @ W^T runs every step: a contiguous W^T makes it ~30% faster.
         w_t = m.swapaxes(w, 0, 1) if m.tensor_mode else m.ascontiguousarray(w.T)
         outs, saved = [None] * steps, [None] * steps
-        with single_blas_thread():  # tiny per-step products: see rnn_arrays
-            for t in self._order(steps):
-                h, new_states, saved[t] = self.cell(m, gates[t], states, w_t, extras)
-                if keep is not None:
-                    k = keep[t]
-                    new_states = tuple(k * new + (1.0 - k) * old
-                                       for new, old in zip(new_states, states))
-                    h = h * k
-                states = new_states
-                outs[t] = h
+        for t in self._order(steps):
+            h, new_states, saved[t] = self.cell(m, gates[t], states, w_t, extras)
+            if keep is not None:
+                k = keep[t]
+                new_states = tuple(k * new + (1.0 - k) * old
+                                   for new, old in zip(new_states, states))
+                h = h * k
+            states = new_states
+            outs[t] = h
         return outs, states, saved
 
     def forward(self, xp, *arrays):
@@ -98,9 +96,7 @@ class _RecurrentSequence(Op):
         zero = m.zeros_like(states0[0])
         dstates = tuple(zero if g is None else g for g in g_states)
         d_gates, d_hidden = [None] * steps, [None] * steps
-        with single_blas_thread():
-            dstates = self._walk_back(m, g_out, dstates, keep, w, extras, saved,
-                                      d_gates, d_hidden)
+        dstates = self._walk_back(m, g_out, dstates, keep, w, extras, saved, d_gates, d_hidden)
         return self._input_grads(m, d_gates, d_hidden, saved, dstates, extras)
 
     def _walk_back(self, m, g_out, dstates, keep, w, extras, saved, d_gates, d_hidden):
