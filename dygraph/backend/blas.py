@@ -16,7 +16,7 @@ import ctypes
 
 import numpy as np
 
-__all__ = ["available", "gemm"]
+__all__ = ["available", "gemm", "gemm_loop"]
 
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 # (suffix of the ILP64 builds NumPy's wheels bundle, integer type): plain LP64 names last.
@@ -85,13 +85,16 @@ def available(xp, dtype):
 
 def _operand(a):
     """(transpose flag, leading dimension) of a 2-D operand whose elements are contiguous
-    along one axis and evenly spaced (forward, in whole elements) along the other."""
+    along one axis and evenly spaced (forward, in whole elements, rows not overlapping)
+    along the other."""
     item = a.itemsize
     for unit, other, flag, width in ((1, 0, _NO_TRANS, a.shape[1]), (0, 1, _TRANS, a.shape[0])):
         step = a.strides[other]
-        if ((a.strides[unit] == item or a.shape[unit] == 1) and step >= 0
+        if a.shape[other] == 1:  # one row: its stride is never used
+            step = width * item
+        if ((a.strides[unit] == item or a.shape[unit] == 1) and step >= width * item
                 and step % item == 0):
-            return flag, max(step // item, width, 1)
+            return flag, max(step // item, 1)
     raise ValueError(f"gemm: an operand with strides {a.strides} is not a BLAS matrix")
 
 
@@ -136,3 +139,42 @@ def gemm(a, b, out, accumulate=False):
     _funcs[out.dtype](_ROW_MAJOR, trans_a, trans_b, m, n, k, 1.0, a.ctypes.data, lda,
                       b.ctypes.data, ldb, 1.0 if accumulate else 0.0, out.ctypes.data, ldc)
     return out
+
+
+def gemm_loop(b, rows, dtype, accumulate=False):
+    """A product for a loop that multiplies many (rows, k) matrices by one fixed `b` (k, n),
+    such as the hidden product of a recurrent layer's time steps: `run(a_address, lda,
+    out_address, ldc)` computes out = a @ b (out += a @ b with `accumulate`), where a and
+    out are given by the address of their first element and their row stride in elements
+    (their elements contiguous along a row). Addresses are ints from ndarray.ctypes.data
+    plus byte offsets: reading .ctypes.data costs ~0.8 us, as much as the rest of the
+    call, so a loop computes each step's addresses from one base. The caller keeps the
+    arrays alive and in bounds; `b` is kept by the returned function. Check `available`
+    first.
+
+    Example:
+        >>> b = np.full((2, 3), 2.0, np.float32)
+        >>> a, out = np.ones((4, 2), np.float32), np.ones((4, 3), np.float32)
+        >>> if available(np, np.float32):
+        ...     run = gemm_loop(b, 2, np.float32, accumulate=True)
+        ...     run(a.ctypes.data, 2, out.ctypes.data + out.strides[0] * 2, 3)
+        ... else:
+        ...     out[2:] += a[:2] @ b
+        >>> out[:, 0]
+        array([1., 1., 5., 5.], dtype=float32)
+    """
+    dtype = np.dtype(dtype)
+    if b.ndim != 2 or b.dtype != dtype:
+        raise ValueError(f"gemm_loop: b must be a 2-D {dtype} matrix, got {b.ndim}-D {b.dtype}")
+    if not available(np, dtype):
+        raise RuntimeError(f"gemm_loop: no BLAS GEMM found for {dtype} (see blas.available)")
+    k, n = b.shape
+    trans_b, ldb = _operand(b)
+    fn, address, beta = _funcs[dtype], b.ctypes.data, 1.0 if accumulate else 0.0
+
+    def run(a_address, lda, out_address, ldc):
+        fn(_ROW_MAJOR, _NO_TRANS, trans_b, rows, n, k, 1.0, a_address, lda, address, ldb,
+           beta, out_address, ldc)
+
+    run.b = b  # the matrix whose address the calls use lives as long as they can run
+    return run

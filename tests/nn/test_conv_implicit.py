@@ -1,5 +1,5 @@
 """The implicit-GEMM convolution (ops/conv_implicit.py) and the BLAS call under it
-(backend/blas.py).
+(backend/blas.py, tested in tests/test_blas.py).
 
 The kernels are checked against the direct reference of the conv spec entries (one einsum
 per tap), and the two gradients through the adjoint identities that define them:
@@ -27,45 +27,6 @@ from tests.op_specs.spec_conv import conv_ref, conv_transpose_ref
 
 needs_blas = pytest.mark.skipif(not blas.available(np, np.float32),
                                 reason="NumPy's BLAS is not OpenBLAS")
-
-
-def test_gemm_plain_accumulating_transposed_and_windowed():
-    if not blas.available(np, np.float64):
-        pytest.skip("NumPy's BLAS is not OpenBLAS")
-    rng = np.random.default_rng(0)
-    big = rng.standard_normal((12, 40))
-    a, b = big[1:4, 3:9], big[2:8, 10:15]
-    out = np.zeros((3, 5))
-    np.testing.assert_allclose(blas.gemm(a, b, out), a @ b, rtol=1e-12)
-    bt = big[0:5, 20:26].T  # a transposed window
-    blas.gemm(a, bt, out, accumulate=True)
-    np.testing.assert_allclose(out, a @ b + a @ bt, rtol=1e-12)
-    spaced = np.zeros((6, 5))[::2]  # output rows 10 elements apart
-    blas.gemm(a.T.copy().T, bt, spaced)
-    np.testing.assert_allclose(spaced, a @ bt, rtol=1e-12)
-    f32 = big.astype(np.float32)
-    out32 = blas.gemm(f32[:2, :3], f32[3:6, :4], np.empty((2, 4), np.float32))
-    np.testing.assert_allclose(out32, f32[:2, :3] @ f32[3:6, :4], rtol=1e-5)
-
-
-@needs_blas
-def test_gemm_refuses_what_blas_cannot_read():
-    a = np.ones((3, 4), np.float32)
-    with pytest.raises(ValueError, match="not a BLAS matrix"):
-        blas.gemm(a[::-1], np.ones((4, 2), np.float32), np.empty((3, 2), np.float32))
-    with pytest.raises(ValueError, match="one dtype"):
-        blas.gemm(a, np.ones((4, 2)), np.empty((3, 2), np.float32))
-    with pytest.raises(ValueError, match=r"\(m, k\) @ \(k, n\)"):
-        blas.gemm(a, np.ones((3, 2), np.float32), np.empty((3, 2), np.float32))
-    with pytest.raises(ValueError, match="rows must be contiguous"):
-        blas.gemm(a, np.ones((4, 2), np.float32), np.empty((2, 3), np.float32).T)
-    frozen = np.empty((3, 2), np.float32)
-    frozen.flags.writeable = False
-    with pytest.raises(ValueError, match="read-only"):
-        blas.gemm(a, np.ones((4, 2), np.float32), frozen)
-    with pytest.raises(RuntimeError, match="no BLAS GEMM"):
-        blas.gemm(a.astype(np.float16), np.ones((4, 2), np.float16),
-                  np.empty((3, 2), np.float16))
 
 
 def test_gemm_is_unavailable_off_numpy_and_for_other_dtypes():

@@ -11,6 +11,7 @@ import pytest
 import dygraph
 from dygraph.autograd import gradcheck, gradgradcheck
 from dygraph.autograd.function import apply
+from dygraph.backend import blas
 from dygraph.nn import GRUCell, LSTMCell, SimpleRNNCell
 from dygraph.nn.layer import rnn_sequence as rs
 from dygraph.nn.layer.rnn_sequence import keep_mask, run_sequence
@@ -77,7 +78,20 @@ def _flat(result):
 @pytest.mark.parametrize("masked", [False, True])
 def test_sequence_op_matches_step_loop_values_and_gradients(kind, reverse, masked):
     cell, x, states, running = _setup(kind)
-    running = running if masked else None
+    _check_against_step_loop(cell, x, states, running if masked else None, reverse)
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru"])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_array_walks_without_blas_match_step_loop(monkeypatch, kind, reverse):
+    # Where NumPy's BLAS is not OpenBLAS (or the arrays are CuPy's), the LSTM's hidden
+    # product is NumPy's matmul and an add instead of one BLAS call adding in place.
+    monkeypatch.setattr(blas, "available", lambda xp, dtype: False)
+    cell, x, states, _ = _setup(kind)
+    _check_against_step_loop(cell, x, states, None, reverse)
+
+
+def _check_against_step_loop(cell, x, states, running, reverse):
     flat_states = list(states) if isinstance(states, tuple) else [states]
     leaves = [x] + flat_states + list(cell.parameters())
     results = []

@@ -9,15 +9,16 @@ block:
 - The values of all steps live in bulk gate-major [T, gates, B, H] arrays, so a step
   writes into slices of them with `out=` and allocates nothing, and each gate of a step is
   one contiguous [B, H] block: an element-wise op on a column slice of a [B, G] row block
-  costs 3-5x more. The LSTM's hidden product is one [B, H] @ [H, 4H] product whose gate
-  blocks are read once, by the add of the input gates (the GRU's runs per gate, one batched
-  matmul call, as its c block is kept for backward); a step's gate gradients are written
-  once into [B, G] rows, the layout of the input gates' gradient and of the one
-  [B, G] @ [G, H] product for dh.
-- One exp over the whole gate block gives every gate. The pre-activations are negated once
-  (and the LSTM's g block doubled) in the weights and the input gates, so that
-  sigmoid(x) = 1 / (1 + exp(-x)) and tanh(x) = 2 / (1 + exp(-2x)) - 1 are one exp, one
-  add and one divide over all gates.
+  costs 3-5x more. The LSTM's hidden product is one [B, H] @ [H, 4H] product that BLAS
+  adds into the step's rows of the input gates (backend/blas.gemm_loop, beta = 1), so no
+  separate add reads it again; the GRU's runs per gate, one batched matmul call, as its c
+  block is kept for backward. A step's gate gradients are written once into [B, G] rows,
+  the layout of the input gates' gradient and of the one [B, G] @ [G, H] product for dh.
+- One transcendental pass gives every gate of a step. The LSTM takes tanh over its whole
+  gate block, the sigmoid gates' pre-activations halved once in the weights and the input
+  gates: sigmoid(x) = (1 + tanh(x / 2)) / 2. NumPy's float32 tanh runs at twice the speed
+  of its exp, so this beats 1 / (1 + exp(-x)), which also needs a divide. The GRU's r and
+  z are one tanh the same way.
 - Before the reverse walk, the activations' slopes (and the GRU's other per-step factors
   that do not depend on the incoming gradient) are computed for all steps at once; a step
   then multiplies the incoming gradients by them, writing each gate's gradient in place.
@@ -33,24 +34,32 @@ need no transposed copies; a reverse layer walks the time index backwards.
 tests/nn/test_rnn_sequence.py checks both paths against the step-by-step cells.
 """
 
-import numpy as np
-
+from dygraph.backend import blas
 from dygraph.ops.workspace import workspace
 
 __all__ = ["LSTMArrays", "GRUArrays", "lstm_gate_scale", "gru_gate_scale", "time_view",
            "previous_hidden"]
 
 
-# exp's argument per LSTM gate (i, f, g, o): -x for the sigmoid gates, -2x for the tanh gate.
-_LSTM_SCALE = (-1.0, -1.0, -2.0, -1.0)
+# tanh's argument per LSTM gate (i, f, g, o): x / 2 for the sigmoid gates, whose value is
+# (1 + tanh(x / 2)) / 2, and x for the g gate.
+_LSTM_SCALE = (0.5, 0.5, 1.0, 0.5)
+
+
+def _blas_rows(a):
+    """Whether BLAS can read each [B, n] time step of the [T, B, n] array `a` in place."""
+    item = a.itemsize
+    return (a.strides[2] == item and a.strides[1] >= a.shape[2] * item
+            and a.strides[0] % item == 0 and a.strides[1] % item == 0)
 
 
 def lstm_gate_scale(xp, size, dtype):
-    """The [4H] factors that turn an LSTM's pre-activations into exp's arguments.
+    """The [4H] factors that turn an LSTM's pre-activations into tanh's arguments.
 
     Example:
+        >>> import numpy as np
         >>> lstm_gate_scale(np, 1, np.float32)
-        array([-1., -1., -2., -1.], dtype=float32)
+        array([0.5, 0.5, 1. , 0.5], dtype=float32)
     """
     return xp.repeat(xp.asarray(_LSTM_SCALE, dtype), size)
 
@@ -59,6 +68,7 @@ def time_view(array, time_major):
     """A [T, B, ...] view of a [B, T, ...] array (the array itself when time-major).
 
     Example:
+        >>> import numpy as np
         >>> time_view(np.zeros((2, 5, 3)), False).shape
         (5, 2, 3)
     """
@@ -70,6 +80,7 @@ def previous_hidden(out, h0, reverse, into):
     outputs `out` [T, B, H] shifted by one step in the direction of the walk.
 
     Example:
+        >>> import numpy as np
         >>> into = np.empty((3, 1, 1)); out = np.arange(3.0).reshape(3, 1, 1)
         >>> previous_hidden(out, np.full((1, 1), 9.0), False, into); into.ravel()
         array([9., 0., 1.])
@@ -89,6 +100,7 @@ class _GateArrays:
         self.xp, self.w, self.reverse = xp, w, reverse
         steps, batch, width = gate_in.shape
         self.size = width // gates
+        self.rows = gate_in
         self.gate_in = gate_in.reshape(steps, batch, gates, self.size).transpose(0, 2, 1, 3)
 
     def _times(self):
@@ -112,38 +124,49 @@ class LSTMArrays(_GateArrays):
 
     def forward(self, h0, c0, out):
         """Run the steps, writing h of each step into `out` [T, B, H] (indexed by time);
-        returns the final (h, c)."""
-        xp, size, gate_in = self.xp, self.size, self.gate_in
+        returns the final (h, c). Overwrites the input gates."""
+        xp, size, gate_in, rows = self.xp, self.size, self.gate_in, self.rows
         steps, _, batch, _ = gate_in.shape
         dtype = gate_in.dtype
         # Kept for backward; their memory returns to the workspace with this object.
         act = self.act = workspace.output(xp, (steps, 4, batch, size), dtype)
         c = self.c = workspace.output(xp, (steps + 1, batch, size), dtype)
         tc = self.tc = workspace.output(xp, (steps, batch, size), dtype)
-        # A contiguous, pre-scaled W^T: one [B, H] @ [H, 4H] product lands as exp's argument.
+        # A contiguous, pre-scaled W^T: one [B, H] @ [H, 4H] product adds tanh's argument.
         w_s = xp.ascontiguousarray((self.w * lstm_gate_scale(xp, size, dtype)[:, None]).T)
-        numer = xp.asarray([1.0, 1.0, 2.0, 1.0], dtype).reshape(4, 1, 1)
-        prod, tmp = xp.empty((batch, 4 * size), dtype), xp.empty_like(c0)
-        prod_by_gate = prod.reshape(batch, 4, size).transpose(1, 0, 2)
-        c[0], h = c0, h0
-        # exp overflow -> inf -> a gate of 0 (or -1 for tanh): the right limit.
-        with np.errstate(over="ignore"):
-            for s, t in enumerate(self._times()):
-                a = act[s]
+        tmp, h = xp.empty_like(c0), xp.ascontiguousarray(h0)
+        c[0] = c0
+        direct = blas.available(xp, dtype) and _blas_rows(rows) and _blas_rows(out)
+        if direct:  # BLAS adds each product into the step's rows of the input gates
+            add_product = blas.gemm_loop(w_s, batch, dtype, accumulate=True)
+            item = dtype.itemsize
+            rows_at, (rows_step, rows_ld) = rows.ctypes.data, rows.strides[:2]
+            out_at, (out_step, out_ld) = out.ctypes.data, out.strides[:2]
+            h_at, h_ld = h.ctypes.data, size
+        else:
+            prod = xp.empty((batch, 4 * size), dtype)
+        for s, t in enumerate(self._times()):
+            if direct:
+                add_product(h_at, h_ld, rows_at + t * rows_step, rows_ld // item)
+                h_at, h_ld = out_at + t * out_step, out_ld // item
+            else:
                 xp.matmul(h, w_s, out=prod)
-                xp.add(gate_in[t], prod_by_gate, out=a)
-                xp.exp(a, out=a)
-                a += 1.0
-                xp.divide(numer, a, out=a)
-                gate_i, gate_f, g, gate_o = a
-                g -= 1.0
-                xp.multiply(gate_f, c[s], out=c[s + 1])
-                xp.multiply(gate_i, g, out=tmp)
-                c[s + 1] += tmp
-                xp.tanh(c[s + 1], out=tc[s])
-                h = out[t]
-                xp.multiply(gate_o, tc[s], out=h)
-        self.gate_in = None  # act holds what backward needs
+                rows[t] += prod
+            a = act[s]
+            xp.tanh(gate_in[t], out=a)
+            sigmoids, gate_o = a[:2], a[3]  # (1 + tanh(x / 2)) / 2
+            sigmoids *= 0.5
+            sigmoids += 0.5
+            gate_o *= 0.5
+            gate_o += 0.5
+            gate_i, gate_f, g = a[0], a[1], a[2]
+            xp.multiply(gate_f, c[s], out=c[s + 1])
+            xp.multiply(gate_i, g, out=tmp)
+            c[s + 1] += tmp
+            xp.tanh(c[s + 1], out=tc[s])
+            h = out[t]
+            xp.multiply(gate_o, tc[s], out=h)
+        self.gate_in = self.rows = None  # act holds what backward needs
         return h.copy(), c[-1].copy()
 
     def backward(self, g_out, g_h, g_c, d_rows):
@@ -190,14 +213,15 @@ class LSTMArrays(_GateArrays):
 
 
 def gru_gate_scale(xp, size, dtype):
-    """The [3H] factors that turn a GRU's r and z pre-activations into exp's arguments
-    (the c block stays: tanh is taken directly).
+    """The [3H] factors that turn a GRU's r and z pre-activations into tanh's arguments,
+    x / 2 for sigmoid(x) = (1 + tanh(x / 2)) / 2 (the c block stays).
 
     Example:
+        >>> import numpy as np
         >>> gru_gate_scale(np, 1, np.float32)
-        array([-1., -1.,  1.], dtype=float32)
+        array([0.5, 0.5, 1. ], dtype=float32)
     """
-    return xp.repeat(xp.asarray([-1.0, -1.0, 1.0], dtype), size)
+    return xp.repeat(xp.asarray([0.5, 0.5, 1.0], dtype), size)
 
 
 class GRUArrays(_GateArrays):
@@ -223,27 +247,26 @@ class GRUArrays(_GateArrays):
         act = self.act = workspace.output(xp, (steps, 3, batch, size), gate_in.dtype)
         prod = self.prod = workspace.output(xp, act.shape, act.dtype)
         w_s = xp.ascontiguousarray(self.w.reshape(3, size, size).transpose(0, 2, 1))
-        w_s[:2] *= -1.0  # exp(-x) for the sigmoid gates
+        w_s[:2] *= 0.5  # tanh(x / 2) for the sigmoid gates
         h, tmp = h0, xp.empty_like(h0)
-        with np.errstate(over="ignore"):
-            for t in self._times():
-                a, p, g_in = act[t], prod[t], gate_in[t]
-                xp.matmul(h, w_s, out=p)
-                rz = a[:2]
-                xp.add(g_in[:2], p[:2], out=rz)
-                xp.exp(rz, out=rz)
-                rz += 1.0
-                xp.reciprocal(rz, out=rz)
-                hc, n = p[2], a[2]
-                if self.bias_c is not None:
-                    hc += self.bias_c
-                xp.multiply(a[0], hc, out=tmp)
-                xp.add(g_in[2], tmp, out=n)
-                xp.tanh(n, out=n)
-                xp.subtract(h, n, out=tmp)
-                tmp *= a[1]
-                h = out[t]
-                xp.add(tmp, n, out=h)
+        for t in self._times():
+            a, p, g_in = act[t], prod[t], gate_in[t]
+            xp.matmul(h, w_s, out=p)
+            rz = a[:2]
+            xp.add(g_in[:2], p[:2], out=rz)
+            xp.tanh(rz, out=rz)
+            rz *= 0.5
+            rz += 0.5
+            hc, n = p[2], a[2]
+            if self.bias_c is not None:
+                hc += self.bias_c
+            xp.multiply(a[0], hc, out=tmp)
+            xp.add(g_in[2], tmp, out=n)
+            xp.tanh(n, out=n)
+            xp.subtract(h, n, out=tmp)
+            tmp *= a[1]
+            h = out[t]
+            xp.add(tmp, n, out=h)
         self.gate_in = None  # act holds what backward needs
         return h.copy()
 

@@ -200,9 +200,10 @@ class GRUSequence(_RecurrentSequence):
         gates, h0, w = arrays[:3]
         bias = arrays[3] if len(arrays) > 3 else None
         size = w.shape[1]
-        gate_in = gates * gru_gate_scale(xp, size, gates.dtype)
+        scale = gru_gate_scale(xp, size, gates.dtype)
+        gate_in = gates * scale
         if bias is not None:  # the r and z parts of the hidden bias add like input bias
-            gate_in[..., :2 * size] -= bias[:2 * size]
+            gate_in[..., :2 * size] += bias[:2 * size] * scale[:2 * size]
         self.bulk = GRUArrays(xp, gate_in, w, None if bias is None else bias[2 * size:],
                               self.reverse)
         out = xp.empty(gates.shape[:2] + (size,), gates.dtype)
