@@ -15,6 +15,7 @@ from dygraph.ops.activation_smooth import *  # noqa: F401,F403
 from dygraph.ops.activation_softmax import *  # noqa: F401,F403
 from dygraph.ops.common import float_operand
 from dygraph.ops.inplace import run_inplace
+from dygraph.ops.scalar_max import maximum_scalar
 from dygraph.ops.shape import reshape
 from dygraph.ops.unary import tanh
 from dygraph.ops.workspace import POOLED_SIZE, workspace
@@ -33,7 +34,7 @@ class Relu(Op):
 
     def forward(self, xp, x):
         if x.size >= POOLED_SIZE:  # big results reuse workspace memory (ops/workspace.py)
-            return xp.maximum(x, 0, out=workspace.output(xp, x.shape, x.dtype))
+            return maximum_scalar(xp, x, 0, workspace.output(xp, x.shape, x.dtype))
         return xp.maximum(x, 0)
 
     def backward(self, m, g):
