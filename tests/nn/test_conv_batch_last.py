@@ -1,0 +1,89 @@
+"""The batch-last data gradient of a convolution (ops/conv_batch_last.py) against the
+reference conv through its adjoint identity, <conv(x', w), g> = <x', dx(g)>, and the
+choice conv_data makes for it."""
+
+import numpy as np
+import pytest
+
+import dygraph
+import dygraph.nn.functional as F
+from dygraph.backend import blas
+from dygraph.ops import conv_batch_last, conv_kernels
+from dygraph.ops.conv_batch_last import data_batch_last
+from dygraph.ops.conv_implicit import implicit_data
+from dygraph.ops.im2col import Geometry
+from tests.op_specs.spec_conv import conv_ref
+
+
+def _geo(stride, padding, dilation, groups, d):
+    pads = padding if isinstance(padding, tuple) else ((padding, padding),) * d
+    return Geometry((stride,) * d if isinstance(stride, int) else stride,
+                    (dilation,) * d if isinstance(dilation, int) else dilation, pads, groups)
+
+
+# (x shape, w shape, stride, padding, dilation, groups)
+CASES = [
+    ((3, 4, 7, 7), (5, 4, 3, 3), 1, 1, 1, 1),
+    ((2, 4, 8, 9), (6, 4, 3, 3), 2, 1, 1, 1),
+    ((2, 3, 10, 10), (4, 3, 3, 3), 3, 0, 1, 1),
+    ((2, 4, 9, 9), (4, 2, 3, 3), 1, 1, 2, 2),  # dilated, two groups
+    ((2, 2, 11, 10), (3, 2, 3, 2), (2, 1), ((2, 0), (1, 1)), (1, 2), 1),
+    ((2, 2, 6, 6), (3, 2, 2, 2), 2, 0, 1, 1),  # odd input positions no window reads
+    ((4, 2, 5, 5), (2, 2, 5, 5), 1, 2, 1, 1),
+    ((2, 3, 12), (4, 3, 3), 2, 1, 1, 1),  # conv1d
+    ((2, 2, 5, 4, 6), (3, 2, 3, 2, 3), 1, 1, 1, 1),  # conv3d
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("x_shape, w_shape, stride, padding, dilation, groups", CASES)
+def test_data_gradient_is_the_adjoint_of_the_reference_conv(dtype, x_shape, w_shape, stride,
+                                                            padding, dilation, groups):
+    rng = np.random.default_rng(2)
+    geo = _geo(stride, padding, dilation, groups, len(x_shape) - 2)
+    conv = dict(stride=list(geo.stride), padding=[p for pair in geo.pads for p in pair],
+                dilation=list(geo.dilation), groups=groups)
+    w = rng.standard_normal(w_shape)
+    y_shape = conv_ref(np.zeros(x_shape), w, **conv).shape
+    g, x2 = rng.standard_normal(y_shape), rng.standard_normal(x_shape)
+    dx = data_batch_last(np, g.astype(dtype), w.astype(dtype), x_shape[2:], geo)
+    assert dx.shape == x_shape and dx.dtype == dtype
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(np.sum(dx * x2), np.sum(conv_ref(x2, w, **conv) * g), **tol)
+    if blas.available(np, np.float64):  # elementwise, against the implicit GEMM's
+        np.testing.assert_allclose(dx, implicit_data(np, g, w, x_shape[2:], geo), **tol)
+
+
+def test_channel_chunks_give_the_same_gradient(monkeypatch):
+    # Columns over the chunk limit run a few channels at a time into the accumulator.
+    rng = np.random.default_rng(3)
+    g, w = rng.standard_normal((3, 4, 4, 4)), rng.standard_normal((4, 5, 3, 3))
+    geo = _geo(1, 1, 1, 1, 2)
+    whole = data_batch_last(np, g, w, (4, 4), geo)
+    per_tap_columns = 9 * 4 * 4 * 3 * 8  # one channel's columns, in bytes
+    monkeypatch.setattr(conv_batch_last, "CHUNK_BYTES", 2 * per_tap_columns)
+    np.testing.assert_allclose(data_batch_last(np, g, w, (4, 4), geo), whole, rtol=1e-12)
+
+
+def test_conv_data_takes_it_for_small_maps_only():
+    same = _geo(1, 1, 1, 1, 2)
+    w = np.zeros((64, 64, 3, 3))
+    assert conv_kernels._batch_last_pays(16, (8, 8), w, same)  # 64 positions
+    assert not conv_kernels._batch_last_pays(16, (9, 9), w, same)
+    assert not conv_kernels._batch_last_pays(1, (4, 4), w, same)  # one sample
+    assert not conv_kernels._batch_last_pays(16, (4, 4), np.zeros((64, 64, 1, 1)), same)
+    assert not conv_kernels._batch_last_pays(16, (4, 4), np.zeros((64, 16, 3, 3)),
+                                             _geo(1, 1, 1, 4, 2))  # groups
+
+
+def test_lenet_conv_gradient_through_the_op():
+    # LeNet's second conv (8x8 outputs, 5x5 filter) takes this path; the op's gradient
+    # must equal the reference conv's adjoint.
+    rng = np.random.default_rng(4)
+    x = dygraph.to_tensor(rng.standard_normal((4, 6, 12, 12)), stop_gradient=False)
+    w = dygraph.to_tensor(rng.standard_normal((5, 6, 5, 5)))
+    g = rng.standard_normal((4, 5, 8, 8))
+    (F.conv2d(x, w) * dygraph.to_tensor(g)).sum().backward()
+    x2 = rng.standard_normal((4, 6, 12, 12))
+    np.testing.assert_allclose(np.sum(x.grad.numpy() * x2),
+                               np.sum(conv_ref(x2, w.numpy()) * g), rtol=1e-10)
