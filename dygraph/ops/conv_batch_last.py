@@ -19,8 +19,8 @@ Measured against the paths it replaces (2026-11-27, 2 cores, fwd-shaped g, ms):
     ResNet-18 layer3 (16, 256, 2x2, 3x3)           im2col 1.22        this 0.37
     ResNet-18 layer4 (16, 512, 1x1, 3x3)           im2col 0.69        this 0.51
 
-conv_kernels.conv_data chooses it when the implicit GEMM does not pay (big maps, where
-that path, with no columns at all, stays faster).
+conv_kernels.conv_data chooses it for small maps (up to 64 output positions a sample, 16
+with a stride); on bigger ones the implicit GEMM, with no columns at all, stays faster.
 
 Example:
     >>> import numpy as np

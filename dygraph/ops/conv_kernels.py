@@ -12,9 +12,9 @@ sample, few taps) run one GEMM per sample instead, which writes (N, M, L) direct
 The data gradient of a stride-1 last dim folds that dim's taps into the GEMM instead
 (`data_by_rows`): a GEMM about W/O times larger (for 'same' padding no larger), but no
 col2im pass over the big (C*K, N*L) matrix for that dim, the costliest one because its rows
-are the shortest. On small maps (up to 64 output positions a sample) the data gradient runs
-with the batch innermost instead (conv_batch_last.py), where col2im's runs are N times
-longer.
+are the shortest. On small maps (up to 64 output positions a sample, 16 with a stride)
+the data gradient runs with the batch innermost instead (conv_batch_last.py), where
+col2im's runs are N times longer.
 
 Example:
     >>> import numpy as np
@@ -45,8 +45,10 @@ __all__ = ["pointwise", "per_sample", "transpose_grad", "conv_forward", "conv_da
            "data_by_rows"]
 
 
-# Up to this many output positions per sample the data gradient runs batch-last.
+# Up to this many output positions per sample the data gradient runs batch-last (fewer
+# with a stride).
 _BATCH_LAST_POSITIONS = 64
+_BATCH_LAST_STRIDED_POSITIONS = 16
 # Below this many output positions (over the batch) the filter gradient is computed in the
 # filter's own layout (see conv_filter).
 _FILTER_FLIP_POSITIONS = 512
@@ -298,13 +300,16 @@ def conv_filter(xp, x, g, ksize, geo, cols=None, gt=None):
 
 
 def _batch_last_pays(n, osz, w, geo):
-    """Whether the data gradient should run batch-last (conv_batch_last.py): measured faster
-    than every other path up to 64 output positions per sample (LeNet's second conv 0.83x,
-    ResNet-18's last stages 0.32-0.72x), slower above (1.13x at 12x12, 1.8-2x at 32x32),
-    with one sample (1.4x: its runs are no longer), with groups (1.34x) and for 1x1 filters,
-    which need no col2im at all."""
-    return (geo.groups == 1 and n > 1 and prod(w.shape[2:]) > 1
-            and prod(osz) <= _BATCH_LAST_POSITIONS)
+    """Whether the data gradient should run batch-last (conv_batch_last.py). Measured against
+    the other paths: faster up to 64 output positions per sample (LeNet's second conv 0.83x,
+    ResNet-18's last stages 0.32-0.72x), slower above (1.13x at 12x12, 1.8-2x at 32x32).
+    With a stride its adds run in runs of N values only, and the implicit GEMM's phases win
+    from 8x8 outputs (1.3-1.65x there), while at 4x4 batch-last still does (0.51-0.62x).
+    Slower too with one sample (1.4x: its runs are no longer), with groups (1.34x), and for
+    1x1 filters, which need no col2im at all."""
+    limit = _BATCH_LAST_POSITIONS if all(s == 1 for s in geo.stride) else \
+        _BATCH_LAST_STRIDED_POSITIONS
+    return geo.groups == 1 and n > 1 and prod(w.shape[2:]) > 1 and prod(osz) <= limit
 
 
 def _rows_pay(out_last, in_last, geo, positions, w):

@@ -71,6 +71,9 @@ def test_conv_data_takes_it_for_small_maps_only():
     assert conv_kernels._batch_last_pays(16, (8, 8), w, same)  # 64 positions
     assert not conv_kernels._batch_last_pays(16, (9, 9), w, same)
     assert not conv_kernels._batch_last_pays(1, (4, 4), w, same)  # one sample
+    strided = _geo(2, 1, 1, 1, 2)
+    assert conv_kernels._batch_last_pays(16, (4, 4), w, strided)
+    assert not conv_kernels._batch_last_pays(16, (8, 8), w, strided)
     assert not conv_kernels._batch_last_pays(16, (4, 4), np.zeros((64, 64, 1, 1)), same)
     assert not conv_kernels._batch_last_pays(16, (4, 4), np.zeros((64, 16, 3, 3)),
                                              _geo(1, 1, 1, 4, 2))  # groups
