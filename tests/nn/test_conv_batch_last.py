@@ -11,15 +11,8 @@ from dygraph.backend import blas
 from dygraph.ops import conv_batch_last, conv_kernels
 from dygraph.ops.conv_batch_last import data_batch_last
 from dygraph.ops.conv_implicit import implicit_data
-from dygraph.ops.im2col import Geometry
+from tests.nn.conv_geometry import geometry
 from tests.op_specs.spec_conv import conv_ref
-
-
-def _geo(stride, padding, dilation, groups, d):
-    pads = padding if isinstance(padding, tuple) else ((padding, padding),) * d
-    return Geometry((stride,) * d if isinstance(stride, int) else stride,
-                    (dilation,) * d if isinstance(dilation, int) else dilation, pads, groups)
-
 
 # (x shape, w shape, stride, padding, dilation, groups)
 CASES = [
@@ -40,7 +33,7 @@ CASES = [
 def test_data_gradient_is_the_adjoint_of_the_reference_conv(dtype, x_shape, w_shape, stride,
                                                             padding, dilation, groups):
     rng = np.random.default_rng(2)
-    geo = _geo(stride, padding, dilation, groups, len(x_shape) - 2)
+    geo = geometry(stride, padding, dilation, groups, len(x_shape) - 2)
     conv = dict(stride=list(geo.stride), padding=[p for pair in geo.pads for p in pair],
                 dilation=list(geo.dilation), groups=groups)
     w = rng.standard_normal(w_shape)
@@ -58,7 +51,7 @@ def test_channel_chunks_give_the_same_gradient(monkeypatch):
     # Columns over the chunk limit run a few channels at a time into the accumulator.
     rng = np.random.default_rng(3)
     g, w = rng.standard_normal((3, 4, 4, 4)), rng.standard_normal((4, 5, 3, 3))
-    geo = _geo(1, 1, 1, 1, 2)
+    geo = geometry(1, 1, 1, 1, 2)
     whole = data_batch_last(np, g, w, (4, 4), geo)
     per_tap_columns = 9 * 4 * 4 * 3 * 8  # one channel's columns, in bytes
     monkeypatch.setattr(conv_batch_last, "CHUNK_BYTES", 2 * per_tap_columns)
@@ -66,17 +59,17 @@ def test_channel_chunks_give_the_same_gradient(monkeypatch):
 
 
 def test_conv_data_takes_it_for_small_maps_only():
-    same = _geo(1, 1, 1, 1, 2)
+    same = geometry(1, 1, 1, 1, 2)
     w = np.zeros((64, 64, 3, 3))
     assert conv_kernels._batch_last_pays(16, (8, 8), w, same)  # 64 positions
     assert not conv_kernels._batch_last_pays(16, (9, 9), w, same)
     assert not conv_kernels._batch_last_pays(1, (4, 4), w, same)  # one sample
-    strided = _geo(2, 1, 1, 1, 2)
+    strided = geometry(2, 1, 1, 1, 2)
     assert conv_kernels._batch_last_pays(16, (4, 4), w, strided)
     assert not conv_kernels._batch_last_pays(16, (8, 8), w, strided)
     assert not conv_kernels._batch_last_pays(16, (4, 4), np.zeros((64, 64, 1, 1)), same)
     assert not conv_kernels._batch_last_pays(16, (4, 4), np.zeros((64, 16, 3, 3)),
-                                             _geo(1, 1, 1, 4, 2))  # groups
+                                             geometry(1, 1, 1, 4, 2))  # groups
 
 
 def test_lenet_conv_gradient_through_the_op():

@@ -22,7 +22,7 @@ from dygraph.ops.conv_implicit import (
     implicit_pays,
     shifted_grid,
 )
-from dygraph.ops.im2col import Geometry
+from tests.nn.conv_geometry import geometry
 from tests.op_specs.spec_conv import conv_ref, conv_transpose_ref
 
 needs_blas = pytest.mark.skipif(not blas.available(np, np.float32),
@@ -33,12 +33,6 @@ def test_gemm_is_unavailable_off_numpy_and_for_other_dtypes():
     assert not blas.available(object(), np.float32)
     assert not blas.available(np, np.float16)
     assert not blas.available(np, np.int64)
-
-
-def _geo(stride, padding, dilation, groups, d):
-    pads = padding if isinstance(padding, tuple) else ((padding, padding),) * d
-    return Geometry((stride,) * d if isinstance(stride, int) else stride,
-                    (dilation,) * d if isinstance(dilation, int) else dilation, pads, groups)
 
 
 # (x shape, w shape, stride, padding, dilation, groups)
@@ -63,7 +57,7 @@ def test_kernels_match_the_reference_and_their_adjoints(dtype, x_shape, w_shape,
                                                         padding, dilation, groups):
     rng = np.random.default_rng(1)
     d = len(x_shape) - 2
-    geo = _geo(stride, padding, dilation, groups, d)
+    geo = geometry(stride, padding, dilation, groups, d)
     x, w = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
     b = rng.standard_normal(w_shape[0])
     ref_pad = [p for pair in geo.pads for p in pair]
@@ -89,41 +83,41 @@ def test_kernels_match_the_reference_and_their_adjoints(dtype, x_shape, w_shape,
 
 
 def test_grid_geometry():
-    grid = shifted_grid((16, 16), (3, 3), _geo(2, 1, 1, 1, 2))
+    grid = shifted_grid((16, 16), (3, 3), geometry(2, 1, 1, 1, 2))
     assert grid.osz == (8, 8) and grid.grid == (9, 9)
     assert grid.phases == [(0, 0), (0, 1), (1, 0), (1, 1)]
     # Tap (2, 2) reads phase (0, 0) one cell down and one right.
     assert grid.taps[8] == (0, 9 + 1)
     assert grid.covers_input
-    assert not shifted_grid((6, 6), (2, 2), _geo(3, 0, 1, 1, 2)).covers_input
+    assert not shifted_grid((6, 6), (2, 2), geometry(3, 0, 1, 1, 2)).covers_input
     # Filter-gradient groups: a kernel row of taps one cell apart is one group.
-    same = shifted_grid((8, 8), (3, 3), _geo(1, 1, 1, 1, 2))
+    same = shifted_grid((8, 8), (3, 3), geometry(1, 1, 1, 1, 2))
     assert [taps for *_, taps in same.filter_groups] == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
     assert [taps for *_, taps in grid.filter_groups] == [[0, 2], [6, 8], [1], [7], [3, 5],
                                                          [4]]
-    dilated = shifted_grid((8, 8), (1, 3), _geo(1, 1, 2, 1, 2))  # shifts 0, 2, 4
+    dilated = shifted_grid((8, 8), (1, 3), geometry(1, 1, 2, 1, 2))  # shifts 0, 2, 4
     assert [taps for *_, taps in dilated.filter_groups] == [[0], [1], [2]]
 
 
 def test_implicit_pays_where_copies_cost_more_than_extra_cells():
-    same = _geo(1, 1, 1, 1, 2)
+    same = geometry(1, 1, 1, 1, 2)
     if not blas.available(np, np.float32):
         assert not implicit_pays(np, np.float32, (56, 56), (64, 64, 3, 3), same)
         return
     assert implicit_pays(np, np.float32, (56, 56), (64, 64, 3, 3), same)
     assert implicit_pays(np, np.float64, (28, 28), (128, 128, 3, 3), same)
-    assert implicit_pays(np, np.float32, (56, 56), (128, 64, 3, 3), _geo(2, 1, 1, 1, 2))
+    assert implicit_pays(np, np.float32, (56, 56), (128, 64, 3, 3), geometry(2, 1, 1, 1, 2))
     assert not implicit_pays(np, np.float32, (4, 4), (256, 256, 3, 3), same)  # waste 2.25
     assert not implicit_pays(np, np.float32, (56, 56), (64, 3, 3, 3), same)  # 3 channels in
     assert not implicit_pays(np, np.float32, (56, 56), (64, 64, 1, 1), same)  # one tap
-    assert implicit_pays(np, np.float32, (56, 56), (64, 64, 1, 1), _geo(2, 0, 1, 1, 2))
+    assert implicit_pays(np, np.float32, (56, 56), (64, 64, 1, 1), geometry(2, 0, 1, 1, 2))
     # A strided conv's data gradient (col2im's slowest case) takes the grid up to 2.5x.
-    down = _geo(2, 1, 1, 1, 2)
+    down = geometry(2, 1, 1, 1, 2)
     assert not implicit_pays(np, np.float32, (4, 4), (256, 128, 3, 3), down)  # waste 2.25
     assert implicit_pays(np, np.float32, (4, 4), (256, 128, 3, 3), down, data=True)
     assert not implicit_pays(np, np.float32, (2, 2), (512, 256, 3, 3), down, data=True)
     assert not implicit_pays(np, np.float16, (56, 56), (64, 64, 3, 3), same)
-    assert not implicit_pays(np, np.float32, (56, 56), (64, 2, 3, 3), _geo(1, 1, 1, 32, 2))
+    assert not implicit_pays(np, np.float32, (56, 56), (64, 2, 3, 3), geometry(1, 1, 1, 32, 2))
 
 
 def _run_conv(x, w, b, create_graph=False, **kwargs):
@@ -153,7 +147,7 @@ def test_conv_op_takes_the_implicit_path_and_matches_im2col(monkeypatch, create_
     rng = np.random.default_rng(2)
     x = rng.standard_normal((2, 32, size, size))
     w, b = rng.standard_normal((32, 32 // groups, 3, 3)), rng.standard_normal(32)
-    geo = _geo(stride, padding, 1, groups, 2)
+    geo = geometry(stride, padding, 1, groups, 2)
     assert implicit_pays(np, np.float64, (size, size), w.shape, geo)
     kwargs = dict(stride=stride, padding=padding, groups=groups)
     implicit = _run_conv(x, w, b, create_graph, **kwargs)
@@ -169,7 +163,7 @@ def test_kept_grid_serves_a_second_backward_after_other_convs():
     x = dygraph.to_tensor(rng.standard_normal((2, 16, 16, 16)).astype(np.float32),
                           stop_gradient=False)
     conv = dygraph.nn.Conv2D(16, 16, 3, padding=1)
-    assert implicit_pays(np, np.float32, (16, 16), (16, 16, 3, 3), _geo(1, 1, 1, 1, 2))
+    assert implicit_pays(np, np.float32, (16, 16), (16, 16, 3, 3), geometry(1, 1, 1, 1, 2))
     y = conv(x).sum()
     y.backward(retain_graph=True)
     first = conv.weight.grad.numpy().copy()
@@ -183,7 +177,7 @@ def test_kept_grid_serves_a_second_backward_after_other_convs():
 def test_transposed_conv_through_the_implicit_data_gradient():
     rng = np.random.default_rng(4)
     x, w = rng.standard_normal((2, 32, 8, 8)), rng.standard_normal((32, 16, 3, 3))
-    assert implicit_pays(np, np.float64, (15, 15), w.shape, _geo(2, 1, 1, 1, 2))
+    assert implicit_pays(np, np.float64, (15, 15), w.shape, geometry(2, 1, 1, 1, 2))
     y = F.conv2d_transpose(dygraph.to_tensor(x), dygraph.to_tensor(w), stride=2, padding=1)
     np.testing.assert_allclose(y.numpy(), conv_transpose_ref(x, w, stride=2, padding=1),
                                rtol=1e-10, atol=1e-10)
@@ -196,7 +190,7 @@ def test_empty_batch_through_the_implicit_path(stride):
     x.stop_gradient = False
     w = dygraph.randn([32, 32, 3, 3])
     w.stop_gradient = False
-    assert implicit_pays(np, np.float32, (16, 16), (32, 32, 3, 3), _geo(stride, 1, 1, 1, 2))
+    assert implicit_pays(np, np.float32, (16, 16), (32, 32, 3, 3), geometry(stride, 1, 1, 1, 2))
     y = F.conv2d(x, w, padding=1, stride=stride)
     assert y.shape == [0, 32, 16 // stride, 16 // stride]
     y.sum().backward()
