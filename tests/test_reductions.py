@@ -167,3 +167,16 @@ def test_errors_name_what_was_wrong():
         D.median(t(X), axis=[0, 1])
     with pytest.raises(ValueError, match="axis 2 is out of range"):
         D.cumsum(t([[1.0]]), axis=2)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean"])
+@pytest.mark.parametrize("shape", [(3, 4), (1,), (), (70, 70)])  # filled vs broadcast
+def test_full_reduction_gradient_fills_the_input_shape(reduce, shape):
+    # A small input's gradient is a filled array, a big one's a broadcast view; both must
+    # give every element the same value, and a second backward adds into the leaf's own.
+    data = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    x = D.to_tensor(data, stop_gradient=False)
+    expected = 1.0 if reduce == "sum" else 1.0 / max(data.size, 1)
+    for times in (1, 2):
+        getattr(x, reduce)().backward()
+        np.testing.assert_allclose(x.grad.numpy(), np.full(shape, times * expected, np.float32))
