@@ -21,13 +21,6 @@ Measured against the paths it replaces (2026-11-27, 2 cores, fwd-shaped g, ms):
 
 conv_kernels.conv_data chooses it for small maps (up to 64 output positions a sample, 16
 with a stride); on bigger ones the implicit GEMM, with no columns at all, stays faster.
-
-Example:
-    >>> import numpy as np
-    >>> from dygraph.ops.im2col import Geometry
-    >>> geo = Geometry((1,), (1,), ((0, 0),), 1)
-    >>> data_batch_last(np, np.ones((1, 1, 3)), np.ones((1, 1, 2)), (4,), geo)
-    array([[[1., 2., 2., 1.]]])
 """
 
 import itertools

@@ -139,16 +139,16 @@ class LSTMArrays(_GateArrays):
         direct = blas.available(xp, dtype) and _blas_rows(rows) and _blas_rows(out)
         if direct:  # BLAS adds each product into the step's rows of the input gates
             add_product = blas.gemm_loop(w_s, batch, dtype, accumulate=True)
-            item = dtype.itemsize
-            rows_at, (rows_step, rows_ld) = rows.ctypes.data, rows.strides[:2]
-            out_at, (out_step, out_ld) = out.ctypes.data, out.strides[:2]
+            item = dtype.itemsize  # strides in bytes, leading dimensions in elements
+            rows_at, rows_step, rows_ld = rows.ctypes.data, rows.strides[0], rows.strides[1] // item
+            out_at, out_step, out_ld = out.ctypes.data, out.strides[0], out.strides[1] // item
             h_at, h_ld = h.ctypes.data, size
         else:
             prod = xp.empty((batch, 4 * size), dtype)
         for s, t in enumerate(self._times()):
             if direct:
-                add_product(h_at, h_ld, rows_at + t * rows_step, rows_ld // item)
-                h_at, h_ld = out_at + t * out_step, out_ld // item
+                add_product(h_at, h_ld, rows_at + t * rows_step, rows_ld)
+                h_at, h_ld = out_at + t * out_step, out_ld
             else:
                 xp.matmul(h, w_s, out=prod)
                 rows[t] += prod
