@@ -9,6 +9,7 @@ create_graph. Selections are written with max/min/clip and products with masks r
 """
 
 from dygraph.autograd.function import Op, apply
+from dygraph.backend import compiled
 from dygraph.framework.errors import op_error
 from dygraph.ops import activation_smooth, activation_softmax
 from dygraph.ops.activation_smooth import *  # noqa: F401,F403
@@ -42,6 +43,9 @@ class Relu(Op):
         if m.tensor_mode or g.size < POOLED_SIZE or g.shape != y.shape:
             return (g * (y > 0),)
         xp = m.xp
+        kernel = compiled.kernels("masks", xp, g, y)
+        if kernel is not None and kernel.fits(g, y):
+            return (kernel.relu_grad(g, y, workspace.output(xp, g.shape, g.dtype)),)
         mask = xp.greater(y, 0, out=workspace.take(xp, y.shape, bool))
         grad = xp.multiply(g, mask, out=workspace.output(xp, g.shape, g.dtype))
         workspace.give(mask)
@@ -61,6 +65,9 @@ class Relu6(Op):
         if m.tensor_mode or g.size < POOLED_SIZE or g.shape != x.shape:
             return (g * ((x > 0) & (x < 6)),)
         xp = m.xp
+        kernel = compiled.kernels("masks", xp, g, x)
+        if kernel is not None and kernel.fits(g, x):
+            return (kernel.relu6_grad(g, x, workspace.output(xp, g.shape, g.dtype)),)
         inside = xp.greater(x, 0, out=workspace.take(xp, x.shape, bool))
         below = xp.less(x, 6, out=workspace.take(xp, x.shape, bool))
         inside &= below

@@ -11,7 +11,7 @@ import pytest
 import dygraph
 from dygraph.autograd import gradcheck, gradgradcheck
 from dygraph.autograd.function import apply
-from dygraph.backend import blas
+from dygraph.backend import blas, compiled
 from dygraph.nn import GRUCell, LSTMCell, SimpleRNNCell
 from dygraph.nn.layer import rnn_sequence as rs
 from dygraph.nn.layer.rnn_sequence import keep_mask, run_sequence
@@ -88,6 +88,18 @@ def test_array_walks_without_blas_match_step_loop(monkeypatch, kind, reverse):
     # product is NumPy's matmul and an add instead of one BLAS call adding in place.
     monkeypatch.setattr(blas, "available", lambda xp, dtype: False)
     cell, x, states, _ = _setup(kind)
+    _check_against_step_loop(cell, x, states, None, reverse)
+
+
+@pytest.mark.parametrize("use_blas", [True, False])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_lstm_walk_without_compiled_kernels_matches_step_loop(monkeypatch, use_blas, reverse):
+    # The NumPy path of the LSTM's element-wise step, which runs without Numba (the
+    # compiled one, dygraph.kernels.lstm_cell, is the default where Numba is installed).
+    monkeypatch.setattr(compiled, "enabled", lambda: False)
+    if not use_blas:
+        monkeypatch.setattr(blas, "available", lambda xp, dtype: False)
+    cell, x, states, _ = _setup("lstm")
     _check_against_step_loop(cell, x, states, None, reverse)
 
 

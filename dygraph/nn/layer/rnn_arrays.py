@@ -34,7 +34,7 @@ need no transposed copies; a reverse layer walks the time index backwards.
 tests/nn/test_rnn_sequence.py checks both paths against the step-by-step cells.
 """
 
-from dygraph.backend import blas
+from dygraph.backend import blas, compiled
 from dygraph.ops.workspace import workspace
 
 __all__ = ["LSTMArrays", "GRUArrays", "lstm_gate_scale", "gru_gate_scale", "time_view",
@@ -136,6 +136,8 @@ class LSTMArrays(_GateArrays):
         w_s = xp.ascontiguousarray((self.w * lstm_gate_scale(xp, size, dtype)[:, None]).T)
         tmp, h = xp.empty_like(c0), xp.ascontiguousarray(h0)
         c[0] = c0
+        # The compiled element-wise step (dygraph.kernels.lstm_cell), when Numba is there.
+        fused = compiled.kernels("lstm_cell", xp, act)
         direct = blas.available(xp, dtype) and _blas_rows(rows) and _blas_rows(out)
         if direct:  # BLAS adds each product into the step's rows of the input gates
             add_product = blas.gemm_loop(w_s, batch, dtype, accumulate=True)
@@ -154,6 +156,12 @@ class LSTMArrays(_GateArrays):
                 rows[t] += prod
             a = act[s]
             xp.tanh(gate_in[t], out=a)
+            if fused is not None:
+                fused.gates_and_cell(a, c[s], c[s + 1])
+                xp.tanh(c[s + 1], out=tc[s])
+                h = out[t]
+                xp.multiply(a[3], tc[s], out=h)
+                continue
             sigmoids, gate_o = a[:2], a[3]  # (1 + tanh(x / 2)) / 2
             sigmoids *= 0.5
             sigmoids += 0.5
@@ -175,6 +183,17 @@ class LSTMArrays(_GateArrays):
         gradient of the pre-activations; return those of the initial (h, c)."""
         xp, size, act, tc = self.xp, self.size, self.act, self.tc
         steps, _, batch, _ = act.shape
+        dh = xp.zeros_like(tc[0]) if g_h is None else g_h.copy()
+        dc = xp.zeros_like(dh) if g_c is None else g_c.copy()
+        fused = compiled.kernels("lstm_cell", xp, act)
+        if fused is not None:
+            for s, t in reversed(list(enumerate(self._times()))):
+                if g_out is not None:
+                    dh += g_out[t]
+                rows = d_rows[t]
+                fused.gate_grads(act[s], self.c[s], tc[s], dh, dc, rows)
+                xp.matmul(rows, self.w, out=dh)
+            return dh, dc
         # Slopes of every step at once: sigmoid' = s (1 - s), tanh' = 1 - g^2 for the g
         # block, and the cell's path to h, o (1 - tanh(c)^2). (Folding more of the gate
         # gradients' factors in here measured slower: each bulk pass streams [T, 4, B, H]
@@ -190,8 +209,6 @@ class LSTMArrays(_GateArrays):
         # The gates' gradients, gate-major per step, then copied into the step's [B, 4H]
         # rows (the layout of the input gates, and a [B, 4H] @ [4H, H] product for dh).
         d = xp.empty_like(act[0])
-        dh = xp.zeros_like(tc[0]) if g_h is None else g_h.copy()
-        dc = xp.zeros_like(dh) if g_c is None else g_c.copy()
         tmp = xp.empty_like(dh)
         for s, t in reversed(list(enumerate(self._times()))):
             if g_out is not None:
