@@ -187,12 +187,16 @@ class LSTMArrays(_GateArrays):
         dc = xp.zeros_like(dh) if g_c is None else g_c.copy()
         fused = compiled.kernels("lstm_cell", xp, act)
         if fused is not None:
+            scratch = xp.empty(dh.size, dh.dtype)
+            # The kernel indexes the steps' rows itself, in the C-ordered array behind them.
+            batch_first = not d_rows.flags.c_contiguous
+            every = d_rows.swapaxes(0, 1) if batch_first else d_rows
             for s, t in reversed(list(enumerate(self._times()))):
                 if g_out is not None:
                     dh += g_out[t]
-                rows = d_rows[t]
-                fused.gate_grads(act[s], self.c[s], tc[s], dh, dc, rows)
-                xp.matmul(rows, self.w, out=dh)
+                fused.gate_grads(act[s], self.c[s], tc[s], dh, dc, every, t, batch_first,
+                                 scratch)
+                xp.matmul(d_rows[t], self.w, out=dh)
             return dh, dc
         # Slopes of every step at once: sigmoid' = s (1 - s), tanh' = 1 - g^2 for the g
         # block, and the cell's path to h, o (1 - tanh(c)^2). (Folding more of the gate
