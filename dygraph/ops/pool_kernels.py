@@ -22,6 +22,7 @@ import itertools
 
 import numpy as np
 
+from dygraph.backend import compiled
 from dygraph.ops.workspace import workspace
 
 __all__ = ["PoolGeometry", "max_pool", "max_scatter", "max_gather", "avg_pool",
@@ -162,8 +163,17 @@ def _arg_dtype(geo):
     return np.uint8 if taps <= 255 else np.int32
 
 
+def _compiled_pool(xp, x, geo):
+    """The compiled 2x2 kernels (dygraph.kernels.pool2d) when they take this pooling."""
+    kernel = compiled.kernels("pool2d", xp, x)
+    return kernel if kernel is not None and kernel.fits(x, geo) else None
+
+
 def max_pool(xp, x, geo, need_arg=True):
     """(max over each window, index of its first maximum tap or None without need_arg)."""
+    kernel = _compiled_pool(xp, x, geo)
+    if kernel is not None:
+        return kernel.max_pool(x, need_arg)
     if geo.blocks:
         win = _block_windows(xp, x, geo)
         if not need_arg:
@@ -210,6 +220,9 @@ def max_scatter(xp, g, arg, geo):
         array([[[0., 1., 2., 0.]]])
     """
     lead = g.shape[:2]
+    kernel = _compiled_pool(xp, g, geo) if g.ndim == 4 else None
+    if kernel is not None:
+        return kernel.max_scatter(g, arg, geo.in_sizes)
     if geo.blocks:
         win = xp.zeros(g.shape + (_prod(geo.ksize),), g.dtype)
         xp.put_along_axis(win, arg[..., None].astype(np.intp), g[..., None], axis=-1)
