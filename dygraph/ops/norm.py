@@ -17,7 +17,7 @@ import numpy as np
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.grad_mode import no_grad
 from dygraph.autograd.grad_mode import state as _state
-from dygraph.backend import get_array_module
+from dygraph.backend import compiled, get_array_module
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor, cast
 from dygraph.ops.norm_sums import axis_dots, axis_sums
@@ -118,6 +118,10 @@ class Normalize(Op):
             return self._forward_rows(xp, x, w, b, self.rows)
         xs = x if self.template is None else x.reshape(self.template)
         self.nshape = xs.shape  # this run's (resolves a -1)
+        self.stats = None
+        kernel = self._compiled(xp, x)
+        if kernel is not None:
+            return self._forward_compiled(kernel, x, w, b)
         if self.fixed is None:
             blas_floats = x.dtype in _BLAS_FLOATS
             if blas_floats:
@@ -145,6 +149,41 @@ class Normalize(Op):
         if b is not None:
             y += b.reshape(self.pshape)
         return y
+
+    def _compiled(self, xp, x):
+        """The compiled batch norm (dygraph.kernels.batch_norm) when it takes this op: batch
+        statistics over every axis but the channels' (axis 1), per-channel parameters."""
+        if self.fixed is not None or self.template is not None or not self._per_channel():
+            return None
+        kernel = compiled.kernels("batch_norm", xp, x)
+        return kernel if kernel is not None and kernel.fits(x, self.axes) else None
+
+    def _forward_compiled(self, kernel, x, w, b):
+        """Batch norm in three passes over x; backward reads x and the float64 statistics
+        (neither xhat nor x - mean is kept)."""
+        y, mean, var = kernel.forward(x, None if w is None else w.reshape(-1),
+                                      None if b is None else b.reshape(-1), self.eps)
+        rstd = 1.0 / np.sqrt(var + self.eps)
+        self.stats = (mean, rstd)
+        self.xhat = self.centered = None
+        self.rstd = rstd.astype(x.dtype).reshape(self.pshape)
+        self.batch_mean = mean.astype(x.dtype).reshape(self.pshape)
+        self.batch_var = var.astype(x.dtype).reshape(self.pshape)
+        return y
+
+    def _backward_compiled(self, kernel, m, g, w):
+        """dx, dw, db from the compiled kernel's two passes over g and x."""
+        e = self.edges
+        mean, rstd = self.stats
+        dx, sum_g, sum_gx = kernel.backward(g, self.x(0, m), mean, rstd,
+                                            None if w is None else w.reshape(-1),
+                                            e[0] is not None)
+        grads = [dx] + [None] * (len(e) - 1)
+        if w is not None and e[1] is not None:
+            grads[1] = sum_gx.astype(g.dtype).reshape(w.shape)
+        if len(e) > 2 and e[2] is not None:
+            grads[2] = sum_g.astype(g.dtype).reshape(self.inputs[2]._data.shape)
+        return tuple(grads)
 
     def _scale_centered(self, xp, centered, rstd, w, b):
         """y = (x - mean) * (rstd * w) + b with per-channel factors: xhat is never formed
@@ -212,6 +251,12 @@ class Normalize(Op):
         if not m.tensor_mode and self.rows:
             return self._backward_rows(m.xp, g, w)
         if not m.tensor_mode and self.fixed is None and self._per_channel():
+            if self.stats is not None:
+                kernel = compiled.kernels("batch_norm", m.xp, g, m.data(self.x(0, m)))
+                if kernel is not None:
+                    return self._backward_compiled(kernel, m, g, w)
+                # The kernels turned off since the forward: the NumPy path's x - mean.
+                self.centered = m.data(self.x(0, m)) - self.batch_mean
             return self._backward_per_channel(g, w)
         xhat, rstd = self._recompute(m) if m.tensor_mode else (self.xhat, self.rstd)
         grads = [None] * len(e)

@@ -93,11 +93,17 @@ SPECS = [
                                  groups=2),
            lambda x, w: conv_ref(x, w, None, [2, 1], [1, 0, 0, 2], [1, 2], 2),
            [(2, 4, 6, 5), (6, 2, 2, 2)], id="strided-groups"),
-    # Depthwise convs (conv_depthwise.py): shifted multiply-adds channels-last, with a
-    # stride, padding and dilation (tests/test_parallel.py runs them split over threads).
+    # Depthwise convs: from 64 output positions a plane the compiled kernels
+    # (dygraph.kernels.depthwise2d) where Numba is installed, else and below that the
+    # einsum channels-last (conv_depthwise.py); with a stride, padding and dilation
+    # (tests/test_parallel.py runs them split over threads).
     OpSpec("nn.functional.conv2d", lambda x, w: F.conv2d(x, w, stride=2, padding=1, groups=2),
            lambda x, w: conv_ref(x, w, None, 2, 1, 1, 2), [(1, 2, 18, 18), (2, 1, 3, 3)],
            id="depthwise-large-strided"),
+    OpSpec("nn.functional.conv2d",
+           lambda x, w, b: F.conv2d(x, w, b, padding=[2, 1], dilation=[2, 1], groups=2),
+           lambda x, w, b: conv_ref(x, w, b, 1, [2, 1], [2, 1], 2),
+           [(2, 2, 9, 8), (2, 1, 3, 3), (2,)], id="depthwise-dilated"),
     OpSpec("nn.functional.conv2d",
            lambda x, w, b: F.conv2d(x, w, b, stride=[2, 3], padding=[1, 2, 0, 1],
                                     dilation=[1, 2], groups=3),
