@@ -8,9 +8,9 @@ import pytest
 
 import dygraph
 import dygraph.nn.functional as F
-from dygraph.backend import compiled
 from dygraph.ops import pool_kernels
 from dygraph.ops.pool_kernels import PoolGeometry
+from tests.compiled_helpers import numpy_path
 
 pytest.importorskip("numba")
 pool2d = pytest.importorskip("dygraph.kernels.pool2d")
@@ -18,14 +18,6 @@ pool2d = pytest.importorskip("dygraph.kernels.pool2d")
 
 def _geometry(shape, ksize=(2, 2), stride=(2, 2), pads=((0, 0), (0, 0)), ceil=False):
     return PoolGeometry.regular(shape[2:], ksize, stride, pads, ceil)
-
-
-def _numpy_path(fn, *args):
-    compiled.set_enabled(False)
-    try:
-        return fn(*args)
-    finally:
-        compiled.set_enabled(None)
 
 
 @pytest.mark.parametrize("shape", [(2, 3, 8, 8), (1, 2, 7, 9), (3, 1, 2, 2), (1, 1, 5, 1)])
@@ -40,13 +32,13 @@ def test_values_taps_and_scatter_are_the_numpy_paths(shape, dtype):
     geo = _geometry(shape)
     assert pool2d.fits(x, geo)
     y, arg = pool_kernels.max_pool(np, x, geo)
-    y_ref, arg_ref = _numpy_path(pool_kernels.max_pool, np, x, geo)
+    y_ref, arg_ref = numpy_path(pool_kernels.max_pool, np, x, geo)
     np.testing.assert_array_equal(y, y_ref)
     np.testing.assert_array_equal(arg, arg_ref)
     assert arg.dtype == arg_ref.dtype == np.uint8
     g = rng.standard_normal(y.shape).astype(dtype)
     dx = pool_kernels.max_scatter(np, g, arg, geo)
-    np.testing.assert_array_equal(dx, _numpy_path(pool_kernels.max_scatter, np, g, arg, geo))
+    np.testing.assert_array_equal(dx, numpy_path(pool_kernels.max_scatter, np, g, arg, geo))
 
 
 def test_without_arg_the_values_alone():
@@ -80,6 +72,6 @@ def test_max_pool2d_and_its_gradient_agree_with_the_kernels_on_and_off():
         return y.numpy(), mask.numpy(), x.grad.numpy()
 
     on = run()
-    off = _numpy_path(run)
+    off = numpy_path(run)
     for a, b in zip(on, off):
         np.testing.assert_array_equal(a, b)

@@ -2,20 +2,22 @@
 
 Each (sample, channel) plane is copied into a small zero-bordered buffer split into the
 stride's phases (rows and columns by position mod the stride), so that every tap reads a
-phase at a fixed flat offset. A tap is then one loop over all output rows at once,
-`acc[i] += phase[i + offset] * w`: long enough for the compiler's SIMD loop (a 16-wide
-row alone is not; LLVM's vector loop takes 64 float32 values a turn). The output grid
-is as wide as a phase, so each row has a few spare columns that the copies skip.
+phase at a fixed flat offset; the planes of one channel are stacked in groups of about
+4096 values. A tap is then one loop over the whole group, `acc[i] += phase[i + offset] *
+w`: long enough for the compiler's SIMD loop (a 16-wide row alone is not; LLVM's vector
+loop takes 64 float32 values a turn). The output grid is as wide as a phase and each
+plane has a spare row, so there are a few spare positions that the copies skip.
 
-- forward: per plane, the taps' multiply-adds into the grid, then its rows out;
+- forward: per group, the taps' multiply-adds into the grid, then its rows out;
 - data gradient: the same adds the other way, each tap's weighted gradient into the
-  phases at its offset (spare columns hold zeros), then the phases back into the plane;
-- filter gradient: per channel and group of planes, one dot product per tap of the
-  phases at its offset with the gradient grid.
+  phases at its offset (spare positions hold zeros), then the phases back into the planes;
+- filter gradient: per channel and group, one dot product per tap of the phases at its
+  offset with the gradient grid.
 
-On MobileNet's 16x96x16x16 stride-1 case: forward 0.32 ms, data 0.34 ms, filter 0.52 ms
+On MobileNet's 16x96x16x16 stride-1 case: forward 0.35 ms, data 0.39 ms, filter 0.39 ms
 on one core, against 0.9-1.4 ms each for the einsum path (dygraph.ops.conv_depthwise),
-which runs when Numba is missing and for 1-D and 3-D convs.
+which runs without Numba, for 1-D and 3-D convs, and for output maps under 64 positions
+(conv_kernels._compiled_depthwise: there the groups' set-up costs more than it saves).
 
 Example:
     >>> import numpy as np
@@ -74,8 +76,8 @@ def _zero(a):
 @njit(nogil=True, cache=True)
 def _offsets(read_h, phase_size, cols, geom):
     """Where each read input row starts in the flat phase buffers, and where column
-    residue r (input columns r, r + stride, ...) starts from there. Computed once a
-    call: Python-style % and // per row cost more than the copies (0.7 ms a forward)."""
+    residue r (input columns r, r + stride, ...) starts from there: computed once a
+    call, not per row of every plane."""
     sh, sw, pt, pl = geom[0], geom[1], geom[2], geom[3]
     bases = np.empty(read_h, np.int64)
     for ih in range(read_h):
@@ -177,23 +179,27 @@ def _grid_in(plane, grid, at, cols):
 
 
 @njit(nogil=True, cache=True)
-def _group_size(n_batch, most):
-    """Planes per group: at most `most`, the batch in equal groups."""
+def _plan(x_plane, g_plane, n_batch, k_h, k_w, geom):
+    """What a kernel over these planes (an input and an output plane's shapes) needs:
+    (rows, cols, read_w, group, phase_size, bases, starts) from _layout and _offsets, the
+    group of planes evened out over the batch."""
+    out_h, out_w = g_plane
+    rows, cols, read_h, read_w, most = _layout(x_plane[0], x_plane[1], out_h, out_w, k_h,
+                                               k_w, geom)
     groups = -(-n_batch // most)
-    return -(-n_batch // groups)
+    group = -(-n_batch // groups)
+    phase_size = group * rows * cols
+    bases, starts = _offsets(read_h, phase_size, cols, geom)
+    return rows, cols, read_w, group, phase_size, bases, starts
 
 
 @njit(nogil=True, cache=True)
 def _forward_channels(x, w, b, out, geom, lo, hi):
-    n_batch = x.shape[0]
-    out_h, out_w = out.shape[2], out.shape[3]
+    n_batch, out_h, out_w = x.shape[0], out.shape[2], out.shape[3]
     k_h, k_w = w.shape[2], w.shape[3]
-    rows, cols, read_h, read_w, most = _layout(x.shape[2], x.shape[3], out_h, out_w, k_h,
-                                               k_w, geom)
-    group = _group_size(n_batch, most)
-    phase_size = group * rows * cols
+    rows, cols, read_w, group, phase_size, bases, starts = _plan(
+        x.shape[2:], out.shape[2:], n_batch, k_h, k_w, geom)
     buf = np.zeros(geom[0] * geom[1] * phase_size, x.dtype)
-    bases, starts = _offsets(read_h, phase_size, cols, geom)
     acc = np.empty(phase_size, x.dtype)
     for c in range(lo, hi):
         for n0 in range(0, n_batch, group):
@@ -223,15 +229,11 @@ def _forward_channels(x, w, b, out, geom, lo, hi):
 
 @njit(nogil=True, cache=True)
 def _data_channels(g, w, dx, geom, lo, hi):
-    n_batch = dx.shape[0]
-    out_h, out_w = g.shape[2], g.shape[3]
+    n_batch, out_h = dx.shape[0], g.shape[2]
     k_h, k_w = w.shape[2], w.shape[3]
-    rows, cols, read_h, read_w, most = _layout(dx.shape[2], dx.shape[3], out_h, out_w, k_h,
-                                               k_w, geom)
-    group = _group_size(n_batch, most)
-    phase_size = group * rows * cols
+    rows, cols, read_w, group, phase_size, bases, starts = _plan(
+        dx.shape[2:], g.shape[2:], n_batch, k_h, k_w, geom)
     buf = np.empty(geom[0] * geom[1] * phase_size, g.dtype)
-    bases, starts = _offsets(read_h, phase_size, cols, geom)
     grid = np.zeros(phase_size, g.dtype)
     for c in range(lo, hi):
         for n0 in range(0, n_batch, group):
@@ -263,15 +265,11 @@ def _dot(a, b, n):
 
 @njit(nogil=True, cache=True)
 def _filter_channels(x, g, dw, geom, lo, hi):
-    n_batch = x.shape[0]
-    out_h, out_w = g.shape[2], g.shape[3]
+    n_batch, out_h = x.shape[0], g.shape[2]
     k_h, k_w = dw.shape[2], dw.shape[3]
-    rows, cols, read_h, read_w, most = _layout(x.shape[2], x.shape[3], out_h, out_w, k_h,
-                                               k_w, geom)
-    group = _group_size(n_batch, most)
-    phase_size = group * rows * cols
+    rows, cols, read_w, group, phase_size, bases, starts = _plan(
+        x.shape[2:], g.shape[2:], n_batch, k_h, k_w, geom)
     buf = np.zeros(geom[0] * geom[1] * phase_size, x.dtype)
-    bases, starts = _offsets(read_h, phase_size, cols, geom)
     grid = np.zeros(phase_size, x.dtype)
     for c in range(lo, hi):
         for kh in range(k_h):

@@ -8,7 +8,7 @@ import pytest
 
 import dygraph
 import dygraph.nn.functional as F
-from dygraph.backend import compiled
+from tests.compiled_helpers import kernels_off, numpy_path
 
 pytest.importorskip("numba")
 batch_norm = pytest.importorskip("dygraph.kernels.batch_norm")
@@ -29,26 +29,18 @@ def _run(x_data, g_data, affine, dtype):
     return [y.numpy(), mean.numpy(), var.numpy()] + grads
 
 
-def _numpy_path(fn, *args):
-    compiled.set_enabled(False)
-    try:
-        return fn(*args)
-    finally:
-        compiled.set_enabled(None)
-
-
 @pytest.mark.parametrize("shape", [(8, 3), (4, 5, 7), (3, 4, 1, 1), (2, 3, 40, 60),
                                    (2, 2, 3, 4, 5)])
 @pytest.mark.parametrize("affine", [True, False])
 @pytest.mark.parametrize("dtype, tol", [(np.float64, 1e-10), (np.float32, 2e-4)])
-def test_outputs_gradients_and_running_statistics_match_the_numpy_path(shape, affine, dtype,
+def test_outputs_gradients_and_running_statistics_match_thenumpy_path(shape, affine, dtype,
                                                                         tol):
     rng = np.random.default_rng(0)
     x = rng.standard_normal(shape) * 3 + 1
     g = rng.standard_normal(shape)
     assert batch_norm.fits(x.astype(dtype), (0,) + tuple(range(2, len(shape))))
     got = _run(x, g, affine, dtype)
-    want = _numpy_path(_run, x, g, affine, dtype)
+    want = numpy_path(_run, x, g, affine, dtype)
     for a, b in zip(got, want):
         assert a.dtype == b.dtype
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
@@ -81,12 +73,9 @@ def test_the_numpy_backward_runs_when_the_kernels_turn_off_after_the_forward():
     g = rng.standard_normal(x_data.shape).astype(np.float32)
     x = dygraph.to_tensor(x_data, stop_gradient=False)
     y = F.batch_norm(x, dygraph.zeros([3]), dygraph.ones([3]), training=True)
-    compiled.set_enabled(False)
-    try:
+    with kernels_off():
         y.backward(dygraph.to_tensor(g))
-    finally:
-        compiled.set_enabled(None)
-    want = _numpy_path(_run, x_data, g, False, np.float32)[3]
+    want = numpy_path(_run, x_data, g, False, np.float32)[3]
     np.testing.assert_allclose(x.grad.numpy(), want, rtol=2e-4, atol=2e-4)
 
 
@@ -98,14 +87,11 @@ def test_double_backward_differentiates_through_the_statistics():
                      training=True)
     (gx,) = dygraph.grad((y * y * y).sum(), [x], create_graph=True)
     (ggx,) = dygraph.grad(gx.sum(), [x])
-    compiled.set_enabled(False)
-    try:
+    with kernels_off():
         x2 = dygraph.to_tensor(x.numpy(), stop_gradient=False)
         y2 = F.batch_norm(x2, dygraph.zeros([2], "float64"), dygraph.ones([2], "float64"),
                           training=True)
         (gx2,) = dygraph.grad((y2 * y2 * y2).sum(), [x2], create_graph=True)
         (ggx2,) = dygraph.grad(gx2.sum(), [x2])
-    finally:
-        compiled.set_enabled(None)
     np.testing.assert_allclose(gx.numpy(), gx2.numpy(), rtol=1e-9, atol=1e-10)
     np.testing.assert_allclose(ggx.numpy(), ggx2.numpy(), rtol=1e-8, atol=1e-9)

@@ -11,6 +11,7 @@ import dygraph.nn.functional as F
 from dygraph.backend import compiled, parallel
 from dygraph.ops import conv_depthwise, conv_kernels
 from dygraph.ops.im2col import Geometry
+from tests.compiled_helpers import kernels_off
 from tests.op_specs.spec_conv import conv_ref
 
 pytest.importorskip("numba")
@@ -120,12 +121,9 @@ def test_conv2d_uses_the_compiled_kernels_when_on_and_the_einsum_path_when_off(m
                             lambda *a, _real=real, _name=name: calls.append(_name) or _real(*a))
     on = _depthwise_step(x, w)
     assert calls == ["forward", "data", "filter_grad"]
-    compiled.set_enabled(False)
-    try:
+    with kernels_off():
         assert conv_kernels._compiled_depthwise(np, (8, 8), x, w) is None
         off = _depthwise_step(x, w)
-    finally:
-        compiled.set_enabled(None)
     assert len(calls) == 3
     for a, b in zip(on, off):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)

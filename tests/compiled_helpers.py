@@ -1,0 +1,22 @@
+"""What the tests of the compiled kernels (dygraph.kernels) share."""
+
+import contextlib
+
+from dygraph.backend import compiled
+
+
+@contextlib.contextmanager
+def kernels_off():
+    """Run the block on the NumPy paths: the compiled kernels turned off, then back to
+    their default."""
+    compiled.set_enabled(False)
+    try:
+        yield
+    finally:
+        compiled.set_enabled(None)
+
+
+def numpy_path(fn, *args):
+    """fn(*args) with the compiled kernels off."""
+    with kernels_off():
+        return fn(*args)
