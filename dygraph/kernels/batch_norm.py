@@ -10,8 +10,12 @@ the scaled output, the bias; in backward two sums and four element-wise passes. 
 Each pass runs along x viewed as (N, C * S) rows: the channel of position k is k // S,
 so the per-channel values are first spread over a row (C * S values) and every loop is a
 long, flat, vectorized one, whatever the map size (MobileNetV2 has 1x1 maps with 960
-channels). Sums accumulate in float64, row by row (N additions a position), then per
-channel.
+channels). Sums accumulate in float64, row by row (N additions a position) over blocks of
+positions that stay in cache, then per channel.
+
+A batch norm layer's forward and backward on 16x96x16x16 float32: 0.50 ms against
+0.68-0.71 for the NumPy path; MobileNetV2's training step 37.4 -> 33.3 ms, ResNet-18's
+53.4 -> 51.3 ms.
 
 Example:
     >>> import numpy as np

@@ -159,7 +159,7 @@ class Normalize(Op):
         return kernel if kernel is not None and kernel.fits(x, self.axes) else None
 
     def _forward_compiled(self, kernel, x, w, b):
-        """Batch norm in three passes over x; backward reads x and the float64 statistics
+        """Batch norm in two passes over x; backward reads x and the float64 statistics
         (neither xhat nor x - mean is kept)."""
         y, mean, var = kernel.forward(x, None if w is None else w.reshape(-1),
                                       None if b is None else b.reshape(-1), self.eps)

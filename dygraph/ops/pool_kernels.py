@@ -220,7 +220,7 @@ def max_scatter(xp, g, arg, geo):
         array([[[0., 1., 2., 0.]]])
     """
     lead = g.shape[:2]
-    kernel = _compiled_pool(xp, g, geo) if g.ndim == 4 else None
+    kernel = _compiled_pool(xp, g, geo)
     if kernel is not None:
         return kernel.max_scatter(g, arg, geo.in_sizes)
     if geo.blocks:
