@@ -68,17 +68,20 @@ def enabled():
 
 def kernels(name, xp, *arrays):
     """The kernel module `dygraph.kernels.<name>` when it may run on `arrays`: compiled
-    kernels are on, the arrays are NumPy's (not CuPy's) and all float32 or all float64;
-    else None, and the caller runs its NumPy path.
+    kernels are on, the arrays are NumPy's (not CuPy's), none is empty (the NumPy paths
+    own the edge cases of empty batches) and all are float32 or all float64; else None,
+    and the caller runs its NumPy path.
 
     Example:
         >>> import numpy as np
         >>> kernels("depthwise2d", np, np.ones(2, np.float16)) is None
         True
+        >>> kernels("depthwise2d", np, np.ones((0, 3), np.float32)) is None
+        True
     """
     if xp is not np or not enabled():
         return None
     dtype = arrays[0].dtype
-    if dtype not in _FLOATS or any(a.dtype != dtype for a in arrays[1:]):
+    if dtype not in _FLOATS or any(a.dtype != dtype or a.size == 0 for a in arrays):
         return None
     return importlib.import_module(f"dygraph.kernels.{name}")
