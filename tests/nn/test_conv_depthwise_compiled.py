@@ -3,8 +3,6 @@ reference conv and against the einsum path they replace (conv_depthwise), on str
 dilations, asymmetric and wide paddings, rows no window reads, both float dtypes and a
 batch split over threads; and the dispatch: on when Numba is installed, off by switch."""
 
-import contextlib
-
 import numpy as np
 import pytest
 
@@ -129,30 +127,3 @@ def test_conv2d_uses_the_compiled_kernels_when_on_and_the_einsum_path_when_off(m
     assert len(calls) == 3
     for a, b in zip(on, off):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
-
-
-def test_the_gate_refuses_other_dtypes_mixed_ones_and_empty_arrays():
-    assert compiled.kernels("depthwise2d", np, np.ones(2, np.float16)) is None
-    assert compiled.kernels("depthwise2d", np, np.ones(2, np.float32),
-                            np.ones(2, np.float64)) is None
-    assert compiled.kernels("depthwise2d", np, np.ones(2), np.ones((0, 2))) is None
-    assert compiled.kernels("depthwise2d", np, np.ones(2, np.float64)) is depthwise2d
-
-
-@pytest.mark.parametrize("layer", ["depthwise", "batch_norm", "pool", "relu"])
-def test_an_empty_batch_runs_the_numpy_path(layer):
-    x = dygraph.to_tensor(np.zeros((0, 4, 16, 16), np.float32), stop_gradient=False)
-    # A batch norm of no values has 0 / 0 statistics, and says so.
-    with (pytest.warns(RuntimeWarning, match="normalize") if layer == "batch_norm"
-          else contextlib.nullcontext()):
-        if layer == "depthwise":
-            y = F.conv2d(x, dygraph.to_tensor(np.ones((4, 1, 3, 3), np.float32)), padding=1,
-                         groups=4)
-        elif layer == "batch_norm":
-            y = dygraph.nn.BatchNorm2D(4)(x)
-        elif layer == "pool":
-            y = F.max_pool2d(x, 2)
-        else:
-            y = F.relu(x)
-        y.sum().backward()
-    assert x.grad.shape == [0, 4, 16, 16]
