@@ -8,7 +8,7 @@ import pytest
 
 import dygraph
 import dygraph.nn.functional as F
-from dygraph.backend import compiled, parallel
+from dygraph.backend import parallel
 from dygraph.ops import conv_depthwise, conv_kernels
 from dygraph.ops.im2col import Geometry
 from tests.compiled_helpers import kernels_off
