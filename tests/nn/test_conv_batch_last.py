@@ -11,6 +11,7 @@ from dygraph.backend import blas
 from dygraph.ops import conv_batch_last, conv_kernels
 from dygraph.ops.conv_batch_last import data_batch_last
 from dygraph.ops.conv_implicit import implicit_data
+from tests.compiled_helpers import kernels_off
 from tests.nn.conv_geometry import geometry
 from tests.op_specs.spec_conv import conv_ref
 
@@ -45,6 +46,25 @@ def test_data_gradient_is_the_adjoint_of_the_reference_conv(dtype, x_shape, w_sh
     np.testing.assert_allclose(np.sum(dx * x2), np.sum(conv_ref(x2, w, **conv) * g), **tol)
     if blas.available(np, np.float64):  # elementwise, against the implicit GEMM's
         np.testing.assert_allclose(dx, implicit_data(np, g, w, x_shape[2:], geo), **tol)
+
+
+@pytest.mark.parametrize("x_shape, w_shape, stride, padding, dilation, groups",
+                         [c for c in CASES if len(c[0]) == 4])
+def test_compiled_tap_additions_give_the_numpy_loops_sums(x_shape, w_shape, stride, padding,
+                                                          dilation, groups):
+    pytest.importorskip("numba")
+    # dygraph.kernels.batch_last adds the taps in NumPy's order: the same sums, bit for bit.
+    rng = np.random.default_rng(4)
+    geo = geometry(stride, padding, dilation, groups, 2)
+    w = rng.standard_normal(w_shape).astype(np.float32)
+    y_shape = conv_ref(np.zeros(x_shape), w.astype(np.float64), stride=list(geo.stride),
+                       padding=[p for pair in geo.pads for p in pair],
+                       dilation=list(geo.dilation), groups=groups).shape
+    g = rng.standard_normal(y_shape).astype(np.float32)
+    on = data_batch_last(np, g, w, x_shape[2:], geo)
+    with kernels_off():
+        off = data_batch_last(np, g, w, x_shape[2:], geo)
+    np.testing.assert_array_equal(on, off)
 
 
 def test_channel_chunks_give_the_same_gradient(monkeypatch):
