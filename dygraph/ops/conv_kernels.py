@@ -25,7 +25,12 @@ Example:
 """
 
 from dygraph.backend import blas, compiled
-from dygraph.ops.conv_batch_last import data_batch_last
+from dygraph.ops.conv_batch_last import (
+    BatchLastColumns,
+    data_batch_last,
+    filter_batch_last,
+    forward_batch_last,
+)
 from dygraph.ops.conv_depthwise import (
     depthwise_data_last,
     depthwise_filter_last,
@@ -126,6 +131,8 @@ def conv_forward(xp, x, w, b, geo, keep_cols=False):
         return depthwise_forward_last(xp, x, w, b, geo, keep_cols)
     if implicit_pays(xp, x.dtype, x.shape[2:], w.shape, geo):
         return implicit_forward(xp, x, w, b, geo, keep_cols)
+    if _batch_last_pays(n, osz, w, geo):
+        return forward_batch_last(xp, x, w, b, geo, keep_cols)
     out_len, taps, grp = prod(osz), c * prod(ksize), geo.groups
     out = workspace.output(xp, (n, m) + osz, x.dtype)
     w3 = w.reshape(grp, m // grp, taps // grp)
@@ -245,6 +252,8 @@ def conv_filter(xp, x, g, ksize, geo, cols=None, gt=None):
         if kernel is not None:
             return kernel.filter_grad(x, g, ksize, geo)
         return depthwise_filter_last(xp, x, g, ksize, geo, cols)
+    if isinstance(cols, BatchLastColumns):
+        return filter_batch_last(xp, g, cols.array, ksize, grp)
     if implicit_pays(xp, x.dtype, x.shape[2:], (m, c // grp) + tuple(ksize), geo):
         return implicit_filter(xp, x, g, ksize, geo, kept=cols)
     out_len, taps = prod(g.shape[2:]), c * prod(ksize)

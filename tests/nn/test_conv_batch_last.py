@@ -1,6 +1,7 @@
-"""The batch-last data gradient of a convolution (ops/conv_batch_last.py) against the
-reference conv through its adjoint identity, <conv(x', w), g> = <x', dx(g)>, and the
-choice conv_data makes for it."""
+"""The batch-last convolution (ops/conv_batch_last.py): the data gradient against the
+reference conv through its adjoint identity, <conv(x', w), g> = <x', dx(g)>, the forward
+and the filter gradient from the kept columns, and the choice conv_data and conv_forward
+make for it."""
 
 import numpy as np
 import pytest
@@ -9,7 +10,7 @@ import dygraph
 import dygraph.nn.functional as F
 from dygraph.backend import blas
 from dygraph.ops import conv_batch_last, conv_kernels
-from dygraph.ops.conv_batch_last import data_batch_last
+from dygraph.ops.conv_batch_last import BatchLastColumns, data_batch_last, forward_batch_last
 from dygraph.ops.conv_implicit import implicit_data
 from tests.compiled_helpers import kernels_off
 from tests.nn.conv_geometry import geometry
@@ -103,3 +104,40 @@ def test_lenet_conv_gradient_through_the_op():
     x2 = rng.standard_normal((4, 6, 12, 12))
     np.testing.assert_allclose(np.sum(x.grad.numpy() * x2),
                                np.sum(conv_ref(x2, w.numpy()) * g), rtol=1e-10)
+
+
+@pytest.mark.parametrize("x_shape, w_shape, stride, padding, dilation, groups", CASES)
+def test_forward_and_filter_gradient_through_batch_last_columns(x_shape, w_shape, stride,
+                                                                padding, dilation, groups):
+    # The forward against the reference conv; the filter gradient from the kept columns
+    # through its adjoint identity, <conv(x, w2), g> = <w2, dW(x, g)>.
+    rng = np.random.default_rng(5)
+    geo = geometry(stride, padding, dilation, groups, len(x_shape) - 2)
+    conv = dict(stride=list(geo.stride), padding=[p for pair in geo.pads for p in pair],
+                dilation=list(geo.dilation), groups=groups)
+    x, w = rng.standard_normal(x_shape), rng.standard_normal(w_shape)
+    b = rng.standard_normal(w_shape[0])
+    y, kept = forward_batch_last(np, x, w, b, geo, keep=True)
+    np.testing.assert_allclose(y, conv_ref(x, w, b, **conv), rtol=1e-10, atol=1e-10)
+    assert isinstance(kept, BatchLastColumns)
+    g, w2 = rng.standard_normal(y.shape), rng.standard_normal(w_shape)
+    want = np.sum(conv_ref(x, w2, **conv) * g)
+    for columns in (500, 1):  # both orientations of the product
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(conv_batch_last, "_FLIP_COLUMNS", columns)
+            dw = conv_kernels.conv_filter(np, x, g, w_shape[2:], geo, cols=kept)
+        assert dw.shape == w_shape
+        np.testing.assert_allclose(np.sum(dw * w2), want, rtol=1e-10)
+        np.testing.assert_allclose(dw, conv_kernels.conv_filter(np, x, g, w_shape[2:], geo),
+                                   rtol=1e-10, atol=1e-10)
+    assert forward_batch_last(np, x, w, None, geo)[1] is None
+
+
+def test_conv_forward_keeps_batch_last_columns_where_the_data_gradient_runs_batch_last():
+    rng = np.random.default_rng(6)
+    geo = geometry(1, 0, 1, 1, 2)
+    x, w = rng.standard_normal((4, 3, 12, 12)), rng.standard_normal((5, 3, 5, 5))
+    assert conv_kernels._batch_last_pays(4, (8, 8), w, geo)
+    y, kept = conv_kernels.conv_forward(np, x, w, None, geo, keep_cols=True)
+    assert isinstance(kept, BatchLastColumns)
+    np.testing.assert_allclose(y, conv_ref(x, w), rtol=1e-10, atol=1e-10)
