@@ -53,3 +53,24 @@ def test_the_switches_turn_the_kernels_off(monkeypatch):
     finally:
         compiled.set_enabled(None)
     assert compiled.enabled()
+
+
+def test_a_numba_that_does_not_import_turns_the_kernels_off(monkeypatch):
+    # Installed but broken (built for another NumPy, say): a warning, then the NumPy paths.
+    import importlib
+
+    real = importlib.import_module
+
+    def broken(name, *args):
+        if name.startswith("dygraph.kernels."):
+            raise ImportError("Numba needs NumPy 2.4 or less")
+        return real(name, *args)
+
+    monkeypatch.setattr(importlib, "import_module", broken)
+    monkeypatch.setitem(compiled._STATE, "installed", True)
+    with pytest.warns(RuntimeWarning, match="Numba did not import"):
+        assert compiled.kernels("masks", np, np.ones(2)) is None
+    assert not compiled.enabled()
+    x = dygraph.to_tensor(np.linspace(-1, 1, 5000).astype(np.float32), stop_gradient=False)
+    F.relu(x).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), (x.numpy() > 0).astype(np.float32))

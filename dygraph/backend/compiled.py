@@ -8,7 +8,9 @@ with DYGRAPH_COMPILED=0, or `set_enabled(False)`) every op runs its NumPy path, 
 the reference the compiled kernels are tested against.
 
 Kernels compile on their first call per dtype (about a second each) and Numba caches the
-machine code next to the module, so later processes load it in milliseconds.
+machine code next to the module, so later processes load it in milliseconds. A Numba that
+is installed but does not import (one built for another NumPy, say) turns the kernels off
+with a warning instead of failing the op.
 
 Example:
     >>> import numpy as np
@@ -20,6 +22,7 @@ Example:
 import importlib
 import importlib.util
 import os
+import warnings
 
 import numpy as np
 
@@ -84,4 +87,10 @@ def kernels(name, xp, *arrays):
     dtype = arrays[0].dtype
     if dtype not in _FLOATS or any(a.dtype != dtype or a.size == 0 for a in arrays):
         return None
-    return importlib.import_module(f"dygraph.kernels.{name}")
+    try:
+        return importlib.import_module(f"dygraph.kernels.{name}")
+    except ImportError as exc:  # Numba present but broken: the NumPy paths still work
+        _STATE["installed"] = False
+        warnings.warn(f"dygraph: compiled kernels turned off, Numba did not import ({exc}); "
+                      "every op runs its NumPy path", RuntimeWarning, stacklevel=2)
+        return None
