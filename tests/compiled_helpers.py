@@ -16,7 +16,7 @@ def kernels_off():
         compiled.set_enabled(None)
 
 
-def numpy_path(fn, *args):
-    """fn(*args) with the compiled kernels off."""
+def numpy_path(fn, *args, **kwargs):
+    """fn(*args, **kwargs) with the compiled kernels off."""
     with kernels_off():
-        return fn(*args)
+        return fn(*args, **kwargs)

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from dygraph.backend import get_array_module
+from dygraph.backend import compiled, get_array_module
 from dygraph.framework.errors import as_number, op_error
 from dygraph.ops.workspace import workspace
 from dygraph.optimizer.foreach import ForeachMixin
@@ -91,8 +91,14 @@ class Adam(ForeachMixin, Optimizer):
 
     def _foreach_update(self, flat, group, lr):
         beta1, beta2 = float(group["beta1"]), float(group["beta2"])
-        _adam_step(flat.grad, lr, beta1, beta2, float(group["epsilon"]), flat.acc,
-                   out=flat.step)
+        epsilon, acc = float(group["epsilon"]), flat.acc
+        kernel = _compiled(flat.step, flat.grad, acc)
+        if kernel is not None:
+            kernel.step(flat.step, flat.grad, acc["moment1"], acc["moment2"], lr, beta1,
+                        beta2, epsilon, float(acc["beta1_pow_acc"][0]),
+                        float(acc["beta2_pow_acc"][0]))
+        else:
+            _adam_step(flat.grad, lr, beta1, beta2, epsilon, acc, out=flat.step)
         flat.acc["beta1_pow_acc"] *= beta1
         flat.acc["beta2_pow_acc"] *= beta2
 
@@ -104,10 +110,28 @@ class Adam(ForeachMixin, Optimizer):
 _BLOCK = 1 << 16
 
 
+def _compiled(data, grad, acc):
+    """The compiled one-pass update (dygraph.kernels.adam) when it takes these arrays: not
+    AMSGrad, the moments of the parameter's dtype, all C-ordered."""
+    if "moment2_max" in acc:
+        return None
+    arrays = (data, grad, acc["moment1"], acc["moment2"])
+    kernel = compiled.kernels("adam", get_array_module(grad), *arrays)
+    return kernel if kernel is not None and kernel.fits(*arrays) else None
+
+
 def _adam_update(data, grad, lr, beta1, beta2, epsilon, acc):
-    """One Adam step on `data` in place, with a single temporary array (workspace memory:
-    a fresh one per parameter cost page faults every step); big parameters go by blocks."""
+    """One Adam step on `data` in place: one compiled pass where Numba is installed, else
+    with a single temporary array (workspace memory: a fresh one per parameter cost page
+    faults every step); big parameters go by blocks."""
     xp = get_array_module(grad)
+    kernel = _compiled(data, grad, acc)
+    if kernel is not None:
+        kernel.update(data, grad, acc["moment1"], acc["moment2"], lr, beta1, beta2, epsilon,
+                      float(acc["beta1_pow_acc"][0]), float(acc["beta2_pow_acc"][0]))
+        acc["beta1_pow_acc"] *= beta1
+        acc["beta2_pow_acc"] *= beta2
+        return
     blocks = xp is np and data.size >= 16 * _BLOCK and all(
         a.flags.c_contiguous for a in (data, grad, acc["moment1"], acc["moment2"]))
     if not blocks or "moment2_max" in acc:
