@@ -42,25 +42,18 @@ def fits(*arrays):
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
-def _update(data, grad, m, v, beta1, one_minus_beta1, beta2, one_minus_beta2, eps, scale):
-    for i in range(data.size):
+def _adam(target, grad, m, v, beta1, one_minus_beta1, beta2, one_minus_beta2, eps, scale,
+          subtract):
+    """Update m and v; subtract the step from target (the parameter) or write it there.
+    (`subtract` is the same for the whole loop, which the compiler hoists out of it.)"""
+    for i in range(target.size):
         g = grad[i]
         mi = m[i] * beta1 + g * one_minus_beta1
         vi = v[i] * beta2 + (g * g) * one_minus_beta2
         m[i] = mi
         v[i] = vi
-        data[i] -= (mi / (np.sqrt(vi) + eps)) * scale
-
-
-@njit(nogil=True, cache=True, error_model="numpy")
-def _step(out, grad, m, v, beta1, one_minus_beta1, beta2, one_minus_beta2, eps, scale):
-    for i in range(out.size):
-        g = grad[i]
-        mi = m[i] * beta1 + g * one_minus_beta1
-        vi = v[i] * beta2 + (g * g) * one_minus_beta2
-        m[i] = mi
-        v[i] = vi
-        out[i] = (mi / (np.sqrt(vi) + eps)) * scale
+        step_i = (mi / (np.sqrt(vi) + eps)) * scale
+        target[i] = target[i] - step_i if subtract else step_i
 
 
 def _coefficients(dtype, lr, beta1, beta2, epsilon, beta1_pow, beta2_pow):
@@ -85,8 +78,8 @@ def update(data, grad, m, v, lr, beta1, beta2, epsilon, beta1_pow, beta2_pow):
         >>> update(data, np.ones(1), m, v, 1.0, 0.5, 0.5, 0.0, 0.5, 0.5); data, m, v
         (array([-1.]), array([0.5]), array([0.5]))
     """
-    _update(*_flat(data, grad, m, v),
-            *_coefficients(data.dtype, lr, beta1, beta2, epsilon, beta1_pow, beta2_pow))
+    _adam(*_flat(data, grad, m, v),
+          *_coefficients(data.dtype, lr, beta1, beta2, epsilon, beta1_pow, beta2_pow), True)
 
 
 def step(out, grad, m, v, lr, beta1, beta2, epsilon, beta1_pow, beta2_pow):
@@ -99,6 +92,6 @@ def step(out, grad, m, v, lr, beta1, beta2, epsilon, beta1_pow, beta2_pow):
         ...      0.5)
         array([1.])
     """
-    _step(*_flat(out, grad, m, v),
-          *_coefficients(out.dtype, lr, beta1, beta2, epsilon, beta1_pow, beta2_pow))
+    _adam(*_flat(out, grad, m, v),
+          *_coefficients(out.dtype, lr, beta1, beta2, epsilon, beta1_pow, beta2_pow), False)
     return out
