@@ -26,7 +26,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["available", "enabled", "set_enabled", "kernels"]
+__all__ = ["available", "enabled", "set_enabled", "kernels", "flat_alike"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _STATE = {"override": None, "installed": None}
@@ -94,3 +94,16 @@ def kernels(name, xp, *arrays):
         warnings.warn(f"dygraph: compiled kernels turned off, Numba did not import ({exc}); "
                       "every op runs its NumPy path", RuntimeWarning, stacklevel=2)
         return None
+
+
+def flat_alike(*arrays):
+    """Whether element-wise kernels can walk these arrays side by side as flat buffers:
+    one shape, all C-ordered.
+
+    Example:
+        >>> import numpy as np
+        >>> flat_alike(np.ones(3), np.ones(3)), flat_alike(np.ones((2, 2)), np.ones((2, 2)).T)
+        (True, False)
+    """
+    shape = arrays[0].shape
+    return all(a.shape == shape and a.flags.c_contiguous for a in arrays)

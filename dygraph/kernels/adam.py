@@ -26,19 +26,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["fits", "update", "step"]
-
-
-def fits(*arrays):
-    """Whether the loops take these arrays: one shape, C-ordered.
-
-    Example:
-        >>> import numpy as np
-        >>> fits(np.ones(3), np.ones(3)), fits(np.ones((2, 2)), np.ones((2, 2)).T)
-        (True, False)
-    """
-    shape = arrays[0].shape
-    return all(a.shape == shape and a.flags.c_contiguous for a in arrays)
+__all__ = ["update", "step"]
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
@@ -70,7 +58,7 @@ def _flat(*arrays):
 
 def update(data, grad, m, v, lr, beta1, beta2, epsilon, beta1_pow, beta2_pow):
     """One Adam step on `data` in place, with its moments m and v (the powers of beta are
-    read, not advanced); the arrays as `fits` takes them.
+    read, not advanced); the arrays as compiled.flat_alike takes them.
 
     Example:
         >>> import numpy as np

@@ -16,7 +16,7 @@ Example:
 import numpy as np
 from numba import njit
 
-__all__ = ["relu_grad", "relu6_grad", "fits"]
+__all__ = ["relu_grad", "relu6_grad"]
 
 
 @njit(nogil=True, cache=True)
@@ -37,7 +37,7 @@ def _flat(*arrays):
 
 def relu_grad(g, y, out):
     """out = g where y > 0, else 0 (the gradient of ReLU from its output y); the arrays
-    are C-contiguous and of one shape. Returns out.
+    as compiled.flat_alike takes them. Returns out.
 
     Example:
         >>> import numpy as np
@@ -59,16 +59,3 @@ def relu6_grad(g, x, out):
     """
     _relu6_grad(*_flat(g, x, out))
     return out
-
-
-def fits(*arrays):
-    """Whether the arrays can go through these loops: one shape, C-contiguous.
-
-    Example:
-        >>> import numpy as np
-        >>> fits(np.ones((2, 2)), np.ones((2, 2)).T)
-        False
-    """
-    shape = arrays[0].shape
-    return all(a.shape == shape and a.flags.c_contiguous for a in arrays)
-

@@ -44,7 +44,7 @@ class Relu(Op):
             return (g * (y > 0),)
         xp = m.xp
         kernel = compiled.kernels("masks", xp, g, y)
-        if kernel is not None and kernel.fits(g, y):
+        if kernel is not None and compiled.flat_alike(g, y):
             return (kernel.relu_grad(g, y, workspace.output(xp, g.shape, g.dtype)),)
         mask = xp.greater(y, 0, out=workspace.take(xp, y.shape, bool))
         grad = xp.multiply(g, mask, out=workspace.output(xp, g.shape, g.dtype))
@@ -66,7 +66,7 @@ class Relu6(Op):
             return (g * ((x > 0) & (x < 6)),)
         xp = m.xp
         kernel = compiled.kernels("masks", xp, g, x)
-        if kernel is not None and kernel.fits(g, x):
+        if kernel is not None and compiled.flat_alike(g, x):
             return (kernel.relu6_grad(g, x, workspace.output(xp, g.shape, g.dtype)),)
         inside = xp.greater(x, 0, out=workspace.take(xp, x.shape, bool))
         below = xp.less(x, 6, out=workspace.take(xp, x.shape, bool))

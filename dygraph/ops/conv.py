@@ -19,6 +19,7 @@ from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import amp_casts, as_tensor
+from dygraph.ops.conv_batch_last import BatchLastColumns
 from dygraph.ops.conv_depthwise import is_depthwise
 from dygraph.ops.conv_implicit import (
     grid_grad,
@@ -83,7 +84,9 @@ class Conv(Op):
             return self._implicit_backward(xp, x, w, g, ksize)
         taps = x.shape[1] * w[0].size
         gt = None
-        if not (is_depthwise(w, self.geo)
+        # The transposed gradient serves the im2col products; depthwise, per-sample and
+        # batch-last ones (columns kept as BatchLastColumns) lay g out themselves.
+        if not (is_depthwise(w, self.geo) or isinstance(self.cols, BatchLastColumns)
                 or per_sample(taps, self.geo.groups, math.prod(g.shape[2:]))):
             gt = transpose_grad(xp, g)
         gx = conv_data(xp, g, w, self.in_sizes, self.geo, gt=gt) if e[0] is not None else None

@@ -117,7 +117,7 @@ def _compiled(data, grad, acc):
         return None
     arrays = (data, grad, acc["moment1"], acc["moment2"])
     kernel = compiled.kernels("adam", get_array_module(grad), *arrays)
-    return kernel if kernel is not None and kernel.fits(*arrays) else None
+    return kernel if kernel is not None and compiled.flat_alike(*arrays) else None
 
 
 def _adam_update(data, grad, lr, beta1, beta2, epsilon, acc):
@@ -126,15 +126,12 @@ def _adam_update(data, grad, lr, beta1, beta2, epsilon, acc):
     faults every step); big parameters go by blocks."""
     xp = get_array_module(grad)
     kernel = _compiled(data, grad, acc)
+    blocks = xp is np and data.size >= 16 * _BLOCK and all(
+        a.flags.c_contiguous for a in (data, grad, acc["moment1"], acc["moment2"]))
     if kernel is not None:
         kernel.update(data, grad, acc["moment1"], acc["moment2"], lr, beta1, beta2, epsilon,
                       float(acc["beta1_pow_acc"][0]), float(acc["beta2_pow_acc"][0]))
-        acc["beta1_pow_acc"] *= beta1
-        acc["beta2_pow_acc"] *= beta2
-        return
-    blocks = xp is np and data.size >= 16 * _BLOCK and all(
-        a.flags.c_contiguous for a in (data, grad, acc["moment1"], acc["moment2"]))
-    if not blocks or "moment2_max" in acc:
+    elif not blocks or "moment2_max" in acc:
         step = workspace.take(xp, grad.shape, grad.dtype)
         data -= _adam_step(grad, lr, beta1, beta2, epsilon, acc, out=step)
         workspace.give(step)
