@@ -15,8 +15,11 @@ before each timed block (BLAS threads spin after their last call and slow whatev
 on a small machine). The last column is DyGraph / PyTorch, and the last row their geometric
 mean.
 
+With --device gpu both run on the first CUDA GPU (DyGraph through CuPy) and every step ends
+by waiting for the GPU.
+
 Run: python benchmarks/models.py [--models resnet18,lstm] [--steps 5] [--repeats 5]
-     [--threads 2]
+     [--threads 2] [--device cpu|gpu]
 """
 
 import os
@@ -29,6 +32,7 @@ def _parse():
     p = parser(__doc__, steps=5, repeats=5)
     p.add_argument("--models", default="resnet18,mobilenetv2,lstm,gru,transformer")
     p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("--device", choices=("cpu", "gpu"), default="cpu")
     return p.parse_args()
 
 
@@ -92,9 +96,10 @@ def build_dygraph(name):
     return SequenceClassifier()
 
 
-def dygraph_step(model, x, y):
+def dygraph_step(model, x, y, device="cpu"):
     import dygraph
 
+    sync = dygraph.device.cuda.synchronize if device == "gpu" else _nothing
     opt = dygraph.optimizer.Adam(learning_rate=1e-3, parameters=model.parameters())
     xt, yt = dygraph.to_tensor(x), dygraph.to_tensor(y)
     loss_fn = dygraph.nn.functional.cross_entropy
@@ -104,6 +109,7 @@ def dygraph_step(model, x, y):
         loss.backward()
         opt.step()
         opt.clear_grad()
+        sync()
 
     model.eval()
     with dygraph.no_grad():
@@ -112,11 +118,14 @@ def dygraph_step(model, x, y):
     return step, first
 
 
-def torch_step(model, x, y):
+def torch_step(model, x, y, device="cpu"):
     import torch
 
+    target = "cuda" if device == "gpu" else "cpu"
+    sync = torch.cuda.synchronize if device == "gpu" else _nothing
+    model.to(target)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    xt, yt = torch.from_numpy(x).to(target), torch.from_numpy(y).to(target)
     loss_fn = torch.nn.functional.cross_entropy
 
     def step():
@@ -124,6 +133,7 @@ def torch_step(model, x, y):
         loss.backward()
         opt.step()
         opt.zero_grad()
+        sync()
 
     model.eval()
     with torch.no_grad():
@@ -132,21 +142,35 @@ def torch_step(model, x, y):
     return step, first
 
 
+def _nothing():
+    pass
+
+
 def main():
     import torch
 
+    import dygraph
+
     torch.set_num_threads(ARGS.threads)
     names = ARGS.models.split(",")
+    where = f"{ARGS.threads} threads" if ARGS.device == "cpu" else torch.cuda.get_device_name()
     print(f"ms per training step (Adam), median of {ARGS.repeats}x{ARGS.steps} interleaved "
-          f"steps, {ARGS.threads} threads")
+          f"steps, {where}")
     print(f"{'model':12s} {'dygraph':>9s} {'torch':>9s} {'dy/torch':>9s}   first losses")
     ratios = []
     for name in names:
         x, y = make_batch(name)
         dy_model = build_dygraph(name)
         th_model = torch_mirrors.mirror(name, dy_model)
-        dy_fn, dy_loss = dygraph_step(dy_model, x, y)
-        th_fn, th_loss = torch_step(th_model, x, y)
+        if ARGS.device == "gpu":
+            # Full float32 products on both sides: PyTorch's convolutions would otherwise
+            # round their inputs to TF32, which CuPy's products do not.
+            torch.backends.cudnn.allow_tf32 = False
+            torch.backends.cuda.matmul.allow_tf32 = False
+            dygraph.set_device("gpu")
+            dy_model.to("gpu")
+        dy_fn, dy_loss = dygraph_step(dy_model, x, y, ARGS.device)
+        th_fn, th_loss = torch_step(th_model, x, y, ARGS.device)
         if not math.isclose(dy_loss, th_loss, rel_tol=1e-4):
             raise SystemExit(f"{name}: first losses differ ({dy_loss} vs {th_loss}); the "
                              "PyTorch mirror does not match the model")
