@@ -23,7 +23,7 @@ from dygraph.ops.common import _Identity, binary_operands, check_axis, float_ope
 from dygraph.ops.linalg import matmul
 from dygraph.ops.linalg_common import matrix_operand, square_operand
 from dygraph.ops.linalg_decomp import QR, SVD, Cholesky, Eigh
-from dygraph.ops.linalg_inverse import Det, Inv, MatrixRank, Pinv, Slogdet, Solve
+from dygraph.ops.linalg_inverse import Det, Inv, MatrixRank, Pinv, Slogdet, Solve, batched_solve
 from dygraph.ops.linalg_norm import PNorm
 from dygraph.tensor import Tensor, _new_tensor
 
@@ -417,7 +417,7 @@ def _chain(tensors, split, i, j):
 
 # The Tensor versions of the names the gradient formulas above use (see backward_math).
 register("inv", array_fn=lambda xp: xp.linalg.inv, tensor_fn=inv)
-register("solve", array_fn=lambda xp: xp.linalg.solve, tensor_fn=solve)
+register("solve", array_fn=lambda xp: lambda a, b: batched_solve(xp, a, b), tensor_fn=solve)
 
 # The rest of paddle.linalg lives in two sibling modules (one concept per file).
 from dygraph import linalg_extra as _extra  # noqa: E402

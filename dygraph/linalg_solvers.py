@@ -245,7 +245,7 @@ def matrix_exp(x, name=None):
 
     x = square_operand(x, "matrix_exp")
     n = x._data.shape[-1]
-    norm = float(np.abs(np.asarray(x._data)).sum(axis=-2).max()) if x._data.size else 0.0
+    norm = float(abs(x._data).sum(axis=-2).max()) if x._data.size else 0.0
     squarings = max(0, math.ceil(math.log2(norm / _THETA13))) if norm > _THETA13 else 0
     a = x * (0.5 ** squarings) if squarings else x
     b = _PADE13

@@ -245,7 +245,7 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
     start = n_fft // 2 if center else 0
     stop = out._data.shape[-1] - start if length is None else start + int(length)
     out, envelope = out[..., start:stop], envelope[start:stop]
-    if float(abs(envelope._data).min(initial=1.0)) < 1e-11:
+    if envelope._data.size and float(abs(envelope._data).min()) < 1e-11:
         raise op_error("istft", "the window's overlap-added square is zero somewhere (the "
                        "Nonzero Overlap Add condition fails); use another window or hop_length")
     return out / envelope

@@ -15,6 +15,7 @@ Example:
 import numpy as np
 
 from dygraph.autograd.grad_mode import no_grad
+from dygraph.backend import get_array_module
 
 __all__ = ["GradScaler", "AmpScaler", "decorate"]
 
@@ -63,8 +64,8 @@ class GradScaler:
         with no_grad():
             for p in self._params(optimizer):
                 g = p._grad._data
-                g /= np.asarray(self._scale, dtype=g.dtype)
-                found = found or not bool(np.isfinite(g).all())
+                g /= g.dtype.type(self._scale)
+                found = found or not bool(get_array_module(g).isfinite(g).all())
         self._found_inf = found
         self._unscaled.add(id(optimizer))
 

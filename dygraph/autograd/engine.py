@@ -11,7 +11,7 @@ import numpy as np
 
 from dygraph.autograd import grad_mode
 from dygraph.autograd.backward_math import math_for
-from dygraph.backend import get_array_module
+from dygraph.backend import get_array_module, is_writeable
 from dygraph.framework.errors import op_error
 from dygraph.ops.workspace import POOLED_SIZE, workspace
 from dygraph.tensor import Tensor, _new_tensor
@@ -485,7 +485,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             data = g._data if isinstance(g, Tensor) else g
             # Hand out writable arrays of their own: a gradient may be a broadcast view or
             # the very array another input received.
-            if not data.flags.writeable or id(data) in handed_out:
+            if not is_writeable(data) or id(data) in handed_out:
                 data = data.copy()
             handed_out.add(id(data))
             results.append(_new_tensor(data, None, 0, True))

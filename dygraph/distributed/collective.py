@@ -141,13 +141,13 @@ class _AllReduceOp(Op):
         self.group = group
 
     def forward(self, xp, x):
-        out = np.array(x, copy=True)
+        out = x.copy()
         request, result = _reduce_array("all_reduce", self.group, out, self.op_name)
         Task([request], "all_reduce", self.group).wait()
         return result()
 
     def backward(self, m, gy):
-        g = np.array(gy._data if isinstance(gy, Tensor) else gy, copy=True)
+        g = (gy._data if isinstance(gy, Tensor) else gy).copy()
         request, result = _reduce_array("all_reduce (backward)", self.group, g, self.op_name)
         Task([request], "all_reduce (backward)", self.group).wait()
         out = result()
@@ -256,7 +256,8 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True, use_calc_stream=No
     def finish():
         gathered = back(recv)
         tensor_list.clear()
-        tensor_list.extend(to_tensor(gathered[i]) for i in range(g.nranks))
+        tensor_list.extend(to_tensor(gathered[i], place=tensor.place)
+                           for i in range(g.nranks))
 
     return _run("all_gather", g, request, finish, sync_op)
 

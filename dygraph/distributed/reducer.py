@@ -24,6 +24,7 @@ import time
 import numpy as np
 
 from dygraph.autograd.engine import queue_callback
+from dygraph.backend import as_numpy, place_of, to_place
 from dygraph.distributed.task import Task, check_same_call
 from dygraph.tensor import _new_tensor
 
@@ -138,10 +139,11 @@ class Reducer:
         bucket = self.buckets[b]
         slot = bucket.view(i)
         old = param._grad
+        # The buckets live in host memory (the transport's); GPU gradients are copied in.
         if old is None:
-            slot[...] = grad
+            slot[...] = as_numpy(grad)
         else:  # gradients accumulated under no_sync() are communicated with this one
-            np.add(old._data, grad, out=slot)
+            np.add(as_numpy(old._data), as_numpy(grad), out=slot)
         self.seen.add(id(param))
         bucket.ready += 1
         self._start_ready_buckets()
@@ -188,7 +190,7 @@ class Reducer:
         for p in missing:  # unused this step: zeros, or what no_sync accumulated
             b, i = self.place[id(p)]
             slot = self.buckets[b].view(i)
-            slot[...] = 0 if p._grad is None else p._grad._data
+            slot[...] = 0 if p._grad is None else as_numpy(p._grad._data)
             self.buckets[b].ready += 1
         self._start_ready_buckets()
 
@@ -199,8 +201,11 @@ class Reducer:
                 bucket.flat /= n
             for i, p in enumerate(bucket.params):
                 value = bucket.view(i)
+                on_gpu = type(p._data) is not np.ndarray
+                if on_gpu:  # a new device array
+                    value = to_place(value, place_of(p._data))
                 if p._grad is None:
-                    p._grad = _new_tensor(value.copy(), None, 0, True)
+                    p._grad = _new_tensor(value if on_gpu else value.copy(), None, 0, True)
                 else:
                     p._grad._data[...] = value
                     p._grad._version[0] += 1

@@ -76,7 +76,13 @@ def forward_error(op_name, inputs, exc):
         # NumPy's private subclasses (e.g. _ArrayMemoryError) need extra constructor
         # arguments; raise the public built-in they derive from.
         kind = next(c for c in kind.__mro__ if c.__module__ == "builtins")
-    err = op_error(op_name, f"{exc} (inputs: {got})", kind)
+    places = {str(t.place) for t in inputs if hasattr(t, "_data")}
+    if len(places) > 1:  # the array library's message would not say so
+        on = ", ".join(f"{describe(t)} on {t.place}" for t in inputs)
+        err = op_error(op_name, f"the inputs are on different devices ({on}); move them to "
+                       "one first, with tensor.cuda() or tensor.cpu()", kind)
+    else:
+        err = op_error(op_name, f"{exc} (inputs: {got})", kind)
     err.dygraph_cause = exc  # the array library's own message, for callers that rephrase
     return err
 

@@ -4,6 +4,7 @@ import numpy as np
 
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.grad_mode import state as _grad_state
+from dygraph.backend import is_gpu_array
 from dygraph.framework import dtype as _dt
 from dygraph.framework.errors import op_error
 from dygraph.tensor import Tensor, _new_tensor, to_tensor
@@ -17,6 +18,8 @@ def as_tensor(x, op="op"):
         return x
     if isinstance(x, (np.ndarray, np.generic, int, float, bool, complex, list, tuple)):
         return to_tensor(x)
+    if is_gpu_array(x):  # a gradient formula's constant, on the GPU (create_graph)
+        return _new_tensor(x.copy(), None, 0, True)
     raise op_error(op, f"expected a Tensor, got {type(x).__name__}", TypeError)
 
 

@@ -27,12 +27,22 @@ Example:
 import itertools
 import math
 
+import numpy as np
+
 from dygraph.backend.parallel import over_batch
 from dygraph.ops.im2col import _as_strided
 from dygraph.ops.workspace import Lease, workspace
 
 __all__ = ["is_depthwise", "depthwise_forward_last", "depthwise_data_last",
            "depthwise_filter_last"]
+
+
+def _einsum_into(xp, spec, a, b, out):
+    """xp.einsum(spec, a, b) written into `out` (CuPy's einsum takes no `out`)."""
+    if xp is np:
+        xp.einsum(spec, a, b, out=out)
+    else:
+        out[...] = xp.einsum(spec, a, b)
 
 
 def is_depthwise(w, geo):
@@ -114,8 +124,8 @@ def depthwise_forward_last(xp, x, w, b, geo, keep=False):
     def rows(lo, hi):
         part, y = xl[lo:hi], yl[lo:hi]
         _channels_last(xp, x[lo:hi], part, geo.pads)
-        xp.einsum(spec, _windows(xp, part, osz, ksize, geo.stride, geo.dilation), w_last,
-                  out=y)
+        _einsum_into(xp, spec, _windows(xp, part, osz, ksize, geo.stride, geo.dilation),
+                     w_last, y)
         if b is not None:
             y += b
         out[lo:hi] = xp.moveaxis(y, -1, 1)
@@ -164,8 +174,8 @@ def depthwise_data_last(xp, g, w, in_sizes, geo):
         def rows(lo, hi):
             part, dx = gl[lo:hi], dxl[lo:hi]
             _channels_last(xp, g[lo:hi], part, pads)
-            xp.einsum(spec, _windows(xp, part, in_sizes, ksize, ones, geo.dilation), w_last,
-                      out=dx)
+            _einsum_into(xp, spec, _windows(xp, part, in_sizes, ksize, ones, geo.dilation),
+                         w_last, dx)
             out[lo:hi] = xp.moveaxis(dx, -1, 1)
 
         over_batch(xp, rows, n, gl.size + out.size * (1 + math.prod(ksize)))
@@ -269,7 +279,7 @@ def _phase_data(xp, g, w, in_sizes, geo, out):
             view = _windows(xp, start, tuple(count for _, count, *_ in dims),
                             tuple(len(tap_list) for _, _, tap_list, _, _ in dims),
                             (1,) * len(dims), tuple(step for *_, step in dims))
-            xp.einsum(spec, view, w_phase, out=cells)
+            _einsum_into(xp, spec, view, w_phase, cells)
         out[lo:hi] = xp.moveaxis(d[(slice(None),) + inner], -1, 1)
 
     over_batch(xp, rows, n, dxl.size + gl.size * (1 + math.prod(ksize)))

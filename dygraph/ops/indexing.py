@@ -108,6 +108,9 @@ def _scatter_zeros(xp, shape, dtype, index, g):
     out = xp.zeros(shape, dtype)
     if _is_basic(index):
         out[index] = g
+    elif xp is not np and out.dtype.kind == "c":  # CuPy's add.at takes no complex numbers
+        xp.add.at(out.real, index, g.real)
+        xp.add.at(out.imag, index, g.imag)
     else:
         xp.add.at(out, index, g)
     return out

@@ -5,6 +5,7 @@ Every check raises through `op_error`, naming the op and the shapes/dtypes it re
 
 import numpy as np
 
+from dygraph.backend import is_gpu_array
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor
 from dygraph.tensor import Tensor, _new_tensor
@@ -31,7 +32,10 @@ def xp_of(array):
 
 def index_array(index, op, name="index", like=None):
     """An integer index (Tensor, array, list or int) as a raw array on `like`'s device."""
-    data = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if isinstance(index, Tensor):
+        data = index._data
+    else:
+        data = index if is_gpu_array(index) else np.asarray(index)
     if data.dtype.kind not in "iu":
         raise op_error(op, f"{name} must be an int32 or int64 tensor, got dtype "
                        f"{data.dtype.name} (shape {list(data.shape)})", TypeError)

@@ -83,9 +83,10 @@ class PoolGeometry:
         """Tiling windows with so many taps that block reductions beat the offset loop."""
         return self.tiles and _prod(self.ksize) > _BLOCK_TAPS
 
-    def taps(self):
+    def taps(self, xp=np):
         """Per kernel offset, in row-major order: the index that selects it from the padded
-        input (regular) or the input (adaptive), and for adaptive bins the validity mask."""
+        input (regular) or the input (adaptive), and for adaptive bins the validity mask,
+        both as `xp` arrays."""
         d = len(self.in_sizes)
         if self.ksize is not None:
             for off in itertools.product(*(range(k) for k in self.ksize)):
@@ -101,10 +102,10 @@ class PoolGeometry:
             for a, (p, e, s) in enumerate(zip(pos, self.ends, self.in_sizes)):
                 shape = [1] * d
                 shape[a] = -1
-                index.append(np.minimum(p, s - 1).reshape(shape))
+                index.append(xp.asarray(np.minimum(p, s - 1).reshape(shape)))
                 ok = (p < e).reshape(shape)
                 valid = ok if valid is None else valid & ok
-            yield tuple(index), valid
+            yield tuple(index), xp.asarray(valid)
 
     def padded_shape(self, lead):
         return tuple(lead) + tuple(s + lo + e for s, (lo, _), e in
@@ -184,7 +185,7 @@ def max_pool(xp, x, geo, need_arg=True):
     low = xp.finfo(x.dtype).min
     src = _pad(xp, x, geo, low)
     best = arg = better = None
-    for p, (index, valid) in enumerate(geo.taps()):
+    for p, (index, valid) in enumerate(geo.taps(xp)):
         tap = src[index]
         if valid is not None:
             tap = xp.where(valid, tap, low)
@@ -229,14 +230,14 @@ def max_scatter(xp, g, arg, geo):
         return _unblock(xp, win, geo, lead)
     if geo.ksize is None:
         out = xp.zeros(lead + geo.in_sizes, g.dtype)
-        for p, (index, valid) in enumerate(geo.taps()):
+        for p, (index, valid) in enumerate(geo.taps(xp)):
             xp.add.at(out, index, xp.where((arg == p) & valid, g, 0))
         return out
     # Every position of a tiled input is written exactly once below: no zero fill needed.
     out = workspace.output(xp, geo.padded_shape(lead), g.dtype, zero=not geo.tiles)
     disjoint = all(st >= k for st, k in zip(geo.stride, geo.ksize))
     hit = workspace.take(xp, arg.shape, np.bool_)
-    for p, (index, _) in enumerate(geo.taps()):
+    for p, (index, _) in enumerate(geo.taps(xp)):
         xp.equal(arg, p, out=hit)
         if disjoint:
             xp.multiply(g, hit, out=out[index])
@@ -259,7 +260,7 @@ def max_gather(xp, gx, arg, geo):
         return xp.take_along_axis(win, arg[..., None].astype(np.intp), axis=-1)[..., 0]
     src = _pad(xp, gx, geo, 0)
     out = xp.zeros(arg.shape, gx.dtype)
-    for p, (index, _) in enumerate(geo.taps()):
+    for p, (index, _) in enumerate(geo.taps(xp)):
         out += xp.where(arg == p, src[index], 0)
     return out
 
@@ -341,7 +342,7 @@ def avg_pool(xp, x, geo, divisor):
     else:
         src = _pad(xp, x, geo, 0)
         total = None
-        for index, valid in geo.taps():
+        for index, valid in geo.taps(xp):
             tap = src[index] if valid is None else xp.where(valid, src[index], 0)
             if total is None:
                 total = xp.array(tap, copy=True)
@@ -372,10 +373,10 @@ def avg_scatter(xp, g, geo, divisor):
         return _unblock(xp, xp.broadcast_to(share[..., None], share.shape + (taps,)), geo, lead)
     if geo.ksize is None:
         out = xp.zeros(lead + geo.in_sizes, g.dtype)
-        for index, valid in geo.taps():
+        for index, valid in geo.taps(xp):
             xp.add.at(out, index, xp.where(valid, share, 0))
         return out
     out = xp.zeros(geo.padded_shape(lead), g.dtype)
-    for index, _ in geo.taps():
+    for index, _ in geo.taps(xp):
         out[index] += share
     return out[geo.crop()] if out.shape[2:] != geo.in_sizes else out

@@ -76,7 +76,8 @@ def _eval(xp, name, x, *extra, op=None):
     """scipy.special.<name>(*extra, x) in x's dtype; the NumPy fallbacks without SciPy."""
     special = _special(xp)
     if special is not None:
-        out = getattr(special, name)(*extra, x)
+        # CuPy's polygamma needs its order as an array (SciPy takes either)
+        out = getattr(special, name)(*(xp.asarray(e) for e in extra), x)
     elif name == "gammaln":
         out = np.vectorize(math.lgamma, otypes=[np.float64])(x)
     elif name == "psi":

@@ -12,6 +12,10 @@ from tests.test_op_specs import _as_list, _ids, _tensors
 
 pytestmark = requires_gpu
 SPECS = all_specs()
+# Singular and eigen vectors are defined up to their signs, which cuSOLVER and LAPACK pick
+# differently: their forwards are compared in absolute value (the gradient entries use
+# functions of them that do not depend on the signs).
+SIGN_FREE = {"linalg.svd", "linalg.eigh"}
 
 
 def _on(place, spec, seed):
@@ -35,6 +39,8 @@ def test_forward_on_the_gpu_matches_numpy(spec, on_gpu):
     want = _as_list(spec.ref(*[a.copy() for a in arrays]))
     assert len(got) == len(want)
     for g, w in zip(got, want):
+        if spec.name in SIGN_FREE:
+            g, w = abs(g), np.abs(w)
         _close(g, w, spec)
 
 

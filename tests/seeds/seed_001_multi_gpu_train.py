@@ -25,9 +25,11 @@ mnist_dataset.train = lambda: firstn(_full_train(), 8 * 64)
 epoch_num = 1
 BATCH_SIZE = 64
 
-# seed fix: CUDAPlace where there is a GPU, CPUPlace otherwise (one process per CPU rank)
-place = (fluid.CUDAPlace(fluid.dygraph.parallel.Env().dev_id)
-         if fluid.core.is_compiled_with_cuda() else fluid.CPUPlace())
+# seed fix: a GPU per rank where the machine has one for each, CPUPlace otherwise (one
+# process per CPU rank): the seed asks for GPUs 0 and 1, and the machine may have fewer.
+env = fluid.dygraph.parallel.Env()
+place = (fluid.CUDAPlace(env.dev_id) if fluid.core.get_cuda_device_count() >= env.nranks
+         else fluid.CPUPlace())
 with fluid.dygraph.guard(place):
 
     strategy = fluid.dygraph.parallel.prepare_context()
