@@ -18,6 +18,7 @@ import contextlib
 
 from dygraph.autograd import grad_mode
 from dygraph.distributed import env
+from dygraph.distributed.backend import as_transport_array
 from dygraph.distributed.reducer import Reducer
 from dygraph.distributed.task import Task, check_same_call
 from dygraph.nn.layer.layers import Layer
@@ -98,7 +99,10 @@ class DataParallel(Layer):
         with grad_mode.no_grad():
             for t in tensors:
                 check_same_call(name, g, t._data, root, what="parameter")
-                Task([g.backend.broadcast(t._data, root)], name, g).wait()
+                buf, back = as_transport_array(t._data)  # a host copy of a GPU parameter
+                Task([g.backend.broadcast(buf, root)], name, g).wait()
+                if buf is not t._data:
+                    t._data[...] = back(buf)
                 t._version[0] += 1
 
     def forward(self, *inputs, **kwargs):

@@ -24,6 +24,8 @@ Example:
     array([[[2., 2., 2.]]])
 """
 
+import numpy as np
+
 from dygraph.backend import blas, compiled
 from dygraph.ops.conv_batch_last import (
     BatchLastColumns,
@@ -131,7 +133,7 @@ def conv_forward(xp, x, w, b, geo, keep_cols=False):
         return depthwise_forward_last(xp, x, w, b, geo, keep_cols)
     if implicit_pays(xp, x.dtype, x.shape[2:], w.shape, geo):
         return implicit_forward(xp, x, w, b, geo, keep_cols)
-    if _batch_last_pays(n, osz, w, geo):
+    if _batch_last_pays(xp, n, osz, w, geo):
         return forward_batch_last(xp, x, w, b, geo, keep_cols)
     out_len, taps, grp = prod(osz), c * prod(ksize), geo.groups
     out = workspace.output(xp, (n, m) + osz, x.dtype)
@@ -191,7 +193,7 @@ def conv_data(xp, g, w, in_sizes, geo, gt=None):
         if kernel is not None:
             return kernel.data(g, w, in_sizes, geo)
         return depthwise_data_last(xp, g, w, in_sizes, geo)
-    if _batch_last_pays(g.shape[0], g.shape[2:], w, geo):
+    if _batch_last_pays(xp, g.shape[0], g.shape[2:], w, geo):
         return data_batch_last(xp, g, w, in_sizes, geo)
     if implicit_pays(xp, g.dtype, in_sizes, w.shape, geo, data=True):
         return implicit_data(xp, g, w, in_sizes, geo)
@@ -332,14 +334,17 @@ def conv_filter(xp, x, g, ksize, geo, cols=None, gt=None):
     return result
 
 
-def _batch_last_pays(n, osz, w, geo):
+def _batch_last_pays(xp, n, osz, w, geo):
     """Whether the data gradient should run batch-last (conv_batch_last.py). Measured against
     the other paths: faster up to 64 output positions per sample (LeNet's second conv 0.83x,
     ResNet-18's last stages 0.32-0.72x), slower above (1.13x at 12x12, 1.8-2x at 32x32).
     With a stride its adds run in runs of N values only, and the implicit GEMM's phases win
     from 8x8 outputs (1.3-1.65x there), while at 4x4 batch-last still does (0.51-0.62x).
     Slower too with one sample (1.4x: its runs are no longer), with groups (1.34x), and for
-    1x1 filters, which need no col2im at all."""
+    1x1 filters, which need no col2im at all. On the GPU its many tap copies are so many
+    kernel launches: one im2col and one product do it in two."""
+    if xp is not np:
+        return False
     limit = _BATCH_LAST_POSITIONS if all(s == 1 for s in geo.stride) else \
         _BATCH_LAST_STRIDED_POSITIONS
     return geo.groups == 1 and n > 1 and prod(w.shape[2:]) > 1 and prod(osz) <= limit

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from dygraph.backend import compiled, get_array_module
+from dygraph.backend import compiled, cuda_kernels, get_array_module
 from dygraph.framework.errors import as_number, op_error
 from dygraph.ops.workspace import workspace
 from dygraph.optimizer.foreach import ForeachMixin
@@ -121,9 +121,9 @@ def _compiled(data, grad, acc):
 
 
 def _adam_update(data, grad, lr, beta1, beta2, epsilon, acc):
-    """One Adam step on `data` in place: one compiled pass where Numba is installed, else
-    with a single temporary array (workspace memory: a fresh one per parameter cost page
-    faults every step); big parameters go by blocks."""
+    """One Adam step on `data` in place: one compiled pass where Numba is installed (one
+    fused kernel on the GPU), else with a single temporary array (workspace memory: a fresh
+    one per parameter cost page faults every step); big parameters go by blocks."""
     xp = get_array_module(grad)
     kernel = _compiled(data, grad, acc)
     blocks = xp is np and data.size >= 16 * _BLOCK and all(
@@ -131,6 +131,11 @@ def _adam_update(data, grad, lr, beta1, beta2, epsilon, acc):
     if kernel is not None:
         kernel.update(data, grad, acc["moment1"], acc["moment2"], lr, beta1, beta2, epsilon,
                       float(acc["beta1_pow_acc"][0]), float(acc["beta2_pow_acc"][0]))
+    elif xp is not np and "moment2_max" not in acc and data.dtype.kind == "f" and all(
+            a.dtype == data.dtype for a in (grad, acc["moment1"], acc["moment2"])):
+        cuda_kernels.adam_update(data, grad, acc["moment1"], acc["moment2"], lr, beta1, beta2,
+                                 epsilon, float(acc["beta1_pow_acc"][0]),
+                                 float(acc["beta2_pow_acc"][0]))
     elif not blocks or "moment2_max" in acc:
         step = workspace.take(xp, grad.shape, grad.dtype)
         data -= _adam_step(grad, lr, beta1, beta2, epsilon, acc, out=step)

@@ -13,9 +13,9 @@ from tests.test_op_specs import _as_list, _ids, _tensors
 pytestmark = requires_gpu
 SPECS = all_specs()
 # Singular and eigen vectors are defined up to their signs, which cuSOLVER and LAPACK pick
-# differently: their forwards are compared in absolute value (the gradient entries use
-# functions of them that do not depend on the signs).
-SIGN_FREE = {"linalg.svd", "linalg.eigh"}
+# differently: their forwards are compared in absolute value, and their gradients with the
+# GPU's output weights flipped to match (see _flips).
+SIGN_FREE = {"linalg.svd": {0: "columns", 2: "rows"}, "linalg.eigh": {1: "columns"}}
 
 
 def _on(place, spec, seed):
@@ -44,16 +44,39 @@ def test_forward_on_the_gpu_matches_numpy(spec, on_gpu):
         _close(g, w, spec)
 
 
-def _gradients(spec, place, create_graph):
-    """Gradients of a fixed weighting of the outputs, and with create_graph the gradients
-    of a weighting of those (the double backward), on `place`."""
+def _flips(spec):
+    """{output index: +-1 per vector} that turns the GPU's singular or eigen vectors into
+    the CPU's, for the SIGN_FREE ops (empty for the others). With the GPU's weights so
+    flipped, the weighted sum is the same function on both devices."""
+    if spec.name not in SIGN_FREE:
+        return {}
+    cpu, gpu = (_as_list(spec.fn(*_on(place, spec, seed=1))) for place in ("cpu", "gpu:0"))
+    flips = {}
+    for i, kind in SIGN_FREE[spec.name].items():
+        c, g = cpu[i].numpy(), gpu[i].numpy()
+        if kind == "rows":
+            c, g = np.swapaxes(c, -1, -2), np.swapaxes(g, -1, -2)
+        sign = np.sign((c * g).sum(axis=-2, keepdims=True))
+        flips[i] = np.swapaxes(sign, -1, -2) if kind == "rows" else sign
+    return flips
+
+
+def _gradients(spec, place, create_graph, flips=None):
+    """Gradients of a fixed weighting of the outputs (output i's weights times flips[i]),
+    and with create_graph the gradients of a weighting of those (the double backward), on
+    `place`."""
     tensors = _on(place, spec, seed=1)
     diff = [t for t in tensors if not t.stop_gradient]
     dygraph.set_device(place)
     try:
-        outs = [o for o in _as_list(spec.fn(*tensors)) if not o.stop_gradient]
+        outs = _as_list(spec.fn(*tensors))
         rng = np.random.default_rng(3)
-        weights = [dygraph.to_tensor(rng.standard_normal(o.shape), dtype=o.dtype) for o in outs]
+        weights = []
+        for i, o in enumerate(outs):
+            if not o.stop_gradient:
+                w = rng.standard_normal(o.shape) * (flips or {}).get(i, 1)
+                weights.append(dygraph.to_tensor(w, dtype=o.dtype))
+        outs = [o for o in outs if not o.stop_gradient]
         grads = dygraph.grad(outs, diff, weights, create_graph=create_graph,
                              allow_unused=True)
         if not create_graph:
@@ -69,7 +92,8 @@ def _gradients(spec, place, create_graph):
 
 @pytest.mark.parametrize("spec", [s for s in SPECS if s.grad], ids=_ids)
 def test_gradient_on_the_gpu_equals_the_cpu_gradient(spec):
-    for got, want in zip(_gradients(spec, "gpu:0", False), _gradients(spec, "cpu", False)):
+    gpu = _gradients(spec, "gpu:0", False, _flips(spec))
+    for got, want in zip(gpu, _gradients(spec, "cpu", False)):
         assert (got is None) == (want is None)
         if got is not None:
             _close(got, want.numpy(), spec)
@@ -77,7 +101,7 @@ def test_gradient_on_the_gpu_equals_the_cpu_gradient(spec):
 
 @pytest.mark.parametrize("spec", [s for s in SPECS if s.grad and s.double], ids=_ids)
 def test_double_backward_on_the_gpu_equals_the_cpu_one(spec):
-    gpu, cpu = _gradients(spec, "gpu:0", True), _gradients(spec, "cpu", True)
+    gpu, cpu = _gradients(spec, "gpu:0", True, _flips(spec)), _gradients(spec, "cpu", True)
     assert len(gpu) == len(cpu)
     for got, want in zip(gpu, cpu):
         assert (got is None) == (want is None)

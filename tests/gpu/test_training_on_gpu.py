@@ -99,7 +99,7 @@ def test_training_steps_on_the_gpu_equal_the_cpu_ones(name):
         dygraph.set_device("cpu")
     # Sums run in another order on the GPU (~1e-7 relative in float32); Adam's steps grow
     # that in the later losses, most on the small batches that ResNet-18 fits at once.
-    assert gpu_losses[0] == pytest.approx(cpu_losses[0], rel=1e-5)
+    assert gpu_losses[0] == pytest.approx(cpu_losses[0], rel=1e-4)
     np.testing.assert_allclose(gpu_losses, cpu_losses, rtol=2e-3)
     assert sorted(gpu_grads) == sorted(cpu_grads)
     for key, value in cpu_grads.items():

@@ -82,14 +82,14 @@ def test_channel_chunks_give_the_same_gradient(monkeypatch):
 def test_conv_data_takes_it_for_small_maps_only():
     same = geometry(1, 1, 1, 1, 2)
     w = np.zeros((64, 64, 3, 3))
-    assert conv_kernels._batch_last_pays(16, (8, 8), w, same)  # 64 positions
-    assert not conv_kernels._batch_last_pays(16, (9, 9), w, same)
-    assert not conv_kernels._batch_last_pays(1, (4, 4), w, same)  # one sample
+    assert conv_kernels._batch_last_pays(np, 16, (8, 8), w, same)  # 64 positions
+    assert not conv_kernels._batch_last_pays(np, 16, (9, 9), w, same)
+    assert not conv_kernels._batch_last_pays(np, 1, (4, 4), w, same)  # one sample
     strided = geometry(2, 1, 1, 1, 2)
-    assert conv_kernels._batch_last_pays(16, (4, 4), w, strided)
-    assert not conv_kernels._batch_last_pays(16, (8, 8), w, strided)
-    assert not conv_kernels._batch_last_pays(16, (4, 4), np.zeros((64, 64, 1, 1)), same)
-    assert not conv_kernels._batch_last_pays(16, (4, 4), np.zeros((64, 16, 3, 3)),
+    assert conv_kernels._batch_last_pays(np, 16, (4, 4), w, strided)
+    assert not conv_kernels._batch_last_pays(np, 16, (8, 8), w, strided)
+    assert not conv_kernels._batch_last_pays(np, 16, (4, 4), np.zeros((64, 64, 1, 1)), same)
+    assert not conv_kernels._batch_last_pays(np, 16, (4, 4), np.zeros((64, 16, 3, 3)),
                                              geometry(1, 1, 1, 4, 2))  # groups
 
 
@@ -137,7 +137,7 @@ def test_conv_forward_keeps_batch_last_columns_where_the_data_gradient_runs_batc
     rng = np.random.default_rng(6)
     geo = geometry(1, 0, 1, 1, 2)
     x, w = rng.standard_normal((4, 3, 12, 12)), rng.standard_normal((5, 3, 5, 5))
-    assert conv_kernels._batch_last_pays(4, (8, 8), w, geo)
+    assert conv_kernels._batch_last_pays(np, 4, (8, 8), w, geo)
     y, kept = conv_kernels.conv_forward(np, x, w, None, geo, keep_cols=True)
     assert isinstance(kept, BatchLastColumns)
     np.testing.assert_allclose(y, conv_ref(x, w), rtol=1e-10, atol=1e-10)
