@@ -19,7 +19,7 @@ Example:
 
 import math
 
-__all__ = ["adam_update"]
+__all__ = ["adam_update", "lstm_forward_step", "lstm_backward_step"]
 
 _KERNELS = {}
 
@@ -27,6 +27,41 @@ _ADAM = """
 m = m * b1 + g * c1;
 v = v * b2 + (g * g) * c2;
 p -= (m / (sqrt(v) + eps)) * step;
+"""
+
+
+# One LSTM step over its B * H cells, i = b * H + j (H is `width`). `pre` and `prod` are
+# [B, 4H] (the step's input gates, pre-scaled so that tanh gives the sigmoids as
+# (1 + tanh) / 2, and h @ W^T scaled alike); `act` is the step's [4, B, H] block of
+# activations, gate-major.
+_LSTM_FORWARD = """
+const ptrdiff_t b = i / width, base = b * 4 * width + (i - b * width);
+const T half = 0.5;
+const T gi = tanh(pre[base] + prod[base]) * half + half;
+const T gf = tanh(pre[base + width] + prod[base + width]) * half + half;
+const T gg = tanh(pre[base + 2 * width] + prod[base + 2 * width]);
+const T go = tanh(pre[base + 3 * width] + prod[base + 3 * width]) * half + half;
+act[i] = gi;
+act[cells + i] = gf;
+act[2 * cells + i] = gg;
+act[3 * cells + i] = go;
+c_next = gf * c_prev + gi * gg;
+tc = tanh(c_next);
+h = go * tc;
+"""
+
+# Its backward: dc carries the cell's gradient in and out (times f for the step before);
+# `drow` is the step's [B, 4H] row block of pre-activation gradients.
+_LSTM_BACKWARD = """
+const ptrdiff_t b = i / width, base = b * 4 * width + (i - b * width);
+const T one = 1;
+const T gi = act[i], gf = act[cells + i], gg = act[2 * cells + i], go = act[3 * cells + i];
+const T d = dc + dh * ((one - tc * tc) * go);
+drow[base] = d * gg * (gi * (one - gi));
+drow[base + width] = d * c_prev * (gf * (one - gf));
+drow[base + 2 * width] = d * gi * (one - gg * gg);
+drow[base + 3 * width] = dh * tc * (go * (one - go));
+dc = d * gf;
 """
 
 
@@ -50,3 +85,24 @@ def adam_update(param, grad, m, v, lr, beta1, beta2, epsilon, beta1_pow, beta2_p
                      _ADAM)
     kernel(grad, t(beta1), t(1.0 - beta1), t(beta2), t(1.0 - beta2), t(epsilon * correction),
            t(lr * correction / (1.0 - beta1_pow)), param, m, v)
+
+
+def lstm_forward_step(pre, prod, c_prev, act, c_next, tc, h):
+    """The element-wise part of an LSTM step on CuPy arrays in one kernel: the gates from
+    the pre-activations `pre` + `prod` ([B, 4H] each, any strides) into `act` [4, B, H]
+    (C-ordered), the new cell state into `c_next`, tanh of it into `tc` and h into `h`."""
+    kernel = _kernel("lstm_forward", "raw T pre, raw T prod, T c_prev, int64 width, int64 cells",
+                     "raw T act, T c_next, T tc, T h", _LSTM_FORWARD)
+    batch, size = c_prev.shape
+    kernel(pre, prod, c_prev, size, batch * size, act, c_next, tc, h)
+
+
+def lstm_backward_step(act, c_prev, tc, dh, dc, drow):
+    """The element-wise part of an LSTM step's backward in one kernel: from the step's
+    activations `act` [4, B, H], cell state before it, tanh of the one after, and the
+    gradients dh (of h) and dc (of the cell, updated in place to the previous step's),
+    the gradients of the step's pre-activations into `drow` [B, 4H] (any strides)."""
+    kernel = _kernel("lstm_backward", "raw T act, T c_prev, T tc, T dh, int64 width, int64 cells",
+                     "raw T drow, T dc", _LSTM_BACKWARD)
+    batch, size = dh.shape
+    kernel(act, c_prev, tc, dh, size, batch * size, drow, dc)

@@ -17,6 +17,7 @@ from tests.gpu import requires_gpu
 
 pytestmark = requires_gpu
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEEP = {"resnet18", "mobilenetv2"}
 
 
 class _Sequence(nn.Layer):
@@ -97,15 +98,18 @@ def test_training_steps_on_the_gpu_equal_the_cpu_ones(name):
         gpu_losses, gpu_grads = _train(gpu_model, x, y)
     finally:
         dygraph.set_device("cpu")
-    # Sums run in another order on the GPU (~1e-7 relative in float32); Adam's steps grow
-    # that in the later losses, most on the small batches that ResNet-18 fits at once.
-    assert gpu_losses[0] == pytest.approx(cpu_losses[0], rel=1e-4)
-    np.testing.assert_allclose(gpu_losses, cpu_losses, rtol=2e-3)
+    # Sums run in another order on the GPU (~1e-7 relative in float32). The deep CNNs'
+    # batch norms over four samples (one value per channel in MobileNetV2's last maps)
+    # grow that to 1e-4 in the first loss, and their Adam steps, which fit the four
+    # samples at once, to 0.4% by the third. A wrong formula is off by far more.
+    first, later, grad = (1e-3, 1e-2, 1e-2) if name in DEEP else (1e-5, 2e-3, 1e-3)
+    assert gpu_losses[0] == pytest.approx(cpu_losses[0], rel=first)
+    np.testing.assert_allclose(gpu_losses, cpu_losses, rtol=later)
     assert sorted(gpu_grads) == sorted(cpu_grads)
     for key, value in cpu_grads.items():
         scale = float(np.abs(value).max())
-        np.testing.assert_allclose(gpu_grads[key], value, rtol=1e-3, atol=1e-4 * scale + 1e-7,
-                                   err_msg=key)
+        np.testing.assert_allclose(gpu_grads[key], value, rtol=grad,
+                                   atol=grad * scale / 10 + 1e-7, err_msg=key)
 
 
 def test_a_gpu_checkpoint_loads_on_the_cpu_and_back(tmp_path, on_gpu):

@@ -37,7 +37,9 @@ need no transposed copies; a reverse layer walks the time index backwards.
 tests/nn/test_rnn_sequence.py checks both paths against the step-by-step cells.
 """
 
-from dygraph.backend import blas, compiled
+import numpy as np
+
+from dygraph.backend import blas, compiled, cuda_kernels
 from dygraph.ops.workspace import workspace
 
 __all__ = ["LSTMArrays", "GRUArrays", "lstm_gate_scale", "gru_gate_scale", "time_view",
@@ -154,6 +156,11 @@ class LSTMArrays(_GateArrays):
             if direct:
                 add_product(h_at, h_ld, rows_at + t * rows_step, rows_ld)
                 h_at, h_ld = out_at + t * out_step, out_ld
+            elif xp is not np:  # the GPU: a product and one fused kernel per step
+                xp.matmul(h, w_s, out=prod)
+                h = out[t]
+                cuda_kernels.lstm_forward_step(rows[t], prod, c[s], act[s], c[s + 1], tc[s], h)
+                continue
             else:
                 xp.matmul(h, w_s, out=prod)
                 rows[t] += prod
@@ -188,6 +195,13 @@ class LSTMArrays(_GateArrays):
         steps, _, batch, _ = act.shape
         dh = xp.zeros_like(tc[0]) if g_h is None else g_h.copy()
         dc = xp.zeros_like(dh) if g_c is None else g_c.copy()
+        if xp is not np:  # the GPU: one fused kernel and a product per step
+            for s, t in reversed(list(enumerate(self._times()))):
+                if g_out is not None:
+                    dh += g_out[t]
+                cuda_kernels.lstm_backward_step(act[s], self.c[s], tc[s], dh, dc, d_rows[t])
+                xp.matmul(d_rows[t], self.w, out=dh)
+            return dh, dc
         fused = compiled.kernels("lstm_cell", xp, act)
         if fused is not None:
             scratch = xp.empty(dh.size, dh.dtype)
