@@ -34,13 +34,7 @@ def _xp(array):
 
 def _scatter_add_along(xp, g, index, axis, shape):
     out = xp.zeros(shape, g.dtype)
-    where = _along_index(xp, index, axis)
-    if xp is np:
-        np.add.at(out, where, g)
-    else:
-        import cupyx
-
-        cupyx.scatter_add(out, where, g)
+    xp.add.at(out, _along_index(xp, index, axis), g)
     return out
 
 
