@@ -47,7 +47,12 @@ def get_array_module(array):
 
 
 def is_gpu_array(value):
-    """Whether `value` is a CuPy array (False whenever CuPy was never imported)."""
+    """Whether `value` is a CuPy array (False whenever CuPy was never imported).
+
+    Example:
+        >>> is_gpu_array(np.zeros(2))
+        False
+    """
     return _cupy is not None and isinstance(value, _cupy.ndarray)
 
 

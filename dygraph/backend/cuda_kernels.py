@@ -78,7 +78,16 @@ def _kernel(name, in_params, out_params, body):
 def adam_update(param, grad, m, v, lr, beta1, beta2, epsilon, beta1_pow, beta2_pow):
     """One Adam step on CuPy arrays in place (param, and the moments m and v), in one
     kernel; beta1_pow and beta2_pow are the powers of the betas before this step (Python
-    floats: they live on the host)."""
+    floats: they live on the host).
+
+    Example:
+        >>> import cupy  # doctest: +SKIP
+        >>> p, g = cupy.ones(3, cupy.float32), cupy.ones(3, cupy.float32)  # doctest: +SKIP
+        >>> m, v = cupy.zeros(3, cupy.float32), cupy.zeros(3, cupy.float32)  # doctest: +SKIP
+        >>> adam_update(p, g, m, v, 0.1, 0.9, 0.999, 1e-8, 0.9, 0.999)  # doctest: +SKIP
+        >>> p  # the first step moves by the learning rate  # doctest: +SKIP
+        array([0.9, 0.9, 0.9], dtype=float32)
+    """
     t = param.dtype.type
     correction = math.sqrt(1.0 - beta2_pow)
     kernel = _kernel("adam", "T g, T b1, T c1, T b2, T c2, T eps, T step", "T p, T m, T v",
@@ -90,7 +99,19 @@ def adam_update(param, grad, m, v, lr, beta1, beta2, epsilon, beta1_pow, beta2_p
 def lstm_forward_step(pre, prod, c_prev, act, c_next, tc, h):
     """The element-wise part of an LSTM step on CuPy arrays in one kernel: the gates from
     the pre-activations `pre` + `prod` ([B, 4H] each, any strides) into `act` [4, B, H]
-    (C-ordered), the new cell state into `c_next`, tanh of it into `tc` and h into `h`."""
+    (C-ordered), the new cell state into `c_next`, tanh of it into `tc` and h into `h`.
+    `LSTMArrays.forward` (dygraph/nn/layer/rnn_arrays.py) calls it once a step; the
+    backward's counterpart is lstm_backward_step.
+
+    Example:
+        >>> import cupy  # doctest: +SKIP
+        >>> pre, prod = cupy.zeros((2, 12)), cupy.zeros((2, 12))  # doctest: +SKIP
+        >>> c0, act = cupy.ones((2, 3)), cupy.empty((4, 2, 3))  # doctest: +SKIP
+        >>> c1, tc, h = (cupy.empty((2, 3)) for _ in range(3))  # doctest: +SKIP
+        >>> lstm_forward_step(pre, prod, c0, act, c1, tc, h)  # doctest: +SKIP
+        >>> float(c1[0, 0])  # f = i = 0.5, g = 0: c1 = 0.5 * c0  # doctest: +SKIP
+        0.5
+    """
     kernel = _kernel("lstm_forward", "raw T pre, raw T prod, T c_prev, int64 width, int64 cells",
                      "raw T act, T c_next, T tc, T h", _LSTM_FORWARD)
     batch, size = c_prev.shape
@@ -101,7 +122,17 @@ def lstm_backward_step(act, c_prev, tc, dh, dc, drow):
     """The element-wise part of an LSTM step's backward in one kernel: from the step's
     activations `act` [4, B, H], cell state before it, tanh of the one after, and the
     gradients dh (of h) and dc (of the cell, updated in place to the previous step's),
-    the gradients of the step's pre-activations into `drow` [B, 4H] (any strides)."""
+    the gradients of the step's pre-activations into `drow` [B, 4H] (any strides).
+
+    Example:
+        >>> import cupy  # doctest: +SKIP
+        >>> act = cupy.full((4, 2, 3), 0.5)  # i = f = o = 0.5, g = 0.5  # doctest: +SKIP
+        >>> c0, tc, dh = cupy.ones((2, 3)), cupy.zeros((2, 3)), cupy.zeros((2, 3))  # doctest: +SKIP
+        >>> dc, drow = cupy.ones((2, 3)), cupy.empty((2, 12))  # doctest: +SKIP
+        >>> lstm_backward_step(act, c0, tc, dh, dc, drow)  # doctest: +SKIP
+        >>> float(dc[0, 0])  # dc * f  # doctest: +SKIP
+        0.5
+    """
     kernel = _kernel("lstm_backward", "raw T act, T c_prev, T tc, T dh, int64 width, int64 cells",
                      "raw T drow, T dc", _LSTM_BACKWARD)
     batch, size = dh.shape

@@ -76,9 +76,9 @@ def forward_error(op_name, inputs, exc):
         # NumPy's private subclasses (e.g. _ArrayMemoryError) need extra constructor
         # arguments; raise the public built-in they derive from.
         kind = next(c for c in kind.__mro__ if c.__module__ == "builtins")
-    places = {str(t.place) for t in inputs if hasattr(t, "_data")}
-    if len(places) > 1:  # the array library's message would not say so
-        on = ", ".join(f"{describe(t)} on {t.place}" for t in inputs)
+    tensors = [t for t in inputs if hasattr(t, "_data")]
+    if len({str(t.place) for t in tensors}) > 1:  # the array library's message would not say
+        on = ", ".join(f"{describe(t)} on {t.place}" for t in tensors)
         err = op_error(op_name, f"the inputs are on different devices ({on}); move them to "
                        "one first, with tensor.cuda() or tensor.cpu()", kind)
     else:
