@@ -71,7 +71,7 @@ def is_writeable(array):
 
 
 def place_of(array):
-    if type(array) is np.ndarray or _cupy is None or not isinstance(array, _cupy.ndarray):
+    if type(array) is np.ndarray or not is_gpu_array(array):
         return _CPU
     return CUDAPlace(array.device.id)
 
@@ -82,7 +82,7 @@ def to_place(array, place):
         cp = require_cupy(place)
         with cp.cuda.Device(place.device_id):
             return cp.asarray(array)
-    if _cupy is not None and isinstance(array, _cupy.ndarray):
+    if is_gpu_array(array):
         return array.get()
     return np.asarray(array)
 
@@ -91,7 +91,7 @@ def as_numpy(array):
     """A host NumPy view or copy of any array."""
     if type(array) is np.ndarray:
         return array
-    if _cupy is not None and isinstance(array, _cupy.ndarray):
+    if is_gpu_array(array):
         return array.get()
     return np.asarray(array)
 
