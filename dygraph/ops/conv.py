@@ -32,6 +32,7 @@ from dygraph.ops.conv_kernels import (
     conv_data,
     conv_filter,
     conv_forward,
+    depthwise_filter_bias,
     per_sample,
     transpose_grad,
 )
@@ -90,11 +91,15 @@ class Conv(Op):
                 or per_sample(taps, self.geo.groups, math.prod(g.shape[2:]))):
             gt = transpose_grad(xp, g)
         gx = conv_data(xp, g, w, self.in_sizes, self.geo, gt=gt) if e[0] is not None else None
-        gw = (conv_filter(xp, x, g, ksize, self.geo, cols=self.cols, gt=gt)
-              if e[1] is not None else None)
+        want_bias = len(e) > 2 and e[2] is not None
+        # A compiled depthwise kernel sums the bias gradient in its filter gradient's pass.
+        pair = (depthwise_filter_bias(xp, x, g, w, self.geo)
+                if want_bias and e[1] is not None else None)
+        gw = pair[0] if pair else (conv_filter(xp, x, g, ksize, self.geo, cols=self.cols, gt=gt)
+                                   if e[1] is not None else None)
         grads = (gx, gw)
-        if len(e) > 2 and e[2] is not None:
-            grads += (gt.sum(axis=1) if gt is not None else
+        if want_bias:
+            grads += (pair[1] if pair else gt.sum(axis=1) if gt is not None else
                       g.reshape(g.shape[0], g.shape[1], -1).sum(axis=(0, 2)),)
         if gt is not None:
             workspace.give(gt)

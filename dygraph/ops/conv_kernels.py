@@ -49,7 +49,7 @@ from dygraph.ops.im2col import Geometry, chunk, col2im, im2col, prod
 from dygraph.ops.workspace import Lease, workspace
 
 __all__ = ["pointwise", "per_sample", "transpose_grad", "conv_forward", "conv_data", "conv_filter",
-           "data_by_rows"]
+           "depthwise_filter_bias", "data_by_rows"]
 
 
 # Up to this many output positions per sample the data gradient runs batch-last (fewer
@@ -61,19 +61,32 @@ _BATCH_LAST_STRIDED_POSITIONS = 16
 _FILTER_FLIP_POSITIONS = 512
 
 
-# Output positions per plane from which the compiled depthwise kernels beat the einsum
-# path (measured on MobileNetV2's shapes, batch 16: 8x8 outputs 0.28 vs 0.41 ms forward,
-# 16x16 0.14 vs 0.76; on 4x4 and smaller the per-plane set-up loses, 0.29 vs 0.15).
-_COMPILED_DEPTHWISE_MIN_POSITIONS = 64
-
-
-def _compiled_depthwise(xp, out_sizes, *arrays):
+def _compiled_depthwise(xp, ksize, geo, out_sizes, *arrays):
     """The compiled 2-D depthwise kernels (dygraph.kernels.depthwise2d) when they may run
-    on these arrays and pay for an output map of `out_sizes`, else None (the einsum path
-    of conv_depthwise runs)."""
-    if arrays[0].ndim != 4 or prod(out_sizes) < _COMPILED_DEPTHWISE_MIN_POSITIONS:
+    on these arrays and pay for this conv with an output map of `out_sizes`, else None
+    (the einsum path of conv_depthwise runs)."""
+    if arrays[0].ndim != 4:
         return None
-    return compiled.kernels("depthwise2d", xp, *(a for a in arrays if a is not None))
+    kernel = compiled.kernels("depthwise2d", xp, *(a for a in arrays if a is not None))
+    return kernel if kernel is not None and kernel.pays(ksize, geo, out_sizes) else None
+
+
+def depthwise_filter_bias(xp, x, g, w, geo):
+    """(filter gradient, bias gradient) of a depthwise conv from the compiled kernels, which
+    compute both in one pass over g where they can; None where they do not run.
+
+    Example:
+        >>> import numpy as np
+        >>> geo = Geometry((1, 1), (1, 1), ((1, 1), (1, 1)), 2)
+        >>> pair = depthwise_filter_bias(np, np.ones((1, 2, 8, 8)), np.ones((1, 2, 8, 8)),
+        ...                              np.ones((2, 1, 3, 3)), geo)
+        >>> pair is None or pair[1].tolist() == [64.0, 64.0]
+        True
+    """
+    if not is_depthwise(w, geo):
+        return None
+    kernel = _compiled_depthwise(xp, w.shape[2:], geo, g.shape[2:], x, g)
+    return None if kernel is None else kernel.filter_and_bias(x, g, w.shape[2:], geo)
 
 
 def pointwise(ksize, geo):
@@ -127,7 +140,7 @@ def conv_forward(xp, x, w, b, geo, keep_cols=False):
     m, ksize = w.shape[0], w.shape[2:]
     osz = geo.out_sizes(x.shape[2:], ksize)
     if is_depthwise(w, geo):
-        kernel = _compiled_depthwise(xp, osz, x, w, b)
+        kernel = _compiled_depthwise(xp, ksize, geo, osz, x, w, b)
         if kernel is not None:
             return kernel.forward(x, w, b, geo), None
         return depthwise_forward_last(xp, x, w, b, geo, keep_cols)
@@ -189,7 +202,7 @@ def conv_data(xp, g, w, in_sizes, geo, gt=None):
         array([[[1., 2., 2., 1.]]])
     """
     if is_depthwise(w, geo):
-        kernel = _compiled_depthwise(xp, g.shape[2:], g, w)
+        kernel = _compiled_depthwise(xp, w.shape[2:], geo, g.shape[2:], g, w)
         if kernel is not None:
             return kernel.data(g, w, in_sizes, geo)
         return depthwise_data_last(xp, g, w, in_sizes, geo)
@@ -250,7 +263,7 @@ def conv_filter(xp, x, g, ksize, geo, cols=None, gt=None):
     m = g.shape[1]
     grp = geo.groups
     if grp > 1 and c == m == grp:
-        kernel = _compiled_depthwise(xp, g.shape[2:], x, g)
+        kernel = _compiled_depthwise(xp, ksize, geo, g.shape[2:], x, g)
         if kernel is not None:
             return kernel.filter_grad(x, g, ksize, geo)
         return depthwise_filter_last(xp, x, g, ksize, geo, cols)

@@ -1,7 +1,8 @@
-"""The compiled 2-D depthwise kernels (dygraph.kernels.depthwise2d) against the direct
-reference conv and against the einsum path they replace (conv_depthwise), on strides,
-dilations, asymmetric and wide paddings, rows no window reads, both float dtypes and a
-batch split over threads; and the dispatch: on when Numba is installed, off by switch."""
+"""The compiled 2-D depthwise kernels (dygraph.kernels.depthwise2d, and depthwise2d_same
+for 'same' padding at stride 1 or 2) against the direct reference conv and against the
+einsum path they replace (conv_depthwise), on strides, dilations, asymmetric and wide
+paddings, rows no window reads, both float dtypes and a batch split over threads; and the
+dispatch: on when Numba is installed, off by switch."""
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from tests.op_specs.spec_conv import conv_ref
 
 pytest.importorskip("numba")
 depthwise2d = pytest.importorskip("dygraph.kernels.depthwise2d")
+same = pytest.importorskip("dygraph.kernels.depthwise2d_same")
 
 # (x shape, kernel, stride, (lo, hi) pads per dim, dilation)
 CASES = [
@@ -31,6 +33,13 @@ CASES = [
     ((2, 2, 5, 6), (3, 3), (1, 1), ((4, 4), (3, 0)), (1, 1)),  # padding past the kernel
     ((1, 3, 7, 7), (1, 1), (2, 2), ((0, 0), (0, 0)), (1, 1)),
     ((3, 2, 1, 1), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1)),
+    # 'same' padding at stride 1 or 2 (depthwise2d_same): planes stacked in groups with a
+    # partial last group (31 16x16 planes: groups of 11), 7x7, odd and 1-wide maps.
+    ((31, 2, 16, 16), (3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1)),
+    ((31, 2, 16, 16), (3, 3), (2, 2), ((1, 1), (1, 1)), (1, 1)),
+    ((2, 2, 9, 11), (7, 7), (1, 1), ((3, 3), (3, 3)), (1, 1)),
+    ((2, 2, 9, 11), (7, 7), (2, 2), ((3, 3), (3, 3)), (1, 1)),
+    ((3, 2, 5, 1), (3, 3), (2, 2), ((1, 1), (1, 1)), (1, 1)),
 ]
 
 
@@ -82,12 +91,13 @@ def test_float32_matches_float64_within_rounding():
         np.testing.assert_allclose(single, fn(*args), rtol=1e-4, atol=1e-4)
 
 
-def test_a_batch_split_over_threads_gives_the_same_result():
+@pytest.mark.parametrize("stride", [2, 3])  # depthwise2d_same, then the phase kernels
+def test_a_batch_split_over_threads_gives_the_same_result(stride):
     rng = np.random.default_rng(2)
-    geo = Geometry((2, 2), (1, 1), ((1, 1), (1, 1)), 32)
+    geo = Geometry((stride, stride), (1, 1), ((1, 1), (1, 1)), 32)
     x = rng.standard_normal((16, 32, 16, 16)).astype(np.float32)
     w = rng.standard_normal((32, 1, 3, 3)).astype(np.float32)
-    g = rng.standard_normal((16, 32, 8, 8)).astype(np.float32)
+    g = rng.standard_normal((16, 32) + geo.out_sizes((16, 16), (3, 3))).astype(np.float32)
     serial = (depthwise2d.forward(x, w, None, geo), depthwise2d.data(g, w, (16, 16), geo),
               depthwise2d.filter_grad(x, g, (3, 3), geo))
     parallel.set_num_threads(2)
@@ -111,9 +121,14 @@ def test_conv2d_uses_the_compiled_kernels_when_on_and_the_einsum_path_when_off(m
     rng = np.random.default_rng(3)
     x = rng.standard_normal((2, 6, 16, 16)).astype(np.float32)
     w = rng.standard_normal((6, 1, 3, 3)).astype(np.float32)
-    assert conv_kernels._compiled_depthwise(np, (8, 8), x, w) is depthwise2d
-    assert conv_kernels._compiled_depthwise(np, (8,), x[:, :, 0], w[:, :, 0]) is None  # 1-D
-    assert conv_kernels._compiled_depthwise(np, (4, 4), x, w) is None  # a small map
+    same_geo = Geometry((2, 2), (1, 1), ((1, 1), (1, 1)), 6)
+    phase_geo = Geometry((3, 3), (1, 1), ((1, 1), (1, 1)), 6)
+    assert conv_kernels._compiled_depthwise(np, (3, 3), phase_geo, (8, 8), x, w) is depthwise2d
+    assert conv_kernels._compiled_depthwise(np, (3,), same_geo, (8,), x[:, :, 0],
+                                            w[:, :, 0]) is None  # 1-D
+    # A small map: the phase kernels' set-up does not pay, the same-padding ones' does.
+    assert conv_kernels._compiled_depthwise(np, (3, 3), phase_geo, (4, 4), x, w) is None
+    assert conv_kernels._compiled_depthwise(np, (3, 3), same_geo, (2, 2), x, w) is depthwise2d
     calls = []
     for name in ("forward", "data", "filter_grad"):
         real = getattr(depthwise2d, name)
@@ -122,8 +137,35 @@ def test_conv2d_uses_the_compiled_kernels_when_on_and_the_einsum_path_when_off(m
     on = _depthwise_step(x, w)
     assert calls == ["forward", "data", "filter_grad"]
     with kernels_off():
-        assert conv_kernels._compiled_depthwise(np, (8, 8), x, w) is None
+        assert conv_kernels._compiled_depthwise(np, (3, 3), same_geo, (8, 8), x, w) is None
         off = _depthwise_step(x, w)
     assert len(calls) == 3
     for a, b in zip(on, off):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_filter_and_bias_give_the_filter_gradient_and_the_sum_of_g(stride):
+    rng = np.random.default_rng(4)
+    geo = Geometry((stride, stride), (1, 1), ((1, 1), (1, 1)), 5)
+    assert same.applies((3, 3), geo)
+    x = rng.standard_normal((3, 5, 10, 9))
+    g = rng.standard_normal((3, 5) + geo.out_sizes((10, 9), (3, 3)))
+    dw, db = depthwise2d.filter_and_bias(x, g, (3, 3), geo)
+    np.testing.assert_allclose(dw, conv_depthwise.depthwise_filter_last(np, x, g, (3, 3), geo),
+                               atol=1e-12)
+    np.testing.assert_allclose(db, g.sum(axis=(0, 2, 3)), rtol=1e-12)
+
+
+def test_an_infinite_input_reaches_only_the_outputs_whose_windows_hold_it():
+    # The stacked planes put a row's last value next to the next row's first: a tap must
+    # not carry it across (a masked product would make 0 * inf = NaN there).
+    geo = Geometry((1, 1), (1, 1), ((1, 1), (1, 1)), 1)
+    x = np.ones((2, 1, 6, 6))
+    x[0, 0, 2, 5] = np.inf
+    y = depthwise2d.forward(x, np.ones((1, 1, 3, 3)), None, geo)
+    window = np.zeros((6, 6), bool)
+    window[1:4, 4:6] = True
+    assert np.isinf(y[0, 0][window]).all()
+    assert np.isfinite(y[0, 0][~window]).all() and np.isfinite(y[1]).all()
+    np.testing.assert_array_equal(y[1], conv_ref(x[1:], np.ones((1, 1, 3, 3)), None, 1, 1)[0])

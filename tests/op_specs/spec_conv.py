@@ -93,10 +93,19 @@ SPECS = [
                                  groups=2),
            lambda x, w: conv_ref(x, w, None, [2, 1], [1, 0, 0, 2], [1, 2], 2),
            [(2, 4, 6, 5), (6, 2, 2, 2)], id="strided-groups"),
-    # Depthwise convs: from 64 output positions a plane the compiled kernels
-    # (dygraph.kernels.depthwise2d) where Numba is installed, else and below that the
-    # einsum channels-last (conv_depthwise.py); with a stride, padding and dilation
-    # (tests/test_parallel.py runs them split over threads).
+    # Depthwise convs: where Numba is installed the compiled kernels, those for 'same'
+    # padding at stride 1 or 2 (dygraph.kernels.depthwise2d_same, with the bias gradient
+    # in the filter gradient's pass) on any map, the others (dygraph.kernels.depthwise2d)
+    # from 64 output positions a plane; else and below that the einsum channels-last
+    # (conv_depthwise.py); with a stride, padding and dilation (tests/test_parallel.py
+    # runs them split over threads).
+    OpSpec("nn.functional.conv2d", lambda x, w, b: F.conv2d(x, w, b, padding=1, groups=3),
+           lambda x, w, b: conv_ref(x, w, b, 1, 1, 1, 3), [(2, 3, 5, 7), (3, 1, 3, 3), (3,)],
+           id="depthwise-same"),
+    OpSpec("nn.functional.conv2d",
+           lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=2, groups=2),
+           lambda x, w, b: conv_ref(x, w, b, 2, 2, 1, 2), [(2, 2, 7, 6), (2, 1, 5, 5), (2,)],
+           id="depthwise-same-5x5-strided"),
     OpSpec("nn.functional.conv2d", lambda x, w: F.conv2d(x, w, stride=2, padding=1, groups=2),
            lambda x, w: conv_ref(x, w, None, 2, 1, 1, 2), [(1, 2, 18, 18), (2, 1, 3, 3)],
            id="depthwise-large-strided"),
