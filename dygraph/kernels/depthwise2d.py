@@ -14,13 +14,13 @@ plane has a spare row, so there are a few spare positions that the copies skip.
 - filter gradient: per channel and group, one dot product per tap of the phases at its
   offset with the gradient grid.
 
-The stride-1 'same' case (odd square filter, (k - 1) / 2 zeros a side) goes to
-dygraph.kernels.depthwise2d_same, whose planes need no phases: on MobileNet's
-16x96x16x16 case it runs each kernel in about 0.17 ms where these took 0.35-0.39 ms. With
-stride 2 these take 0.27-0.29 ms each, against 0.9-1.4 ms for the einsum path
-(dygraph.ops.conv_depthwise), which runs without Numba, for 1-D and 3-D convs, and for
-output maps under 64 positions (conv_kernels._compiled_depthwise: there the groups'
-set-up costs more than it saves).
+The 'same' case at stride 1 or 2 (an odd square filter, (k - 1) / 2 zeros a side, no
+dilation) goes to dygraph.kernels.depthwise2d_same, whose planes need no phases: on
+MobileNet's 16x96x16x16 case each of its kernels takes about 0.17 ms (0.19 at stride 2),
+where these took 0.35-0.39 ms (0.27-0.29). The einsum path (dygraph.ops.conv_depthwise,
+0.9-1.4 ms each there) runs without Numba, for 1-D and 3-D convs, and for output maps
+under 64 positions outside the 'same' case (`pays`: there these kernels' set-up costs
+more than it saves).
 
 Example:
     >>> import numpy as np
