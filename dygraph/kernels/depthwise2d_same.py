@@ -102,15 +102,21 @@ def _window(buf, start, span):
     return buf[start:start + span]
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _windows3x3(buf, lead, row, span):
+    """The nine 3x3 taps' windows of the stack, in the filter's order (returned as a
+    tuple and bound to names: a list of views ran 1.7x slower)."""
+    return (_window(buf, lead - row - 1, span), _window(buf, lead - row, span),
+            _window(buf, lead - row + 1, span), _window(buf, lead - 1, span),
+            _window(buf, lead, span), _window(buf, lead + 1, span),
+            _window(buf, lead + row - 1, span), _window(buf, lead + row, span),
+            _window(buf, lead + row + 1, span))
+
+
 @njit(nogil=True, cache=True)
 def _sum3x3(acc, buf, lead, row, f, span):
     """acc[:span] += the 3x3 taps at every position, one pass."""
-    s0, s1, s2 = (_window(buf, lead - row - 1, span), _window(buf, lead - row, span),
-                  _window(buf, lead - row + 1, span))
-    s3, s4, s5 = (_window(buf, lead - 1, span), _window(buf, lead, span),
-                  _window(buf, lead + 1, span))
-    s6, s7, s8 = (_window(buf, lead + row - 1, span), _window(buf, lead + row, span),
-                  _window(buf, lead + row + 1, span))
+    s0, s1, s2, s3, s4, s5, s6, s7, s8 = _windows3x3(buf, lead, row, span)
     f0, f1, f2, f3, f4, f5, f6, f7, f8 = (f[0, 0], f[0, 1], f[0, 2], f[1, 0], f[1, 1],
                                           f[1, 2], f[2, 0], f[2, 1], f[2, 2])
     a = acc[:span]
@@ -178,12 +184,7 @@ def _dots3x3(buf, grid, lead, row, span, dw, c):
     """dw[c, 0] += each 3x3 tap's dot product with the gradient grid, one pass
     (reassociated into SIMD partial sums, in an order the code fixes); returns the
     grid's sum, the bias gradient's share."""
-    s0, s1, s2 = (_window(buf, lead - row - 1, span), _window(buf, lead - row, span),
-                  _window(buf, lead - row + 1, span))
-    s3, s4, s5 = (_window(buf, lead - 1, span), _window(buf, lead, span),
-                  _window(buf, lead + 1, span))
-    s6, s7, s8 = (_window(buf, lead + row - 1, span), _window(buf, lead + row, span),
-                  _window(buf, lead + row + 1, span))
+    s0, s1, s2, s3, s4, s5, s6, s7, s8 = _windows3x3(buf, lead, row, span)
     g = grid[:span]
     d0 = d1 = d2 = d3 = d4 = d5 = d6 = d7 = d8 = total = g.dtype.type(0)
     for i in range(span):
