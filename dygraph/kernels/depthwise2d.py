@@ -45,7 +45,7 @@ __all__ = ["pays", "forward", "data", "filter_grad", "filter_and_bias"]
 # Output positions per plane from which these kernels beat the einsum path (measured on
 # MobileNetV2's shapes, batch 16: 8x8 outputs 0.28 vs 0.41 ms forward, 16x16 0.14 vs
 # 0.76; on 4x4 and smaller the per-plane set-up loses, 0.29 vs 0.15). The same-padding
-# kernels win on every map size (4x4: 0.16 vs 0.26 ms; 1x1: 0.015 vs 0.04).
+# kernels win on every map size they take (4x4: 0.16 vs 0.26 ms; 1x1: 0.015 vs 0.04).
 _MIN_POSITIONS = 64
 
 # Planes stacked per group: a tap's loop then runs over about this many values (16 KB of
@@ -307,7 +307,7 @@ def pays(ksize, geo, out_sizes):
         >>> pays((3, 3), geo, (4, 4)), pays((3, 3), geo, (8, 8))
         (False, True)
     """
-    return same.applies(ksize, geo) or out_sizes[0] * out_sizes[1] >= _MIN_POSITIONS
+    return same.applies(ksize, geo, out_sizes) or out_sizes[0] * out_sizes[1] >= _MIN_POSITIONS
 
 
 def _geom(geo):
@@ -327,7 +327,7 @@ def forward(x, w, b, geo):
         >>> forward(np.ones((1, 1, 2, 2)), np.ones((1, 1, 2, 2)), np.ones(1), geo)
         array([[[[5.]]]])
     """
-    if same.applies(w.shape[2:], geo):
+    if same.applies(w.shape[2:], geo, geo.out_sizes(x.shape[2:], w.shape[2:])):
         return same.forward(x, w, b, geo.stride[0])
     x, w = np.ascontiguousarray(x), np.ascontiguousarray(w)
     n, c = x.shape[:2]
@@ -350,7 +350,7 @@ def data(g, w, in_sizes, geo):
         array([[[[0., 1.],
                  [2., 3.]]]])
     """
-    if same.applies(w.shape[2:], geo):
+    if same.applies(w.shape[2:], geo, g.shape[2:]):
         return same.data(g, w, in_sizes, geo.stride[0])
     g, w = np.ascontiguousarray(g), np.ascontiguousarray(w)
     n, c = g.shape[:2]
@@ -372,7 +372,7 @@ def filter_grad(x, g, ksize, geo):
         array([[[[0., 1.],
                  [2., 3.]]]])
     """
-    if same.applies(ksize, geo):
+    if same.applies(ksize, geo, g.shape[2:]):
         return same.filter_grad(x, g, ksize, geo.stride[0])[0]
     x, g = np.ascontiguousarray(x), np.ascontiguousarray(g)
     c = x.shape[1]
@@ -395,6 +395,6 @@ def filter_and_bias(x, g, ksize, geo):
         >>> dw[0, 0, 1].tolist(), db.tolist()
         ([2.0, 4.0, 2.0], [4.0])
     """
-    if same.applies(ksize, geo):
+    if same.applies(ksize, geo, g.shape[2:]):
         return same.filter_grad(x, g, ksize, geo.stride[0])
     return filter_grad(x, g, ksize, geo), g.reshape(g.shape[0], g.shape[1], -1).sum(axis=(0, 2))

@@ -40,6 +40,8 @@ CASES = [
     ((2, 2, 9, 11), (7, 7), (1, 1), ((3, 3), (3, 3)), (1, 1)),
     ((2, 2, 9, 11), (7, 7), (2, 2), ((3, 3), (3, 3)), (1, 1)),
     ((3, 2, 5, 1), (3, 3), (2, 2), ((1, 1), (1, 1)), (1, 1)),
+    # 'same' at stride 2 onto more than 256 output positions: the phase kernels again.
+    ((1, 2, 40, 36), (3, 3), (2, 2), ((1, 1), (1, 1)), (1, 1)),
 ]
 
 
@@ -148,7 +150,7 @@ def test_conv2d_uses_the_compiled_kernels_when_on_and_the_einsum_path_when_off(m
 def test_filter_and_bias_give_the_filter_gradient_and_the_sum_of_g(stride):
     rng = np.random.default_rng(4)
     geo = Geometry((stride, stride), (1, 1), ((1, 1), (1, 1)), 5)
-    assert same.applies((3, 3), geo)
+    assert same.applies((3, 3), geo, geo.out_sizes((10, 9), (3, 3)))
     x = rng.standard_normal((3, 5, 10, 9))
     g = rng.standard_normal((3, 5) + geo.out_sizes((10, 9), (3, 3)))
     dw, db = depthwise2d.filter_and_bias(x, g, (3, 3), geo)
