@@ -384,8 +384,9 @@ def filter_grad(x, g, ksize, geo):
 
 
 def filter_and_bias(x, g, ksize, geo):
-    """(dw, db): filter_grad and the bias gradient, in one pass over g where the
-    same-padding kernels run.
+    """(dw, db): filter_grad and the bias gradient from one pass over g, where the
+    same-padding kernels run; None elsewhere (the caller then runs filter_grad and sums g
+    itself).
 
     Example:
         >>> import numpy as np
@@ -395,6 +396,6 @@ def filter_and_bias(x, g, ksize, geo):
         >>> dw[0, 0, 1].tolist(), db.tolist()
         ([2.0, 4.0, 2.0], [4.0])
     """
-    if same.applies(ksize, geo, g.shape[2:]):
-        return same.filter_grad(x, g, ksize, geo.stride[0])
-    return filter_grad(x, g, ksize, geo), g.reshape(g.shape[0], g.shape[1], -1).sum(axis=(0, 2))
+    if not same.applies(ksize, geo, g.shape[2:]):
+        return None
+    return same.filter_grad(x, g, ksize, geo.stride[0])

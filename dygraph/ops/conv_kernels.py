@@ -72,8 +72,9 @@ def _compiled_depthwise(xp, ksize, geo, out_sizes, *arrays):
 
 
 def depthwise_filter_bias(xp, x, g, w, geo):
-    """(filter gradient, bias gradient) of a depthwise conv from the compiled kernels, which
-    compute both in one pass over g where they can; None where they do not run.
+    """(filter gradient, bias gradient) of a depthwise conv from one pass of the compiled
+    kernels over g; None where they do not run that way (the caller computes the two
+    apart).
 
     Example:
         >>> import numpy as np

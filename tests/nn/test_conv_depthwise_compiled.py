@@ -157,6 +157,9 @@ def test_filter_and_bias_give_the_filter_gradient_and_the_sum_of_g(stride):
     np.testing.assert_allclose(dw, conv_depthwise.depthwise_filter_last(np, x, g, (3, 3), geo),
                                atol=1e-12)
     np.testing.assert_allclose(db, g.sum(axis=(0, 2, 3)), rtol=1e-12)
+    # Where the phase kernels run, the caller computes the two apart.
+    phase = Geometry((3, 3), (1, 1), ((1, 1), (1, 1)), 5)
+    assert depthwise2d.filter_and_bias(x, g[:, :, :4, :3], (3, 3), phase) is None
 
 
 def test_an_infinite_input_reaches_only_the_outputs_whose_windows_hold_it():
