@@ -22,8 +22,9 @@ def main():
     p.add_argument("--top", type=int, default=25)
     args = p.parse_args()
 
-    import dygraph
     from models import build_dygraph, dygraph_step, make_batch
+
+    import dygraph
 
     x, y = make_batch(args.model)
     model = build_dygraph(args.model)

@@ -18,8 +18,10 @@ from dygraph.autograd import grad_mode
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.framework.errors import op_error
+from dygraph.ops import conv_channels_last as channels_last
 from dygraph.ops.common import amp_casts, as_tensor
 from dygraph.ops.conv_batch_last import BatchLastColumns
+from dygraph.ops.conv_channels_last import ChannelsLastColumns
 from dygraph.ops.conv_depthwise import is_depthwise
 from dygraph.ops.conv_implicit import (
     grid_grad,
@@ -81,6 +83,8 @@ class Conv(Op):
         # Plain backward shares the transposed gradient between the products and reuses the
         # forward's columns for the filter gradient.
         xp = m.xp
+        if isinstance(self.cols, ChannelsLastColumns):
+            return self._channels_last_backward(xp, g, tuple(ksize))
         if implicit_pays(xp, g.dtype, self.in_sizes, w.shape, self.geo):
             return self._implicit_backward(xp, x, w, g, ksize)
         taps = x.shape[1] * w[0].size
@@ -103,6 +107,21 @@ class Conv(Op):
                       g.reshape(g.shape[0], g.shape[1], -1).sum(axis=(0, 2)),)
         if gt is not None:
             workspace.give(gt)
+        return grads
+
+    def _channels_last_backward(self, xp, g, ksize):
+        """Plain backward of the channels-last path: both gradients and the bias's read one
+        copy of g as rows, the filter gradient the forward's columns."""
+        e, kept = self.edges, self.cols
+        gt = channels_last.grad_rows(xp, g)
+        grads = (channels_last.data(xp, kept.kernel, gt, kept.weight, g.shape[0],
+                                    self.in_sizes, tuple(g.shape[2:]), ksize, self.geo)
+                 if e[0] is not None else None,
+                 channels_last.filter_grad(xp, gt, kept.array, ksize)
+                 if e[1] is not None else None)
+        if len(e) > 2 and e[2] is not None:
+            grads += (gt.sum(axis=0),)
+        workspace.give(gt)
         return grads
 
     def _implicit_backward(self, xp, x, w, g, ksize):

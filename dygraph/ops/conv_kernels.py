@@ -27,6 +27,7 @@ Example:
 import numpy as np
 
 from dygraph.backend import blas, compiled
+from dygraph.ops import conv_channels_last as channels_last
 from dygraph.ops.conv_batch_last import (
     BatchLastColumns,
     data_batch_last,
@@ -145,6 +146,9 @@ def conv_forward(xp, x, w, b, geo, keep_cols=False):
         if kernel is not None:
             return kernel.forward(x, w, b, geo), None
         return depthwise_forward_last(xp, x, w, b, geo, keep_cols)
+    kernel = channels_last.kernel_for(xp, x, w, geo, x.shape[2:], osz)
+    if kernel is not None:
+        return channels_last.forward(xp, kernel, x, w, b, geo, keep_cols)
     if implicit_pays(xp, x.dtype, x.shape[2:], w.shape, geo):
         return implicit_forward(xp, x, w, b, geo, keep_cols)
     if _batch_last_pays(xp, n, osz, w, geo):
@@ -207,6 +211,9 @@ def conv_data(xp, g, w, in_sizes, geo, gt=None):
         if kernel is not None:
             return kernel.data(g, w, in_sizes, geo)
         return depthwise_data_last(xp, g, w, in_sizes, geo)
+    kernel = channels_last.kernel_for(xp, g, w, geo, in_sizes, g.shape[2:], data=True)
+    if kernel is not None:
+        return channels_last.data_from_g(xp, kernel, g, w, in_sizes, geo)
     if _batch_last_pays(xp, g.shape[0], g.shape[2:], w, geo):
         return data_batch_last(xp, g, w, in_sizes, geo)
     if implicit_pays(xp, g.dtype, in_sizes, w.shape, geo, data=True):

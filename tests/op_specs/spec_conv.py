@@ -122,6 +122,15 @@ SPECS = [
            lambda x, w: F.conv2d(x, w, padding="same", data_format="NHWC"),
            _nhwc(lambda x, w: conv_ref(x, w, None, 1, [1, 1, 0, 1])),
            [(2, 4, 5, 3), (2, 3, 3, 2)], id="same-nhwc"),
+    # At least 64 values a weight row (C * kh * kw), where Numba is installed: the
+    # channels-last columns (conv_channels_last.py), the transposed conv's data gradient too.
+    OpSpec("nn.functional.conv2d", lambda x, w, b: F.conv2d(x, w, b, padding=1),
+           lambda x, w, b: conv_ref(x, w, b, 1, 1), [(2, 8, 5, 4), (3, 8, 3, 3), (3,)],
+           id="channels-last"),
+    OpSpec("nn.functional.conv2d",
+           lambda x, w: F.conv2d(x, w, stride=[2, 1], padding=[1, 0, 0, 2], dilation=[1, 2]),
+           lambda x, w: conv_ref(x, w, None, [2, 1], [1, 0, 0, 2], [1, 2]),
+           [(2, 11, 6, 5), (3, 11, 3, 2)], id="channels-last-strided-dilated"),
     # Few output positions and many taps: the one-GEMM-per-batch path.
     OpSpec("nn.functional.conv2d", lambda x, w: F.conv2d(x, w),
            lambda x, w: conv_ref(x, w), [(3, 4, 3, 3), (2, 4, 3, 3)], id="batch-gemm"),
