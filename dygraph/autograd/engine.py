@@ -101,8 +101,8 @@ def _accumulate_leaf(t, g, m):
 
 def _collect(roots, leaves=None, reach=None, leaf_edges=None):
     """Dependency count of every node reachable from `roots` (iterative DFS); the leaf
-    tensors reached are appended to `leaves` when it is a list. With `reach`, only nodes in
-    that set are followed. `leaf_edges` (a dict) receives, for each hooked leaf, how many
+    tensors reached are put in `leaves` (a dict by id) when it is one. With `reach`, only
+    nodes in that set are followed. `leaf_edges` (a dict) receives, for each hooked leaf, how many
     edges lead to it, so that its hooks can run as soon as the last one is done."""
     deps = {}
     stack = [n for n in roots if n is not None]
@@ -120,7 +120,7 @@ def _collect(roots, leaves=None, reach=None, leaf_edges=None):
             child = edge[0]
             if child is None:
                 if leaves is not None:
-                    leaves.append(edge[1])
+                    leaves[id(edge[1])] = edge[1]
                 if leaf_edges is not None and edge[1]._hooks:
                     leaf_edges[id(edge[1])] = leaf_edges.get(id(edge[1]), 0) + 1
                 continue
@@ -181,13 +181,6 @@ def _relevant(root_nodes, capture):
     return reach, runs
 
 
-def _free(node):
-    node.edges = _FREED
-    node.inputs = None
-    node.out_data = None
-    node.__dict__.clear()
-
-
 def _execute(roots, root_grads, retain_graph, create_graph, capture=None,
              accumulate=True, stop=None, leaves=None):
     """Propagate `root_grads` from `roots` (tensors) down the graph.
@@ -195,7 +188,7 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None,
     capture: {(node, idx) or ("leaf", id(tensor)): [grad]} -- gradients handed back by grad().
     accumulate: write leaf gradients into `.grad` (backward) or not (grad()).
     stop: nodes whose backward is not run (grad()'s no_grad_vars).
-    leaves: a list that receives the leaf tensors the graph reaches.
+    leaves: a dict that receives the leaf tensors the graph reaches, by id.
     """
     m = None
     buffers = {}
@@ -283,7 +276,17 @@ def _propagate(root_nodes, buffers, deps, m, retain_graph, capture, accumulate, 
                     if gdata.shape != data.shape or gdata.dtype != data.dtype:
                         g = _fit(m, g, inputs[i])
                     if child is None:
-                        _deliver_leaf(edge[1], g, m, capture, accumulate, hooked)
+                        leaf = edge[1]
+                        old = leaf._grad
+                        # The common case inline (a leaf without hooks whose gradient is an
+                        # array of its shape already): an in-place add, two calls saved.
+                        if (old is not None and not special and accumulate and not tensor_mode
+                                and not leaf._hooks and not leaf._sg
+                                and old._data.shape == g.shape):
+                            old._data += g
+                            old._version[0] += 1
+                        else:
+                            _deliver_leaf(leaf, g, m, capture, accumulate, hooked)
                     elif child in deps:
                         buf = buffers.get(child)
                         if buf is None:
@@ -300,7 +303,10 @@ def _propagate(root_nodes, buffers, deps, m, retain_graph, capture, accumulate, 
                         ready.append(child)
             i += 1
         if not retain_graph and (ran or runs is None):
-            _free(node)
+            # Freed (inline: once per node): the inputs and everything the op saved.
+            node.edges = _FREED
+            node.inputs = None
+            node.__dict__.clear()
 
 
 def _leaf_edge_done(t, leaf_edges, hooked, m):
@@ -403,11 +409,11 @@ def run_backward(tensors, grad_tensors, retain_graph=False, create_graph=False):
         seeds.append(_seed_grad(t, g, create_graph))
     if not roots:
         return
-    leaves = []
+    leaves = {}
     _execute(roots, seeds, retain_graph or create_graph, create_graph, leaves=leaves)
     # Which leaves each root depends on: the 1.x `minimize(loss)` without a parameter list
     # updates exactly the parameters its loss depends on (see dygraph.fluid.optimizer).
-    reached = tuple(weakref.ref(t) for t in {id(t): t for t in leaves}.values())
+    reached = tuple(map(weakref.ref, leaves.values()))
     for t in roots:
         if t._node is not None:
             t._node.reached_leaves = reached

@@ -47,7 +47,8 @@ class Sigmoid(Op):
 
     def backward(self, m, g):
         y = self.y(m)
-        return (g * y * (1.0 - y),)
+        gy = g * y
+        return (gy - gy * y,)  # g y (1 - y), with no Python-float operand (see Tanh)
 
 
 class LogSigmoid(Op):

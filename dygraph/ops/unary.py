@@ -64,7 +64,10 @@ class Tanh(Op):
 
     def backward(self, m, g):
         y = self.y(m)
-        return (g * (1.0 - y * y),)
+        # g (1 - y^2) without a Python-float operand: NumPy's array-scalar ufuncs cost twice
+        # an array-array one on small arrays (0.48 against 0.23 us), and this is in every
+        # recurrent net's backward.
+        return (g - g * y * y,)
 
 
 class Sin(Op):
