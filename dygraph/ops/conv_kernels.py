@@ -14,7 +14,9 @@ The data gradient of a stride-1 last dim folds that dim's taps into the GEMM ins
 col2im pass over the big (C*K, N*L) matrix for that dim, the costliest one because its rows
 are the shortest. On small maps (up to 64 output positions a sample, 16 with a stride)
 the data gradient runs with the batch innermost instead (conv_batch_last.py), where
-col2im's runs are N times longer.
+col2im's runs are N times longer. With Numba, small 2-D convs with small weights run
+channels-last before any of these (conv_channels_last.py: one column row per output
+position, the products' results with the positions as rows).
 
 Example:
     >>> import numpy as np
