@@ -102,8 +102,8 @@ def _accumulate_leaf(t, g, m):
 def _collect(roots, leaves=None, reach=None, leaf_edges=None):
     """Dependency count of every node reachable from `roots` (iterative DFS); the leaf
     tensors reached are put in `leaves` (a dict by id) when it is one. With `reach`, only
-    nodes in that set are followed. `leaf_edges` (a dict) receives, for each hooked leaf, how many
-    edges lead to it, so that its hooks can run as soon as the last one is done."""
+    nodes in that set are followed. `leaf_edges` (a dict) receives, for each hooked leaf,
+    how many edges lead to it, so that its hooks can run as soon as the last one is done."""
     deps = {}
     stack = [n for n in roots if n is not None]
     seen = set(stack)
