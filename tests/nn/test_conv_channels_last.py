@@ -9,6 +9,7 @@ import pytest
 
 import dygraph
 import dygraph.nn.functional as F
+from dygraph.backend import compiled
 from dygraph.ops import conv_channels_last, conv_kernels
 from dygraph.ops.conv_channels_last import ChannelsLastColumns
 from tests.compiled_helpers import kernels_off
@@ -17,6 +18,8 @@ from tests.op_specs.spec_conv import conv_ref, conv_transpose_ref
 
 pytest.importorskip("numba")
 channels_last = pytest.importorskip("dygraph.kernels.channels_last")
+pytestmark = pytest.mark.skipif(not compiled.enabled(),
+                                reason="compiled kernels turned off (DYGRAPH_COMPILED=0)")
 
 # (x shape, w shape, stride, padding, dilation): each with at least 64 values a weight row.
 CASES = [
