@@ -29,7 +29,9 @@ __all__ = ["gather", "scatter"]
 
 
 @njit(nogil=True, cache=True)
-def _gather(grid, cols, dims):
+def _copy_windows(grid, cols, dims, add):
+    """The window walk both ways: cols from grid (gather), or cols added into grid
+    (scatter, with `add`). The choice is made per run, outside the loops that vectorize."""
     n, hp, wp, c, oh_n, ow_n, kh_n, kw_n, sh, sw, dh, dw = dims
     # At dilation 1 a filter row is one run of kw_n * c values; else kw_n runs of c.
     run, runs, hop = (kw_n * c, 1, 0) if dw == 1 else (c, kw_n, dw * c)
@@ -40,27 +42,13 @@ def _gather(grid, cols, dims):
                 for kh in range(kh_n):
                     o = ((s * hp + oh * sh + kh * dh) * wp + ow * sw) * c
                     for _ in range(runs):
-                        src, dst = grid[o:o + run], cols[d:d + run]
-                        for i in range(run):
-                            dst[i] = src[i]
-                        o += hop
-                        d += run
-
-
-@njit(nogil=True, cache=True)
-def _scatter(cols, grid, dims):
-    n, hp, wp, c, oh_n, ow_n, kh_n, kw_n, sh, sw, dh, dw = dims
-    run, runs, hop = (kw_n * c, 1, 0) if dw == 1 else (c, kw_n, dw * c)
-    d = 0
-    for s in range(n):
-        for oh in range(oh_n):
-            for ow in range(ow_n):
-                for kh in range(kh_n):
-                    o = ((s * hp + oh * sh + kh * dh) * wp + ow * sw) * c
-                    for _ in range(runs):
-                        src, dst = cols[d:d + run], grid[o:o + run]
-                        for i in range(run):
-                            dst[i] += src[i]
+                        window, row = grid[o:o + run], cols[d:d + run]
+                        if add:
+                            for i in range(run):
+                                window[i] += row[i]
+                        else:
+                            for i in range(run):
+                                row[i] = window[i]
                         o += hop
                         d += run
 
@@ -74,8 +62,8 @@ def gather(grid, cols, out_sizes, ksize, stride, dilation):
     """cols[(n, oh, ow), (kh, kw, c)] = grid[n, oh * sh + kh * dh, ow * sw + kw * dw, c]
     for a C-ordered (N, padded H, padded W, C) grid and (N * O_h * O_w, k_h * k_w * C)
     columns. (Example: the module's.)"""
-    _gather(grid.reshape(-1), cols.reshape(-1),
-            _dims(grid, out_sizes, ksize, stride, dilation))
+    _copy_windows(grid.reshape(-1), cols.reshape(-1),
+                  _dims(grid, out_sizes, ksize, stride, dilation), False)
 
 
 def scatter(cols, grid, out_sizes, ksize, stride, dilation):
@@ -89,5 +77,5 @@ def scatter(cols, grid, out_sizes, ksize, stride, dilation):
         >>> grid.ravel()
         array([1., 2., 1.])
     """
-    _scatter(cols.reshape(-1), grid.reshape(-1),
-             _dims(grid, out_sizes, ksize, stride, dilation))
+    _copy_windows(grid.reshape(-1), cols.reshape(-1),
+                  _dims(grid, out_sizes, ksize, stride, dilation), True)
