@@ -93,7 +93,7 @@ def data_batch_last(xp, g, w, in_sizes, geo):
                 for tap, index in windows:
                     target[index] += per_tap[(slice(None),) + tap]
             workspace.give(cols)
-    inner = (slice(None),) + tuple(slice(lo, lo + s) for (lo, _), s in zip(geo.pads, in_sizes))
+    inner = (slice(None),) + geo.unpadded(in_sizes)
     out = workspace.output(xp, (n, grp * cg) + tuple(in_sizes), g.dtype)
     out[...] = xp.moveaxis(acc[inner], -1, 0)
     workspace.give(g_last)
@@ -115,8 +115,7 @@ def _columns(xp, x, ksize, geo, osz):
     n, c = x.shape[:2]
     padded = workspace.take(xp, (c,) + geo.padded(x.shape[2:]) + (n,), x.dtype)
     padded.fill(0)
-    inner = (slice(None),) + tuple(slice(lo, lo + size) for (lo, _), size in
-                                   zip(geo.pads, x.shape[2:])) + (slice(None),)
+    inner = (slice(None),) + geo.unpadded(x.shape[2:]) + (slice(None),)
     padded[inner] = xp.moveaxis(x, 0, -1)
     cols = workspace.take(xp, (c * prod(ksize), prod(osz) * n), x.dtype)
     per_tap = cols.reshape((c,) + tuple(ksize) + tuple(osz) + (n,))

@@ -110,11 +110,6 @@ def _weight_rows(xp, w):
     return rows
 
 
-def _inner(geo, sizes):
-    """The index of the unpadded positions in a (N, padded H, padded W, C) grid."""
-    return (slice(None),) + tuple(slice(lo, lo + s) for (lo, _), s in zip(geo.pads, sizes))
-
-
 def forward(xp, kernel, x, w, b, geo, keep=False):
     """(y, kept): y = conv(x, w) + b as (N, M, O_h, O_w); kept is a ChannelsLastColumns for
     the backward when `keep`, else None. (Example: the module's.)"""
@@ -125,7 +120,7 @@ def forward(xp, kernel, x, w, b, geo, keep=False):
     grid = workspace.take(xp, (n,) + geo.padded(x.shape[2:]) + (c,), x.dtype)
     if any(lo or hi for lo, hi in geo.pads):
         grid.fill(0)
-    grid[_inner(geo, x.shape[2:])] = x.transpose(0, 2, 3, 1)
+    grid[(slice(None),) + geo.unpadded(x.shape[2:])] = x.transpose(0, 2, 3, 1)
     cols = workspace.take(xp, (n * positions, prod(ksize) * c), x.dtype)
     kernel.gather(grid, cols, osz, ksize, geo.stride, geo.dilation)
     workspace.give(grid)
@@ -174,7 +169,7 @@ def data(xp, kernel, gt, rows, n, in_sizes, out_sizes, ksize, geo):
     kernel.scatter(dcols, grid, out_sizes, ksize, geo.stride, geo.dilation)
     workspace.give(dcols)
     out = workspace.output(xp, (n, c) + tuple(in_sizes), gt.dtype)
-    out[...] = grid[_inner(geo, in_sizes)].transpose(0, 3, 1, 2)
+    out[...] = grid[(slice(None),) + geo.unpadded(in_sizes)].transpose(0, 3, 1, 2)
     workspace.give(grid)
     return out
 

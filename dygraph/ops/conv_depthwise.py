@@ -197,7 +197,7 @@ def _scatter_data(xp, g, w, in_sizes, geo, out):
     dxl = workspace.take(xp, (n,) + geo.padded(in_sizes) + (c,), g.dtype)
     term = workspace.take(xp, gl.shape, g.dtype)
     windows = list(_taps(ksize, geo, osz))
-    inner = tuple(slice(lo, lo + size) for (lo, _), size in zip(geo.pads, in_sizes))
+    inner = geo.unpadded(in_sizes)
 
     def scatter(lo, hi):
         part, d, t = gl[lo:hi], dxl[lo:hi], term[lo:hi]
@@ -251,7 +251,7 @@ def _phase_data(xp, g, w, in_sizes, geo, out):
     span = tuple(r - (-size // s) for r, size, s in zip(lead, padded, geo.stride))
     taps = w.reshape((c,) + tuple(ksize))
     spec = _tap_sum_spec(len(osz))
-    inner = tuple(slice(lo, lo + size) for (lo, _), size in zip(geo.pads, in_sizes))
+    inner = geo.unpadded(in_sizes)
     gl = workspace.take(xp, (n,) + span + (c,), g.dtype)
     dxl = workspace.take(xp, (n,) + padded + (c,), g.dtype)
     weights = []

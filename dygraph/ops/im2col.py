@@ -48,6 +48,15 @@ class Geometry:
     def padded(self, in_sizes):
         return tuple(s + lo + hi for s, (lo, hi) in zip(in_sizes, self.pads))
 
+    def unpadded(self, in_sizes):
+        """The slices of the input's own positions in each padded spatial dim.
+
+        Example:
+            >>> Geometry((1,), (1,), ((2, 1),), 1).unpadded((4,))
+            (slice(2, 6, None),)
+        """
+        return tuple(slice(lo, lo + s) for s, (lo, _) in zip(in_sizes, self.pads))
+
     def __repr__(self):
         return (f"Geometry(stride={self.stride}, dilation={self.dilation}, pads={self.pads}, "
                 f"groups={self.groups})")
@@ -142,8 +151,7 @@ def col2im(xp, cols, channels, ksize, osz, in_sizes, geo, out):
             workspace.give(scratch)
         scratch = cur = target
     if padded:
-        out[...] = final[(slice(None), slice(None)) + tuple(
-            slice(lo, lo + s) for s, (lo, _) in zip(in_sizes, geo.pads))]
+        out[...] = final[(slice(None), slice(None)) + geo.unpadded(in_sizes)]
     return out
 
 
