@@ -1,6 +1,11 @@
 """Regression and probability losses: mse_loss, l1_loss, smooth_l1_loss,
 binary_cross_entropy, binary_cross_entropy_with_logits and kl_div.
 
+The two binary cross entropies take an input and a label of one shape, as Paddle's: a
+label of [N] against an input of [N, 1] would otherwise broadcast to an [N, N] loss and
+train on it. mse_loss broadcasts as Paddle's does, with a warning (as PyTorch's) when the
+label widens the loss beyond the input's shape.
+
 Most are a few elementwise ops and a reduction, so their gradients (and double gradients)
 come from those ops. binary_cross_entropy is one op: its logarithms are floored at -100
 as in Paddle, and a composed form would give 0 * inf = nan gradients at probabilities of
@@ -8,6 +13,9 @@ exactly 0 or 1.
 """
 
 import math
+import os
+import sys
+import warnings
 
 import numpy as np
 
@@ -29,13 +37,64 @@ _LOG_FLOOR = -100.0
 _P_FLOOR = math.exp(_LOG_FLOOR)
 
 
+# The dygraph package: warnings are issued at the first frame outside it (the user's line).
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def _operands(input, label, op):
     x, y = binary_operands(float_operand(input, op), label, op)
     return x, float_operand(y, op)
 
 
+def _check_same_shape(x, y, op):
+    """Raise unless input `x` and label `y` have one shape (a free -1 static dimension
+    matches any size), as Paddle does for the binary cross entropies."""
+    xs, ys = list(x.shape), list(y.shape)
+    if len(xs) == len(ys) and all(a == b or -1 in (a, b) for a, b in zip(xs, ys)):
+        return
+    out = _broadcast_shape(xs, ys)
+    hint = f" (broadcasting them would give a loss of shape {out})" if out else ""
+    raise op_error(op, f"input shape {xs} and label shape {ys} differ; they must be "
+                   f"equal{hint}. Reshape the label to {xs}")
+
+
+def _broadcast_shape(a, b):
+    """The broadcast of shapes `a` and `b` (a -1 static dimension is free), or None when
+    they do not broadcast."""
+    out = []
+    for i in range(1, max(len(a), len(b)) + 1):
+        p = a[-i] if i <= len(a) else 1
+        q = b[-i] if i <= len(b) else 1
+        if p == q or q == 1 or (q == -1 and p != 1):
+            out.append(p)
+        elif p in (1, -1):
+            out.append(q)
+        else:
+            return None
+    return out[::-1]
+
+
+def _warn_if_label_widens(x, y, op):
+    """UserWarning when broadcasting label `y` against input `x` gives a loss of another
+    shape than the input's ([N, 1] against [N] gives [N, N]): almost always a label of
+    the wrong shape. Labels that broadcast into the input's shape ([N, C] against [C])
+    are left alone."""
+    xs, ys = list(x.shape), list(y.shape)
+    out = _broadcast_shape(xs, ys)
+    if out is None or out == xs:
+        return
+    frame, level = sys._getframe(0), 1
+    while frame is not None and \
+            os.path.abspath(frame.f_code.co_filename).startswith(_PKG_DIR + os.sep):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(f"{op}: label shape {ys} differs from input shape {xs} and broadcasting "
+                  f"gives a loss of shape {out}, which is likely wrong; give the label the "
+                  f"input's shape {xs}", UserWarning, stacklevel=level)
+
+
 def mse_loss(input, label, reduction="mean", name=None):
-    """Squared error (input - label)**2, reduced.
+    """Squared error (input - label)**2, reduced. A label that broadcasts the loss to
+    another shape than the input's ([N] against [N, 1]) gives a UserWarning.
 
     Example:
         >>> import dygraph
@@ -45,6 +104,7 @@ def mse_loss(input, label, reduction="mean", name=None):
     """
     check_reduction(reduction, "mse_loss")
     x, y = _operands(input, label, "mse_loss")
+    _warn_if_label_widens(x, y, "mse_loss")
     return reduce_loss(_unary.square(x - y), reduction)
 
 
@@ -117,7 +177,8 @@ class BinaryCrossEntropy(Op):
 
 def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None):
     """Binary cross entropy on probabilities `input` in [0, 1]; log terms are floored at
-    -100. `weight` rescales each element (it broadcasts against the input).
+    -100. `input` and `label` must have one shape (ValueError otherwise); `weight`
+    rescales each element (it broadcasts against the input).
 
     Example:
         >>> import dygraph
@@ -129,6 +190,7 @@ def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None)
     op = "binary_cross_entropy"
     check_reduction(reduction, op)
     p, y = _operands(input, label, op)
+    _check_same_shape(p, y, op)
     loss = apply(BinaryCrossEntropy(), p, y)
     if weight is not None:
         loss = loss * as_tensor(weight, op)
@@ -139,7 +201,8 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
                                      pos_weight=None, name=None):
     """Sigmoid + binary cross entropy in one stable formula:
     (1 - y) * x + (1 + (pos_weight - 1) * y) * log(1 + exp(-x)). `pos_weight` weighs the
-    positive term per class; `weight` rescales each element.
+    positive term per class; `weight` rescales each element. `logit` and `label` must
+    have one shape (ValueError otherwise).
 
     Example:
         >>> import dygraph
@@ -151,6 +214,7 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
     op = "binary_cross_entropy_with_logits"
     check_reduction(reduction, op)
     x, y = _operands(logit, label, op)
+    _check_same_shape(x, y, op)
     neg_log_sig = -log_sigmoid(x)  # log(1 + exp(-x)), without overflow
     if pos_weight is not None:
         pw = float_operand(as_tensor(pos_weight, op), op)
