@@ -57,15 +57,29 @@ class GradScaler:
         return [p for p in optimizer._parameter_list if p._grad is not None]
 
     def unscale_(self, optimizer):
-        """Divide `optimizer`'s gradients by the scale, in place, and note inf/NaN."""
+        """Multiply `optimizer`'s gradients by 1 / scale, in place, and note inf/NaN.
+
+        The inverse scale, the product and the finite check are computed in float32 at
+        least: in float16 the default scale 65536 is itself inf (float16 ends at 65504),
+        so dividing float16 gradients by it would zero them all and find no overflow.
+        float16 gradients are cast back after the check.
+        """
         if not self._enable or id(optimizer) in self._unscaled:
             return
         found = False
         with no_grad():
             for p in self._params(optimizer):
                 g = p._grad._data
-                g /= g.dtype.type(self._scale)
-                found = found or not bool(get_array_module(g).isfinite(g).all())
+                xp = get_array_module(g)
+                work = np.result_type(g.dtype, np.float32)
+                inv = work.type(1.0) / work.type(self._scale)
+                if g.dtype == work:
+                    g *= inv
+                    unscaled = g
+                else:
+                    unscaled = g.astype(work) * inv
+                    g[...] = unscaled
+                found = found or not bool(xp.isfinite(unscaled).all())
         self._found_inf = found
         self._unscaled.add(id(optimizer))
 
