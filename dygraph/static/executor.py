@@ -1,5 +1,5 @@
 """The Executor: runs a Program on NumPy arrays, planned once per (program version, feed
-names, fetch names).
+names, fetch names); the plans of the most recently used combinations are cached.
 
 Planning keeps only the ops a fetch or a persistable update needs, and notes after which
 step each intermediate array is last read, so the run frees it there. A run is then a flat
@@ -23,6 +23,7 @@ Example:
 
 import contextlib
 import operator
+from collections import OrderedDict
 
 import numpy as np
 
@@ -33,6 +34,13 @@ from dygraph.static.rewrite import pool_before_relu
 from dygraph.static.straight_line import straight_line
 
 __all__ = ["Executor", "Scope", "global_scope", "scope_guard"]
+
+# Plans an Executor keeps, least recently used dropped first. A training script cycles
+# through a handful (startup, train step, evaluation clone, inference, each with its own
+# feeds and fetches), which this holds many times over; the bound stops a process that
+# loads program after program (a model server) from keeping every plan, and the ops and
+# program it references, for ever. A dropped plan is rebuilt on its next run.
+PLAN_CACHE_SIZE = 64
 
 
 class _TensorView:
@@ -209,7 +217,10 @@ class Executor:
 
     def __init__(self, place=None):
         self.place = place
-        self._plans = {}
+        # {(id(program), version, feed names, fetch names): (program, plan)}, oldest use
+        # first. The entry holds its program so that the id in its key cannot be reused
+        # by another program while the entry lives.
+        self._plans = OrderedDict()
         self._last = None  # (program, version, feed names, fetch list items, plan)
 
     def run(self, program=None, feed=None, fetch_list=None, return_numpy=True, scope=None,
@@ -230,9 +241,15 @@ class Executor:
         else:
             fetch_names = tuple(f if type(f) is str else _fetch_name(f) for f in fetches)
             key = (id(program), program._version, tuple(sorted(feed)), fetch_names)
-            plan = self._plans.get(key)
-            if plan is None:
-                plan = self._plans[key] = _Plan(program, set(feed), list(fetch_names))
+            entry = self._plans.get(key)
+            if entry is None:
+                entry = self._plans[key] = (program, _Plan(program, set(feed),
+                                                           list(fetch_names)))
+                if len(self._plans) > PLAN_CACHE_SIZE:
+                    self._plans.popitem(last=False)
+            else:
+                self._plans.move_to_end(key)
+            plan = entry[1]
             self._last = (program, program._version, frozenset(feed), fetches, plan)
         results = plan.run(scope, feed)
         if return_numpy:
