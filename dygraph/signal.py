@@ -33,6 +33,8 @@ def _frame_index(frame_length, hop_length, n_frames):
 class OverlapAdd(Op):
     """[..., frame_length, n_frames] -> [..., (n_frames - 1) * hop + frame_length]."""
 
+    attrs = ("hop",)
+
     complex_grad = "same"
 
     def __init__(self, hop_length):

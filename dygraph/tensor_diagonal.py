@@ -66,6 +66,8 @@ class _FillDiagonalTensor(Op):
     """x with the (dim1, dim2) diagonal replaced by y; y's last dimension runs along the
     diagonal and its others are x's remaining dimensions."""
 
+    attrs = ("dim1", "dim2", "offset")
+
     complex_grad = "same"
 
     def __init__(self, offset, dim1, dim2):

@@ -53,9 +53,18 @@ class Op:
       differentiable -- False for ops whose outputs never carry gradients (argmax, compare).
       complex_grad -- how backward stands with complex data: "same", "holomorphic" or None
                       (refused); see dygraph/autograd/complex_grad.py.
+      attrs       -- the names of the op's configuration (what its __init__ sets): what a
+                      saved program stores and what a loaded one may set, and nothing else.
+      attr_kinds  -- for attributes that hold more than plain data: BLOCK, FUNCTION or a
+                      closed table of names (dygraph/static/program_format.py).
+      saveable    -- False for ops that hold live objects (an optimizer, a process group, a
+                      bound method): a saved program never contains them.
     """
 
     __slots__ = ("inputs", "edges", "__dict__", "__weakref__")
+    attrs = ("n_outputs",)
+    attr_kinds = None
+    saveable = True
     # Rarely set per node, so class-level defaults save work on every op.
     versions = ()
     out_data = None

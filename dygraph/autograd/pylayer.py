@@ -64,6 +64,9 @@ class PyLayerContext:
 
 
 class _PyLayerNode(Op):
+    attrs = ("ctx", "layer_cls")
+    saveable = False  # holds live objects; never in a saved program
+
     def __init__(self, layer_cls, ctx):
         self.layer_cls = layer_cls
         self.ctx = ctx

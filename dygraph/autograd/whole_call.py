@@ -20,7 +20,24 @@ import functools
 
 from dygraph.autograd.grad_mode import state as _state
 
-__all__ = ["captured_whole"]
+__all__ = ["captured_whole", "register_whole_call", "WHOLE_CALLS"]
+
+# The functions a saved program may call, by `module:qualname` (dygraph.static.program_format
+# refuses any other name a file gives).
+WHOLE_CALLS = {}
+
+
+def register_whole_call(fn):
+    """Let saved programs call `fn` (an EagerCall op of a program runs it whole); returns fn.
+
+    Example:
+        >>> def triple(x):
+        ...     return x * 3
+        >>> register_whole_call(triple) is WHOLE_CALLS[f"{__name__}:triple"]
+        True
+    """
+    WHOLE_CALLS[f"{fn.__module__}:{fn.__qualname__}"] = fn
+    return fn
 
 
 def captured_whole(fn=None, *, static_op=None):
@@ -32,7 +49,7 @@ def captured_whole(fn=None, *, static_op=None):
     """
     if fn is None:
         return functools.partial(captured_whole, static_op=static_op)
-    fn.static_whole_call = True  # saved programs may call it (dygraph.static.io)
+    register_whole_call(fn)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):

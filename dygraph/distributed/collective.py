@@ -136,6 +136,9 @@ def _reduce_array(name, g, array, op_name, root=None):
 class _AllReduceOp(Op):
     """all_reduce recorded in a graph: the gradient is all-reduced the same way."""
 
+    attrs = ("group", "op_name")
+    saveable = False  # holds live objects; never in a saved program
+
     def __init__(self, op_name, group):
         self.op_name = op_name
         self.group = group

@@ -40,6 +40,9 @@ __all__ = ["CompiledProgram", "RunProgram"]
 class RunProgram(Op):
     """One call of a compiled program; keeps what its backward needs from its forward."""
 
+    attrs = ("compiled", "record")
+    saveable = False  # holds live objects; never in a saved program
+
     def __init__(self, compiled, record):
         self.compiled, self.record = compiled, record
 

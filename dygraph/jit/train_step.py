@@ -73,6 +73,9 @@ class Accumulate(Op):
     else in place), runs the callbacks queued for the end of a backward pass (where
     DataParallel waits for its all-reduces), and returns the accumulated arrays."""
 
+    attrs = ("params",)
+    saveable = False  # holds live objects; never in a saved program
+
     differentiable = False
 
     def __init__(self, params):
@@ -100,6 +103,9 @@ class Accumulate(Op):
 class StepCall(Op):
     """`target.method(*args)`, made eagerly at its place in each run."""
 
+    attrs = ("args", "method", "target")
+    saveable = False  # holds live objects; never in a saved program
+
     differentiable = False
 
     def __init__(self, target, method, args):
@@ -125,6 +131,9 @@ class FusedStep(Op):
     same update as `step()`) and leaves `.grad` zeroed, skipping two passes over every
     gradient. Otherwise, and when a parameter has gradient hooks (which the accumulation
     runs), it makes the three calls."""
+
+    attrs = ("optimizer", "order", "params", "parts", "set_to_zero", "zeroed")
+    saveable = False  # holds live objects; never in a saved program
 
     differentiable = False
 

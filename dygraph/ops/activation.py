@@ -78,6 +78,8 @@ class Relu6(Op):
 
 
 class LeakyRelu(Op):
+    attrs = ("slope",)
+
     save_inputs = True
 
     def __init__(self, slope):
@@ -92,6 +94,8 @@ class LeakyRelu(Op):
 
 
 class Hardtanh(Op):
+    attrs = ("high", "low")
+
     save_inputs = True
 
     def __init__(self, low, high):
@@ -110,6 +114,8 @@ class Shrink(Op):
     """hardshrink (soft=False): x where |x| > t, else 0; softshrink (soft=True): x moved
     toward 0 by t where |x| > t, else 0. Both pass the gradient where |x| > t."""
 
+    attrs = ("soft", "threshold")
+
     save_inputs = True
 
     def __init__(self, threshold, soft):
@@ -127,6 +133,8 @@ class Shrink(Op):
 
 
 class ThresholdedRelu(Op):
+    attrs = ("threshold", "value")
+
     save_inputs = True
 
     def __init__(self, threshold, value):
@@ -144,6 +152,8 @@ class ThresholdedRelu(Op):
 
 
 class Hardsigmoid(Op):
+    attrs = ("offset", "slope")
+
     save_inputs = True
 
     def __init__(self, slope, offset):

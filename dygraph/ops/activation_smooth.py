@@ -77,6 +77,8 @@ class ExpLinear(Op):
     """scale * (x if x > 0 else alpha * (exp(x * inv) - 1)): elu (inv = 1, scale = 1),
     celu (inv = 1 / alpha) and selu (inv = 1)."""
 
+    attrs = ("alpha", "inv", "scale")
+
     save_inputs = True
 
     def __init__(self, alpha, scale, inv):
@@ -99,6 +101,8 @@ class ExpLinear(Op):
 
 
 class Gelu(Op):
+    attrs = ("approximate",)
+
     save_inputs = True
 
     def __init__(self, approximate):
@@ -123,6 +127,8 @@ class Gelu(Op):
 
 
 class Softplus(Op):
+    attrs = ("beta", "threshold")
+
     save_inputs = True
 
     def __init__(self, beta, threshold):

@@ -20,6 +20,8 @@ NONDIFF = set()
 
 
 class Softmax(Op):
+    attrs = ("axis",)
+
     save_output = True
 
     def __init__(self, axis):
@@ -43,6 +45,8 @@ class Softmax(Op):
 
 
 class LogSoftmax(Op):
+    attrs = ("axis",)
+
     save_output = True
 
     def __init__(self, axis):
@@ -63,6 +67,8 @@ class LogSoftmax(Op):
 class OneHotStraightThrough(Op):
     """The one-hot of the argmax along `axis`; the gradient passes through unchanged (the
     straight-through estimator of hard gumbel_softmax)."""
+
+    attrs = ("axis",)
 
     def __init__(self, axis):
         self.axis = axis

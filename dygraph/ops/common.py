@@ -124,6 +124,8 @@ def shape_list(shape, op):
 
 
 class Cast(Op):
+    attrs = ("dtype",)
+
     complex_grad = "same"
 
     def __init__(self, dtype):

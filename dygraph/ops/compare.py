@@ -1,5 +1,7 @@
 """Comparison, logic and bitwise ops. Their results are bool or integer: no gradients."""
 
+import operator
+
 import numpy as np
 
 from dygraph.autograd.function import Op, apply
@@ -14,8 +16,20 @@ __all__ = ["equal", "not_equal", "greater_than", "greater_equal", "less_than", "
 NONDIFF = set(__all__)
 
 
+# The `xp` functions an _Elementwise op may apply, by name: a closed table, so that a saved
+# program can select one of these and nothing else.
+_FUNCTIONS = {name: operator.attrgetter(name) for name in (
+    "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and",
+    "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "invert", "isnan", "isinf", "isfinite")}
+
+
 class _Elementwise(Op):
-    """Apply the `xp` function named `fn_name` to the inputs; never differentiable."""
+    """Apply the `xp` function named `fn_name` (a key of _FUNCTIONS) to the inputs; never
+    differentiable."""
+
+    attrs = ("fn_name",)
+    attr_kinds = {"fn_name": _FUNCTIONS}
 
     differentiable = False
 
@@ -27,7 +41,7 @@ class _Elementwise(Op):
         return self.fn_name
 
     def forward(self, xp, *arrays):
-        return getattr(xp, self.fn_name)(*arrays)
+        return _FUNCTIONS[self.fn_name](xp)(*arrays)
 
 
 def _binary(fn_name, op_name):
@@ -82,6 +96,8 @@ def _tolerance(value, name):
 
 
 class _Close(Op):
+    attrs = ("atol", "equal_nan", "rtol")
+
     differentiable = False
 
     def __init__(self, rtol, atol, equal_nan):

@@ -22,6 +22,8 @@ NONDIFF = set(__all__)
 
 
 class _Elementwise(Op):
+    attrs = ("fn", "op_name")
+
     differentiable = False
 
     def __init__(self, op_name, fn):

@@ -61,6 +61,8 @@ def _reduce_axes(ndim):
 class Conv(Op):
     """y = conv(x, w) (+ b) on channels-first arrays."""
 
+    attrs = ("geo", "keep_cols")
+
     save_inputs = True
 
     def __init__(self, geo, keep_cols=False):
@@ -142,6 +144,8 @@ class Conv(Op):
 class ConvData(Op):
     """The data gradient of conv: maps (N, M, *O) to (N, C, *in_sizes); the transposed conv."""
 
+    attrs = ("geo", "in_sizes")
+
     save_inputs = True
 
     def __init__(self, geo, in_sizes):
@@ -167,6 +171,8 @@ class ConvData(Op):
 
 class ConvFilter(Op):
     """The filter gradient of conv: (x, g) -> (M, C/groups, *ksize)."""
+
+    attrs = ("geo", "ksize")
 
     save_inputs = True
 

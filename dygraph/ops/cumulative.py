@@ -22,6 +22,8 @@ def _cumsum(xp, x, axis, reverse):
 
 
 class Cumsum(Op):
+    attrs = ("axis", "reverse")
+
     complex_grad = "same"
 
     def __init__(self, axis, reverse=False):
@@ -37,6 +39,8 @@ class Cumsum(Op):
 
 
 class Cumprod(Op):
+    attrs = ("axis",)
+
     complex_grad = "holomorphic"
     save_inputs = True
     save_output = True

@@ -144,6 +144,8 @@ def _array_einsum(xp):
 
 
 class Einsum(Op):
+    attrs = ("optimize", "out", "sizes", "subs")
+
     complex_grad = "holomorphic"
     save_inputs = True
 

@@ -28,6 +28,8 @@ _SINC_TAYLOR = 1e-2
 class _NoGrad(Op):
     """An elementwise NumPy function of the inputs, returning one or more arrays."""
 
+    attrs = ("fn", "fn_name")
+
     differentiable = False
 
     def __init__(self, fn_name, fn):

@@ -75,6 +75,8 @@ def _hermitian_weight(xp, ndim, axis, last, dtype):
 
 
 class FFTC2C(Op):
+    attrs = ("axes", "forward_dir", "norm")
+
     complex_grad = "same"
 
     def __init__(self, axes, norm, forward):
@@ -92,6 +94,8 @@ class FFTC2C(Op):
 
 
 class FFTR2C(Op):
+    attrs = ("axes", "norm", "onesided")
+
     complex_grad = "same"
 
     def __init__(self, axes, norm, onesided):
@@ -114,6 +118,8 @@ class FFTR2C(Op):
 class FFTC2R(Op):
     """Input: the half spectrum, last axis of length last // 2 + 1; output length `last`."""
 
+    attrs = ("axes", "last", "norm")
+
     complex_grad = "same"
 
     def __init__(self, axes, norm, last):
@@ -135,6 +141,8 @@ class FFTC2R(Op):
 
 
 class FFTResize(Op):
+    attrs = ("axes", "sizes")
+
     complex_grad = "same"
 
     def __init__(self, axes, sizes):

@@ -72,6 +72,8 @@ def _is_basic(index):
 
 
 class GetItem(Op):
+    attrs = ("index",)
+
     complex_grad = "same"
 
     def __init__(self, index):
@@ -91,6 +93,8 @@ class GetItem(Op):
 
 class IndexPutZeros(Op):
     """zeros(shape) with `g` scattered (added) at `index`: the adjoint of GetItem."""
+
+    attrs = ("dtype", "index", "shape")
 
     complex_grad = "same"
 
@@ -156,6 +160,8 @@ def _xp(array):
 
 
 class SetItem(Op):
+    attrs = ("index",)
+
     complex_grad = "same"
 
     def __init__(self, index):

@@ -51,6 +51,8 @@ def _swap(m, a):
 class MatMul(Op):
     """x @ y with NumPy's rules for 1-D and batched operands; transposes folded in."""
 
+    attrs = ("tx", "ty")
+
     complex_grad = "holomorphic"
 
     save_inputs = True
@@ -308,6 +310,8 @@ def t(input, name=None):  # noqa: A002 - Paddle's argument name
 
 
 class Cross(Op):
+    attrs = ("axis",)
+
     complex_grad = "holomorphic"
     save_inputs = True
 
@@ -393,6 +397,8 @@ def kron(x, y, name=None):
 
 
 class Trace(Op):
+    attrs = ("axis1", "axis2", "offset")
+
     complex_grad = "same"
 
     def __init__(self, offset, axis1, axis2):

@@ -33,6 +33,8 @@ def _sym(m, a):
 
 
 class Cholesky(Op):
+    attrs = ("upper",)
+
     save_output = True
 
     def __init__(self, upper):
@@ -82,6 +84,8 @@ def _qr_tall_grad(m, q, r, gq, gr):
 class QR(Op):
     """Outputs (Q, R); mode 'r' still computes Q, which its gradient needs."""
 
+    attrs = ("mode",)
+
     save_inputs = True
     save_output = True
 
@@ -130,6 +134,8 @@ def _spectral_f(m, values, squared):
 
 
 class SVD(Op):
+    attrs = ("full_matrices",)
+
     save_output = True
 
     def __init__(self, full_matrices):
@@ -173,6 +179,8 @@ class SVD(Op):
 
 
 class Eigh(Op):
+    attrs = ("uplo",)
+
     save_output = True
 
     def __init__(self, uplo):

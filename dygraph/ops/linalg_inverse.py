@@ -74,6 +74,8 @@ def batched_solve(xp, a, b):
 class Solve(Op):
     """X = A^-1 B; `vector` means B (and X) are vectors, [*, M], rather than [*, M, K]."""
 
+    attrs = ("vector",)
+
     complex_grad = "holomorphic"
 
     save_inputs = True
@@ -106,6 +108,8 @@ class Solve(Op):
 class Pinv(Op):
     """Moore-Penrose inverse; the gradient assumes the rank does not change nearby."""
 
+    attrs = ("hermitian", "rcond")
+
     save_inputs = True
     save_output = True
 
@@ -131,6 +135,8 @@ class Pinv(Op):
 class MatrixRank(Op):
     """Singular values above tol, counted here rather than by np.linalg.matrix_rank, whose
     signature CuPy does not share."""
+
+    attrs = ("hermitian", "tol")
 
     differentiable = False
 

@@ -62,6 +62,8 @@ def permutation(xp, pivots, rows, dtype):
 class LU(Op):
     """Outputs (packed LU, pivots, infos); only the first carries a gradient."""
 
+    attrs = ("pivot",)
+
     save_output = True
 
     def __init__(self, pivot):

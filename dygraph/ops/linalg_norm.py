@@ -9,6 +9,8 @@ _INF = float("inf")
 class PNorm(Op):
     """Vector p-norm of x over `axes` (a tuple): p in {inf, -inf, 0} or any real p > 0."""
 
+    attrs = ("axes", "keepdim", "p")
+
     save_inputs = True
     save_output = True
 

@@ -35,6 +35,8 @@ __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss"]
 class _PickLoss(ClassLoss):
     """A class loss whose targets are class indices (`index`, keepdim shape)."""
 
+    attrs = ("index",)
+
     def __init__(self, axis, index, weights, denom, reduction, out_shape):
         super().__init__(axis, weights, denom, reduction, out_shape)
         self.index = index
@@ -61,6 +63,8 @@ class _PickLoss(ClassLoss):
 class SoftmaxCrossEntropy(_PickLoss):
     """-log_softmax(x)[label] (hard) or -sum(soft * log_softmax(x)) (constant soft labels),
     weighted and reduced, as one node."""
+
+    attrs = ("soft",)
 
     save_inputs = True
 
@@ -221,6 +225,8 @@ class LabelInputCrossEntropy(Op):
     """Softmax cross entropy with the hard labels as an input (not an attribute), for
     static programs: each run builds the eager fused op from that run's labels and runs
     it, so the numbers are the eager ones."""
+
+    attrs = ("axis", "ignore_index", "reduction")
 
     def __init__(self, axis, ignore_index, reduction):
         self.axis, self.ignore_index, self.reduction = axis, ignore_index, reduction

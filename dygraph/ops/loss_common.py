@@ -147,6 +147,8 @@ class ClassLoss(Op):
     """Base of the fused class losses. Subclasses compute the per-sample value `per`
     (keepdim shape) and call `finish`; their backward gets `coef(m, g)`."""
 
+    attrs = ("axis", "denom", "out_shape", "reduction", "weights")
+
     def __init__(self, axis, weights, denom, reduction, out_shape):
         self.axis = axis
         self.weights = weights      # per-sample weights, keepdim shape, or None

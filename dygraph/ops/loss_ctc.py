@@ -35,6 +35,8 @@ def _shift(xp, a, k):
 class CTC(Op):
     """Per-sample CTC loss -log p(label | logits), shape [B]."""
 
+    attrs = ("blank", "in_len", "lab_len", "labels", "norm_by_times")
+
     def __init__(self, labels, input_lengths, label_lengths, blank, norm_by_times):
         self.labels, self.blank, self.norm_by_times = labels, blank, norm_by_times
         self.in_len, self.lab_len = input_lengths, label_lengths

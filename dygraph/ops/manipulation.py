@@ -61,6 +61,8 @@ def _fill_missing(m, grads, shapes):
 
 
 class Concat(Op):
+    attrs = ("axis",)
+
     complex_grad = "same"
 
     def __init__(self, axis):
@@ -76,6 +78,8 @@ class Concat(Op):
 
 
 class Split(Op):
+    attrs = ("axis", "bounds")
+
     complex_grad = "same"
 
     def __init__(self, bounds, axis):
@@ -94,6 +98,8 @@ class Split(Op):
 
 
 class Stack(Op):
+    attrs = ("axis",)
+
     complex_grad = "same"
 
     def __init__(self, axis):
@@ -107,6 +113,8 @@ class Stack(Op):
 
 
 class Unbind(Op):
+    attrs = ("axis",)
+
     complex_grad = "same"
 
     def __init__(self, axis):
@@ -276,6 +284,8 @@ def unbind(input, axis=0):  # noqa: A002 - Paddle's argument name
 
 
 class Tile(Op):
+    attrs = ("reps",)
+
     complex_grad = "same"
 
     def __init__(self, reps):
@@ -315,6 +325,8 @@ def tile(x, repeat_times, name=None):
 
 
 class Flip(Op):
+    attrs = ("axes",)
+
     complex_grad = "same"
 
     def __init__(self, axes):
@@ -341,6 +353,8 @@ def flip(x, axis, name=None):
 
 
 class Roll(Op):
+    attrs = ("axes", "shifts")
+
     complex_grad = "same"
 
     def __init__(self, shifts, axes):

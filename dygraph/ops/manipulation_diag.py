@@ -13,6 +13,8 @@ __all__ = ["diag", "diagonal", "tril", "triu"]
 
 
 class Tril(Op):
+    attrs = ("k", "upper")
+
     complex_grad = "same"
 
     def __init__(self, k, upper):

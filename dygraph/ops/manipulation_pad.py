@@ -21,6 +21,8 @@ _NUMPY_MODE = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
 
 class ConstantPad(Op):
+    attrs = ("value", "widths")
+
     complex_grad = "same"
 
     def __init__(self, widths, value):

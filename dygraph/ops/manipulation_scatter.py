@@ -30,6 +30,8 @@ class Scatter(Op):
     'add': v accumulates onto x; 'zero_add': the positions are zeroed, then v accumulates.
     """
 
+    attrs = ("mode", "pos")
+
     complex_grad = "same"
 
     def __init__(self, pos, mode):

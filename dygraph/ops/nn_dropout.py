@@ -28,6 +28,8 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 class MaskScale(Op):
     """x * scale + shift for constant arrays (shift may be None)."""
 
+    attrs = ("scale", "shift")
+
     complex_grad = "same"
 
     def __init__(self, scale, shift=None):

@@ -230,6 +230,8 @@ def _row_sums(xp, g, ids, n_rows, pad):
 class Lookup(Op):
     """Rows of the weight at constant ids (zeros for the padding id)."""
 
+    attrs = ("ids", "pad")
+
     complex_grad = "same"
 
     def __init__(self, ids, pad):
@@ -245,6 +247,8 @@ class Lookup(Op):
 
 class RowSums(Op):
     """The adjoint of Lookup; its own gradient is a lookup again (double backward)."""
+
+    attrs = ("ids", "n_rows", "pad")
 
     complex_grad = "same"
 

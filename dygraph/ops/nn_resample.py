@@ -128,6 +128,8 @@ def _resample(xp, x, maps):
 class Resample(Op):
     """x passed through AxisMaps in order; the gradient passes through their transposes."""
 
+    attrs = ("maps",)
+
     complex_grad = "same"
 
     def __init__(self, maps):

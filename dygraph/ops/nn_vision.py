@@ -143,6 +143,8 @@ def _fold(xp, cols, win, size):
 
 
 class Unfold(Op):
+    attrs = ("win",)
+
     complex_grad = "same"
 
     def __init__(self, win):
@@ -157,6 +159,8 @@ class Unfold(Op):
 
 
 class Fold(Op):
+    attrs = ("size", "win")
+
     complex_grad = "same"
 
     def __init__(self, win, size):

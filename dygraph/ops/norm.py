@@ -17,6 +17,7 @@ import numpy as np
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.grad_mode import no_grad
 from dygraph.autograd.grad_mode import state as _state
+from dygraph.autograd.whole_call import register_whole_call
 from dygraph.backend import compiled, get_array_module
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor, cast
@@ -46,6 +47,8 @@ class Normalize(Op):
         >>> apply(Normalize((1,), 0.0, (1, 2), (1, 2)), x).numpy()
         array([[-1.,  1.]], dtype=float32)
     """
+
+    attrs = ("axes", "eps", "fixed", "pshape", "template")
 
     save_inputs = True
 
@@ -395,7 +398,7 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     return y
 
 
-batch_norm.static_whole_call = True  # saved programs may call it (dygraph.static.io)
+register_whole_call(batch_norm)  # static capture records it whole; saved programs call it
 
 
 def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):

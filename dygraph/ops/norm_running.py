@@ -36,6 +36,8 @@ class RunningBatchNorm(Op):
     """Inputs x, running mean, running variance[, weight[, bias]]; outputs y and the
     running statistics after this batch (unchanged when `training` is off)."""
 
+    attrs = ("axes", "eps", "momentum", "pshape", "training")
+
     def __init__(self, axes, eps, pshape, momentum, training):
         self.axes, self.eps, self.pshape = axes, eps, pshape
         self.momentum, self.training = momentum, training

@@ -39,6 +39,8 @@ NONDIFF = set()
 class MaxPool(Op):
     """Max pooling; the winning taps are kept only when a gradient or a mask needs them."""
 
+    attrs = ("geo", "need_arg")
+
     def __init__(self, geo, need_arg=True):
         self.geo, self.need_arg = geo, need_arg
 
@@ -52,6 +54,8 @@ class MaxPool(Op):
 
 class MaxScatter(Op):
     """The gradient of MaxPool as an op of its own (linear in g), for double backward."""
+
+    attrs = ("geo",)
 
     def __init__(self, arg, geo):
         self.arg, self.geo = arg, geo
@@ -72,6 +76,8 @@ class MaxGather(MaxScatter):
 
 
 class AvgPool(Op):
+    attrs = ("divisor", "geo")
+
     complex_grad = "same"
 
     def __init__(self, geo, divisor):

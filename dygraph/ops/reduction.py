@@ -37,6 +37,8 @@ def _xp(array):
 
 
 class Sum(Op):
+    attrs = ("axes", "dtype", "keepdim")
+
     complex_grad = "same"
 
     def __init__(self, axes, keepdim, dtype):
@@ -53,6 +55,8 @@ class Sum(Op):
 
 
 class Mean(Op):
+    attrs = ("axes", "keepdim")
+
     complex_grad = "same"
 
     def __init__(self, axes, keepdim):
@@ -70,9 +74,18 @@ class Mean(Op):
         return (expand_back(m, g, self.in_shape, self.axes, self.keepdim) / float(n or 1),)
 
 
+# The array reductions an Extreme or ArgExtreme op selects by name, as closed tables: a
+# saved program names one of these, never an arbitrary method or function.
+_EXTREMES = {"max": lambda x, **kw: x.max(**kw), "min": lambda x, **kw: x.min(**kw)}
+_ARG_EXTREMES = {"argmax": lambda xp: xp.argmax, "argmin": lambda xp: xp.argmin}
+
+
 class Extreme(Op):
     """max/min/amax/amin. The gradient goes to every element equal to the result: in full
     to each of them (max/min), or split evenly among them (amax/amin), as Paddle does."""
+
+    attrs = ("axes", "fn", "keepdim", "split")
+    attr_kinds = {"fn": _EXTREMES}
 
     save_inputs = True
     save_output = True
@@ -82,7 +95,7 @@ class Extreme(Op):
 
     def forward(self, xp, x):
         self.in_shape = x.shape
-        return xp.asarray(getattr(x, self.fn)(axis=self.axes, keepdims=self.keepdim))
+        return xp.asarray(_EXTREMES[self.fn](x, axis=self.axes, keepdims=self.keepdim))
 
     def backward(self, m, g):
         x = m.data(self.x(0, m))
@@ -97,6 +110,8 @@ class Extreme(Op):
 
 
 class Prod(Op):
+    attrs = ("axes", "dtype", "keepdim")
+
     complex_grad = "holomorphic"
     save_inputs = True
     save_output = True
@@ -245,13 +260,16 @@ def _arg_extreme(x, axis, keepdim, dtype, fn, op):
 class ArgExtreme(Op):
     """argmax/argmin as an op (no gradient), so that static programs compute it per run."""
 
+    attrs = ("axis", "dtype", "fn", "keepdim")
+    attr_kinds = {"fn": _ARG_EXTREMES}
+
     differentiable = False
 
     def __init__(self, fn, axis, keepdim, dtype):
         self.fn, self.axis, self.keepdim, self.dtype = fn, axis, keepdim, dtype
 
     def forward(self, xp, x):
-        out = getattr(xp, self.fn)(x, axis=self.axis, keepdims=self.keepdim)
+        out = _ARG_EXTREMES[self.fn](xp)(x, axis=self.axis, keepdims=self.keepdim)
         return xp.asarray(out, dtype=self.dtype)
 
     def backward(self, m, g):

@@ -47,6 +47,8 @@ class _GatherRepeated(GatherAlong):
 
 
 class _ScatterAddAlong(Op):
+    attrs = ("axis", "index", "shape")
+
     complex_grad = "same"
 
     def __init__(self, index, axis, shape):
@@ -76,6 +78,8 @@ def _scan_input(x, axis, dtype, op):
 
 class LogCumSumExp(Op):
     """y_i = log(sum_{j<=i} exp(x_j)) along an axis, by running logaddexp (stable)."""
+
+    attrs = ("axis",)
 
     save_inputs = True
     save_output = True

@@ -54,6 +54,8 @@ def _scatter_along(xp, g, index, axis, shape):
 class GatherAlong(Op):
     """x taken at `index` along `axis` (NumPy's take_along_axis)."""
 
+    attrs = ("axis", "index")
+
     complex_grad = "same"
 
     def __init__(self, index, axis):
@@ -70,6 +72,8 @@ class GatherAlong(Op):
 class ScatterAlong(Op):
     """zeros(shape) with g written at `index` along `axis`; the indices of one line along
     the axis are distinct (sort, top-k and order-statistic indices are)."""
+
+    attrs = ("axis", "index", "shape")
 
     complex_grad = "same"
 

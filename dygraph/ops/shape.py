@@ -14,6 +14,8 @@ NONDIFF = set()
 
 
 class Reshape(Op):
+    attrs = ("shape",)
+
     complex_grad = "same"
 
     def __init__(self, shape):
@@ -36,6 +38,8 @@ class Reshape(Op):
 
 
 class Transpose(Op):
+    attrs = ("perm",)
+
     complex_grad = "same"
 
     def __init__(self, perm):
@@ -57,6 +61,8 @@ class Transpose(Op):
 
 
 class BroadcastTo(Op):
+    attrs = ("shape",)
+
     complex_grad = "same"
 
     def __init__(self, shape):

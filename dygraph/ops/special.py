@@ -7,6 +7,7 @@ back to short NumPy evaluations; the others raise an ImportError that names SciP
 """
 
 import math
+import operator
 
 import numpy as np
 
@@ -72,12 +73,18 @@ def _digamma_fallback(xp, x):
         return xp.where((x <= 0) & (x == xp.floor(x)), xp.nan, out)
 
 
+# The scipy.special (cupyx.scipy.special) functions a _Special op may apply, by name: a
+# closed table, so that a saved program can select one of these and nothing else.
+_SPECIAL = {name: operator.attrgetter(name) for name in (
+    "psi", "gammaln", "i0", "i0e", "i1", "i1e", "polygamma")}
+
+
 def _eval(xp, name, x, *extra, op=None):
     """scipy.special.<name>(*extra, x) in x's dtype; the NumPy fallbacks without SciPy."""
     special = _special(xp)
     if special is not None:
         # CuPy's polygamma needs its order as an array (SciPy takes either)
-        out = getattr(special, name)(*(xp.asarray(e) for e in extra), x)
+        out = _SPECIAL[name](special)(*(xp.asarray(e) for e in extra), x)
     elif name == "gammaln":
         out = np.vectorize(math.lgamma, otypes=[np.float64])(x)
     elif name == "psi":
@@ -91,6 +98,9 @@ def _eval(xp, name, x, *extra, op=None):
 
 class _Special(Op):
     """One special function of x; `extra` are leading constant arguments (the order n)."""
+
+    attrs = ("extra", "fn_name", "op_name")
+    attr_kinds = {"fn_name": _SPECIAL}
 
     save_inputs = True
 
@@ -238,6 +248,8 @@ def multigammaln(x, p, name=None):
 class _IncompleteGamma(Op):
     """P(a, y) (upper=False) or Q(a, y) = 1 - P; the gradient goes to y only (as in
     Paddle): dP/dy = y^(a-1) exp(-y) / Gamma(a)."""
+
+    attrs = ("upper",)
 
     save_inputs = True
 

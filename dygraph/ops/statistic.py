@@ -27,6 +27,8 @@ def _xp(array):
 
 
 class _AxesOp(Op):
+    attrs = ("axes", "keepdim")
+
     def __init__(self, axes, keepdim):
         self.axes, self.keepdim = axes, keepdim
 
@@ -36,6 +38,8 @@ class _AxesOp(Op):
 
 
 class Var(_AxesOp):
+    attrs = ("ddof",)
+
     save_inputs = True
 
     def __init__(self, axes, keepdim, ddof):
@@ -91,6 +95,8 @@ def _reduced_shape(shape, axes):
 
 
 class PNorm(_AxesOp):
+    attrs = ("p",)
+
     save_inputs = True
     save_output = True
 

@@ -64,6 +64,8 @@ def to(self, *args, **kwargs):
 class _ToPlace(Op):
     """A copy on another device; the gradient goes back to the source device."""
 
+    attrs = ("place",)
+
     complex_grad = "same"
 
     def __init__(self, place):

@@ -6,6 +6,8 @@ in unary_trig.py and erf/erfinv in unary_special.py; this module is the family t
 exports them all.
 """
 
+import operator
+
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.framework.errors import op_error
@@ -127,6 +129,8 @@ class Clip(Op):
     """Clamp to [low, high] (either may be None); the gradient passes where
     low <= x <= high, as in Paddle."""
 
+    attrs = ("high", "low")
+
     save_inputs = True
 
     def __init__(self, low, high):
@@ -152,6 +156,8 @@ class Clip(Op):
 class NanToNum(Op):
     """nan/+inf/-inf replaced by numbers; the gradient passes only where x was finite."""
 
+    attrs = ("nan", "neginf", "posinf")
+
     save_inputs = True
 
     def __init__(self, nan, posinf, neginf):
@@ -166,10 +172,18 @@ class NanToNum(Op):
         return (g * m.isfinite(self.x(0, m)),)
 
 
+# The `xp` functions an _Elementwise op may apply, by name (a closed table for saved programs).
+_PIECEWISE = {name: operator.attrgetter(name) for name in (
+    "sign", "floor", "ceil", "round", "trunc")}
+
+
 class _Elementwise(Op):
     """A piecewise-constant elementwise op (sign, floor, round...) given by the name of an
-    `xp` function: its gradient is zero wherever it exists, as in Paddle, so a result
-    still requires a gradient exactly when its input does."""
+    `xp` function (a key of _PIECEWISE): its gradient is zero wherever it exists, as in
+    Paddle, so a result still requires a gradient exactly when its input does."""
+
+    attrs = ("fn_name",)
+    attr_kinds = {"fn_name": _PIECEWISE}
 
     def __init__(self, fn_name):
         self.fn_name = fn_name
@@ -179,7 +193,7 @@ class _Elementwise(Op):
         return self.fn_name
 
     def forward(self, xp, x):
-        return getattr(xp, self.fn_name)(x)
+        return _PIECEWISE[self.fn_name](xp)(x)
 
     def backward(self, m, g):
         return (g * 0.0,)

@@ -43,6 +43,9 @@ class GradOf(Op):
     """The gradient op of forward op `fwd`: output gradients in, the wanted input
     gradients out (`wanted` indices)."""
 
+    attrs = ("fwd", "one", "present", "single", "wanted")
+    saveable = False  # holds live objects; never in a saved program
+
     differentiable = False
 
     def __init__(self, fwd, present, wanted):

@@ -47,6 +47,8 @@ class Constant(Op):
     """Produces a fixed array: parameter start values in the startup program, eager
     tensors used by a static program."""
 
+    attrs = ("value",)
+
     differentiable = False
 
     def __init__(self, value):

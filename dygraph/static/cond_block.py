@@ -38,6 +38,9 @@ class IfBlocks(BlockOp):
     """Inputs: pred, then the outside values the branches read. Outputs: the results of
     the branch pred chooses."""
 
+    attrs = ("blocks", "outside", "probes", "results", "states")
+    attr_kinds = {"blocks": "block"}
+
     def __init__(self, blocks, results, outside, states):
         self.blocks, self.results, self.outside = blocks, results, outside
         self.states = states
@@ -46,9 +49,10 @@ class IfBlocks(BlockOp):
     def forward(self, xp, pred, *arrays):
         if getattr(self, "probing", False):  # building: the true branch's stand-ins
             block, names = self.blocks[0], self.results[0]
-            which = "_data" if self.probes % 2 == 0 else "_alt"
+            first = self.probes % 2 == 0  # the two stand-ins, in turn
             self.probes += 1
-            out = [getattr(lookup(block, n), which).copy() for n in names]
+            out = [(v._data if first else v._alt).copy()
+                   for v in (lookup(block, n) for n in names)]
             out += [a.copy() for a in self._state_inputs(arrays, 0)]
             return tuple(out) if len(out) > 1 else out[0]
         chosen = 0 if bool(pred.reshape(-1)[0]) else 1

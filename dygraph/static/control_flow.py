@@ -69,6 +69,8 @@ def _fit_rows(op, mask, rows):
 class _Rows(Op):
     """The rows of x where `cond` (a [N, 1] bool) is `side`."""
 
+    attrs = ("side",)
+
     free_dims = (0,)  # how many rows: known only at run time
 
     def __init__(self, side):

@@ -34,6 +34,9 @@ class EagerCall(Op):
     `kwargs` holds every argument by name (the Tensor ones are filled in per run), so a
     program clone for testing can switch `training` off."""
 
+    attrs = ("fn", "kwargs", "names", "stops")
+    attr_kinds = {"fn": "function"}
+
     def __init__(self, fn, kwargs, names, stops):
         self.fn, self.kwargs = fn, kwargs
         self.names, self.stops = names, stops  # the Tensor arguments and their stop_gradient

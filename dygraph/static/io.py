@@ -1,11 +1,11 @@
 """Saving and loading inference programs: the program as JSON, the values in the checkpoint
 format. Loading never executes code from the files.
 
-`path.pdmodel` holds the forward ops from the feeds to the fetches: each op's class (which
-must be an Op of the dygraph package), its attributes (numbers, strings, lists, tuples,
-geometry records and dygraph functions by name; arrays by reference; the sub-blocks of
-while_loop and cond by number, their ops saved alongside) and its input and output
-names. `path.pdiparams` holds the parameters and constants (dygraph.save).
+`path.pdmodel` holds the forward ops from the feeds to the fetches: each op's class, its
+declared attributes and its input and output names, in the schema of
+dygraph/static/program_format.py (which the loader checks before building anything).
+`path.pdiparams` holds the parameters and constants (dygraph.save). A save replaces the
+pair as one, and both files carry the id of the save that wrote them.
 
 Example:
     >>> import os, tempfile
@@ -27,120 +27,43 @@ Example:
     (['x'], (3, 1))
 """
 
-import importlib
+import contextlib
 import json
 import os
+import secrets
 
 import numpy as np
 
-from dygraph.autograd.function import Op
 from dygraph.io.checkpoint import load, save
+from dygraph.static import program_format as fmt
 from dygraph.static.capture import Slot
 from dygraph.static.executor import global_scope
-from dygraph.static.program import Block, Operator, Program, Variable
+from dygraph.static.program import PROBES, Block, Operator, Program, Variable
 
 __all__ = ["save_inference_model", "load_inference_model"]
 
-FORMAT = "dygraph-program"
-# Attributes that hold one run's working state, not the op's configuration.
-_RUN_STATE = {"inputs", "edges", "versions", "out_data", "cols", "saved", "tensors", "outs",
-              "keep", "flat", "prob", "rows", "probing", "arg", "inner", "bulk", "xhat",
-              "rstd", "batch_mean", "batch_var", "grad_wanted"}
+# The parameters file holds this entry too: the id of the save that wrote the pair, which
+# the program file repeats, so that a loader can tell a pair mixed from two saves.
+_SAVE_ID = "@save_id"
+_OP_FIELDS = {"class", "type", "attrs", "inputs", "outputs", "stop_gradient"}
 
 
-class _Encoder:
-    def __init__(self):
-        self.arrays = {}
-        self.blocks = {}  # id(sub-block) -> (its index in the file, the block)
-
-    def value(self, v, where):
-        if v is None or isinstance(v, (bool, int, float, str)):
-            return v
-        if isinstance(v, (np.integer, np.floating, np.bool_)):
-            return v.item()
-        if isinstance(v, np.dtype):
-            return {"__dtype__": v.str}
-        if isinstance(v, slice):  # indexing ops (x[:, -1])
-            return {"__slice__": [self.value(x, where) for x in (v.start, v.stop, v.step)]}
-        if v is Ellipsis:
-            return {"__ellipsis__": True}
-        if isinstance(v, tuple):
-            return {"__tuple__": [self.value(x, where) for x in v]}
-        if isinstance(v, list):
-            return [self.value(x, where) for x in v]
-        if isinstance(v, dict) and all(isinstance(k, str) for k in v):
-            return {"__dict__": {k: self.value(x, where) for k, x in v.items()}}
-        if isinstance(v, Block):  # a loop body or branch: saved with the program
-            if id(v) not in self.blocks:
-                self.blocks[id(v)] = (len(self.blocks) + 1, v)
-            return {"__block__": self.blocks[id(v)][0]}
-        if isinstance(v, np.ndarray):
-            key = f"@array{len(self.arrays)}"
-            self.arrays[key] = v
-            return {"__array__": key}
-        if callable(v) and getattr(v, "__module__", "").startswith("dygraph."):
-            return {"__function__": f"{v.__module__}:{v.__qualname__}"}
-        if type(v).__module__.startswith("dygraph.") and not isinstance(v, Op):
-            # A plain record of dygraph's (Geometry, PoolGeometry): its fields by name.
-            slots = getattr(type(v), "__slots__", None)
-            fields = {k: getattr(v, k) for k in slots} if slots else vars(v)
-            return {"__record__": f"{type(v).__module__}:{type(v).__qualname__}",
-                    "fields": {k: self.value(x, where) for k, x in fields.items()}}
-        raise TypeError(f"save_inference_model: {where} holds a {type(v).__name__}, which "
-                        "an inference program cannot store")
-
-
-def _resolve(path, what):
-    module, _, qualname = path.partition(":")
-    if not module.startswith("dygraph.") or not qualname:
-        raise ValueError(f"load_inference_model: {what} {path!r} is not part of dygraph")
-    obj = importlib.import_module(module)
-    for part in qualname.split("."):
-        obj = getattr(obj, part, None)
-    # Only what dygraph itself defines: a name reaching an imported module (os.system
-    # through `dygraph.x:os.system`) is refused.
-    if obj is None or not getattr(obj, "__module__", "").startswith("dygraph."):
-        raise ValueError(f"load_inference_model: {what} {path!r} is not defined by dygraph")
-    return obj
-
-
-def _decode(v, arrays, where, blocks=()):
-    if isinstance(v, list):
-        return [_decode(x, arrays, where, blocks) for x in v]
-    if not isinstance(v, dict):
-        return v
-    if "__tuple__" in v:
-        return tuple(_decode(x, arrays, where, blocks) for x in v["__tuple__"])
-    if "__dict__" in v:
-        return {k: _decode(x, arrays, where, blocks) for k, x in v["__dict__"].items()}
-    if "__block__" in v:
-        k = v["__block__"]
-        if not isinstance(k, int) or not 0 < k < len(blocks):
-            raise ValueError(f"load_inference_model: {where}: no block {k!r}")
-        return blocks[k]
-    if "__array__" in v:
-        return arrays[v["__array__"]]
-    if "__dtype__" in v:
-        return np.dtype(v["__dtype__"])
-    if "__slice__" in v:
-        return slice(*(_decode(x, arrays, where) for x in v["__slice__"]))
-    if "__ellipsis__" in v:
-        return Ellipsis
-    if "__function__" in v:
-        fn = _resolve(v["__function__"], "function")
-        # Only the functions static capture records whole (losses, dropout): a file must
-        # not make a run call anything else (dygraph.save, for one).
-        if not getattr(fn, "static_whole_call", False):
-            raise ValueError(f"load_inference_model: {where}: {v['__function__']} is not a "
-                             "function a program may call")
-        return fn
-    if "__record__" in v:
-        cls = _resolve(v["__record__"], "record type")
-        record = object.__new__(cls)
-        for k, x in v["fields"].items():
-            setattr(record, k, _decode(x, arrays, where))
-        return record
-    raise ValueError(f"load_inference_model: {where}: unknown entry {sorted(v)}")
+@contextlib.contextmanager
+def _pair_lock(directory, exclusive):
+    """Holds an advisory lock on `directory` (flock): savers take it exclusively around the
+    two renames, loaders shared around the two reads, so a loader never sees half of a
+    save. Where flock is missing (Windows) the save id check still refuses a mixed pair."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    fd = os.open(directory or ".", os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def _forward_ops(program, feed_names, fetch_names):
@@ -153,18 +76,40 @@ def _forward_ops(program, feed_names, fetch_names):
     return chosen[::-1], needed
 
 
+def _program_of(program, variables):
+    """The program to save: `program`, else the one the feed and fetch Variables belong to
+    (a program built outside program_guard is not the default one), else the default."""
+    from dygraph.static.program import default_main_program
+
+    if program is not None:
+        return program
+    owners = {id(v.block.program): v.block.program for v in variables
+              if isinstance(v, Variable) and v.block is not None}
+    if len(owners) > 1:
+        raise ValueError("save_inference_model: the feed and fetch variables belong to "
+                         f"{len(owners)} different programs; pass program=")
+    return next(iter(owners.values())) if owners else default_main_program()
+
+
 def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=None,
                          **kwargs):
     """Write `path_prefix.pdmodel` (the program from `feed_vars` to `fetch_vars`, in
-    inference mode) and `path_prefix.pdiparams` (its parameters, from the executor's scope)."""
-    from dygraph.static.program import default_main_program
+    inference mode) and `path_prefix.pdiparams` (its parameters, from the executor's scope).
 
-    program = (program or default_main_program()).clone(for_test=True)
-    feeds = [v.name if isinstance(v, Variable) else str(v) for v in _list(feed_vars)]
-    fetches = [v.name if isinstance(v, Variable) else str(v) for v in _list(fetch_vars)]
+    The pair is replaced as one: both files are written under temporary names and renamed
+    under a lock that loaders share, and each names the save that wrote it."""
+    feed_vars, fetch_vars = _list(feed_vars), _list(fetch_vars)
+    source = _program_of(program, feed_vars + fetch_vars)
+    feeds = [v.name if isinstance(v, Variable) else str(v) for v in feed_vars]
+    fetches = [v.name if isinstance(v, Variable) else str(v) for v in fetch_vars]
+    missing = [n for n in feeds + fetches if n not in source.global_block().vars]
+    if missing:
+        raise ValueError(f"save_inference_model: {missing} are not variables of the program "
+                         "being saved; pass program= (the Program they were built in)")
+    program = source.clone(for_test=True)
     ops, needed = _forward_ops(program, feeds, fetches)
     block = program.global_block()
-    encoder = _Encoder()
+    encoder = fmt.Encoder()
     scope = kwargs.get("scope") or global_scope()
     op_records = _op_records(ops, block, encoder, "op")
     block_records = []
@@ -174,7 +119,8 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=N
     variables = {}
     for name in sorted(needed):
         var = block.vars[name]
-        variables[name] = {"shape": list(var.static_shape), "dtype": var._data.dtype.str,
+        variables[name] = {"shape": list(var.static_shape),
+                           "dtype": fmt.dtype_name(var._data.dtype),
                            "persistable": var.persistable}
         if var.is_parameter:  # jit.load makes these trainable Parameters again
             variables[name]["parameter"] = True
@@ -185,19 +131,31 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=N
                 raise ValueError(f"save_inference_model: parameter {name!r} has no value in "
                                  "the scope; run the startup program first")
             encoder.arrays[name] = np.asarray(value)
-    model = {"format": FORMAT, "version": 1, "feeds": feeds, "fetches": fetches,
-             "vars": variables, "ops": op_records, "blocks": block_records}
-    directory = os.path.dirname(path_prefix)
-    if directory:
-        os.makedirs(directory, exist_ok=True)
-    save(encoder.arrays, path_prefix + ".pdiparams")
-    data = json.dumps(model).encode()
-    tmp = path_prefix + ".pdmodel.tmp"
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path_prefix + ".pdmodel")
+    save_id = secrets.token_hex(16)
+    encoder.arrays[_SAVE_ID] = np.frombuffer(save_id.encode(), np.uint8)
+    model = {"format": fmt.FORMAT, "version": fmt.VERSION, "save_id": save_id,
+             "feeds": feeds, "fetches": fetches, "vars": variables, "ops": op_records,
+             "blocks": block_records}
+    _write_pair(path_prefix, json.dumps(model).encode(), encoder.arrays)
+
+
+def _write_pair(path_prefix, model_bytes, arrays):
+    directory = os.path.dirname(os.path.abspath(path_prefix))
+    os.makedirs(directory, exist_ok=True)
+    tmp = f"{path_prefix}.{os.getpid()}.{secrets.token_hex(6)}.tmp"
+    try:
+        save(arrays, tmp + ".pdiparams")  # itself written atomically, fsynced
+        with open(tmp + ".pdmodel", "xb") as f:
+            f.write(model_bytes)
+            f.flush()
+            os.fsync(f.fileno())
+        with _pair_lock(directory, exclusive=True):
+            os.replace(tmp + ".pdiparams", path_prefix + ".pdiparams")
+            os.replace(tmp + ".pdmodel", path_prefix + ".pdmodel")
+    finally:
+        for leftover in (tmp + ".pdiparams", tmp + ".pdmodel"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(leftover)
 
 
 def _op_records(ops, block, encoder, what):
@@ -205,72 +163,143 @@ def _op_records(ops, block, encoder, what):
 
     records = []
     for i, o in enumerate(ops):
-        attrs = {k: encoder.value(v, f"{what} {i} ({o.type}) attribute {k!r}")
-                 for k, v in vars(o.op).items() if k not in _RUN_STATE}
         cls = type(o.op)
         records.append({"class": f"{cls.__module__}:{cls.__qualname__}", "type": o.type,
-                        "attrs": attrs, "inputs": o.inputs, "outputs": o.outputs,
+                        "attrs": encoder.attrs(o.op, f"{what} {i} ({o.type})"),
+                        "inputs": o.inputs, "outputs": o.outputs,
                         "stop_gradient": [lookup(block, n)._sg for n in o.inputs]})
     return records
 
 
-def _decode_ops(records, arrays, blocks, into, what):
+def _names(value, where, decoder):
+    if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+        raise decoder.fail(where, "expected a list of variable names")
+    return value
+
+
+def _decode_ops(records, decoder, table, into, what, strict):
+    if not isinstance(records, list):
+        raise decoder.fail(what, "ops are not a list")
     for i, record in enumerate(records):
-        cls = _resolve(record["class"], "op class")
-        if not (isinstance(cls, type) and issubclass(cls, Op)):
-            raise ValueError(f"load_inference_model: {what} {i}: {record['class']} is not "
-                             "an op")
+        where = f"{what} {i}"
+        if not isinstance(record, dict) or not _OP_FIELDS <= set(record):
+            raise decoder.fail(where, f"an op record has the fields {sorted(_OP_FIELDS)}")
+        cls = table.lookup(record["class"], f"load_inference_model: {decoder.path}: {where}")
+        attrs = decoder.attrs(cls, record["attrs"], where, strict)
+        inputs = _names(record["inputs"], f"{where} inputs", decoder)
+        outputs = _names(record["outputs"], f"{where} outputs", decoder)
+        stops = record["stop_gradient"]
+        if (not isinstance(stops, list) or len(stops) != len(inputs)
+                or not all(isinstance(b, bool) for b in stops)):
+            raise decoder.fail(f"{where} stop_gradient", "expected one bool per input")
         op = object.__new__(cls)
-        for k, v in record["attrs"].items():
-            setattr(op, k, _decode(v, arrays, f"{what} {i}", blocks))
-        op.inputs = tuple(Slot(sg) for sg in record["stop_gradient"])
+        for k, v in attrs.items():
+            setattr(op, k, v)
+        op.inputs = tuple(Slot(sg) for sg in stops)
         op.versions = (0,) * len(op.inputs)
-        into.ops.append(Operator(op, record["inputs"], record["outputs"]))
+        into.ops.append(Operator(op, inputs, outputs))
 
 
 def _list(v):
     return list(v) if isinstance(v, (list, tuple)) else [v]
 
 
+def _read_pair(model_file, params_file):
+    directory = os.path.dirname(os.path.abspath(model_file))
+    with _pair_lock(directory, exclusive=False):
+        try:
+            with open(model_file, "rb") as f:
+                text = f.read()
+        except (FileNotFoundError, IsADirectoryError):
+            raise ValueError(f"load_inference_model: no model file {model_file}") from None
+        arrays = load(params_file, return_numpy=True)
+    try:
+        model = json.loads(text.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise ValueError(f"load_inference_model: {model_file} is damaged or not a "
+                         f"program ({type(exc).__name__}: {str(exc)[:100]})") from None
+    if not isinstance(model, dict) or model.get("format") != fmt.FORMAT:
+        raise ValueError(f"load_inference_model: {model_file} is not a DyGraph program")
+    if model.get("version") not in (1, fmt.VERSION):
+        raise ValueError(f"load_inference_model: {model_file}: format version "
+                         f"{str(model.get('version'))[:20]} is not one this DyGraph reads")
+    if not isinstance(arrays, dict):
+        raise ValueError(f"load_inference_model: {params_file} does not hold named arrays")
+    saved_by = arrays.pop(_SAVE_ID, None)
+    if "save_id" in model or saved_by is not None:
+        if saved_by is None or bytes(np.asarray(saved_by, np.uint8)).decode(
+                "ascii", "replace") != model.get("save_id"):
+            raise ValueError(f"load_inference_model: {model_file} and {params_file} were "
+                             "written by two different saves; save the model again")
+    return model, arrays
+
+
+def _create_var(block, name, info, arrays, decoder, values):
+    where = f"var {name!r}"
+    if not isinstance(info, dict) or not {"shape", "dtype", "persistable"} <= set(info):
+        raise decoder.fail(where, "a variable has a shape, a dtype and persistable")
+    shape = fmt.check_shape(info["shape"], f"{decoder.path}: {where}")
+    dtype = fmt.dtype_from_name(info["dtype"], f"{decoder.path}: {where}")
+    # Stand-ins are zero-strided views: a declared shape costs nothing until data arrives.
+    try:
+        stand_ins = tuple(np.broadcast_to(np.zeros((), dtype),
+                                          [p if d == -1 else d for d in shape])
+                          for p in PROBES)
+    except ValueError:
+        raise decoder.fail(where, f"shape {list(shape)} is too large") from None
+    var = block.create_var(name, shape, dtype, bool(info["persistable"]),
+                           bool(info.get("stop_gradient", False)), stand_ins)
+    var.is_parameter = bool(info.get("parameter", False))
+    if info["persistable"]:
+        value = arrays.get(name)
+        if not isinstance(value, np.ndarray):
+            raise decoder.fail(where, "the parameters file holds no array of that name")
+        if (value.dtype != dtype or value.ndim != len(shape)
+                or any(d not in (-1, s) for d, s in zip(shape, value.shape))):
+            raise decoder.fail(where, f"the parameters file holds {value.dtype} "
+                                      f"{list(value.shape)}, the program {dtype} {list(shape)}")
+        values[name] = np.array(value, copy=True)
+    return var
+
+
 def load_inference_model(path_prefix, executor, **kwargs):
     """[program, feed names, fetch variables] from what save_inference_model wrote; the
     parameters go into the executor's scope (or `scope=`). `model_filename` and
-    `params_filename` give the two files' paths when they do not share the prefix."""
+    `params_filename` give the two files' paths when they do not share the prefix.
+
+    The files are data: every op class, attribute, record and function they name is
+    checked against dygraph.static.program_format's schema; nothing in them runs, and a
+    malformed file raises ValueError naming the file and the field."""
     model_file = kwargs.get("model_filename") or path_prefix + ".pdmodel"
     params_file = kwargs.get("params_filename") or path_prefix + ".pdiparams"
-    try:
-        with open(model_file, "rb") as f:
-            model = json.loads(f.read().decode("utf-8"))
-    except FileNotFoundError:
-        raise ValueError(f"load_inference_model: no {model_file}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"load_inference_model: {model_file} is damaged or not a "
-                         f"program ({exc})") from None
-    if not isinstance(model, dict) or model.get("format") != FORMAT:
-        raise ValueError(f"load_inference_model: {model_file} is not a DyGraph "
-                         "program")
-    arrays = load(params_file, return_numpy=True)
+    model, arrays = _read_pair(model_file, params_file)
     program = Program()
     block = program.global_block()
     scope = kwargs.get("scope") or global_scope()
-    try:
-        for name, info in model["vars"].items():
-            dtype = np.dtype(info["dtype"])
-            var = block.create_var(name, info["shape"], dtype, bool(info["persistable"]),
-                                   bool(info.get("stop_gradient", False)))
-            var.is_parameter = bool(info.get("parameter", False))
-            if info["persistable"]:
-                scope.vars[name] = np.array(arrays[name], copy=True)
-            elif name in model["feeds"]:
-                var.is_feed = True
-        subs = model.get("blocks", [])
-        for _ in subs:  # every block exists before an op refers to it
-            program.blocks.append(Block(program, len(program.blocks), 0))
-        _decode_ops(model["ops"], arrays, program.blocks, block, "op")
-        for k, records in enumerate(subs, start=1):
-            _decode_ops(records, arrays, program.blocks, program.blocks[k], f"block {k} op")
-    except (KeyError, TypeError, AttributeError, ImportError) as exc:
-        raise ValueError(f"load_inference_model: {model_file} is damaged "
-                         f"({type(exc).__name__}: {exc})") from None
+    subs = model.get("blocks", [])
+    if not isinstance(subs, list):
+        raise ValueError(f"load_inference_model: {model_file}: blocks are not a list")
+    for _ in subs:  # every block exists before an op refers to it
+        program.blocks.append(Block(program, len(program.blocks), 0))
+    decoder = fmt.Decoder(model_file, arrays, program.blocks)
+    variables = model.get("vars")
+    if not isinstance(variables, dict):
+        raise decoder.fail("vars", "expected a mapping of variable names")
+    feeds = _names(model.get("feeds"), "feeds", decoder)
+    fetches = _names(model.get("fetches"), "fetches", decoder)
+    for name in feeds + fetches:
+        if name not in variables:
+            raise decoder.fail("feeds and fetches", f"{name!r} is not a variable")
+    values = {}
+    for name, info in variables.items():
+        var = _create_var(block, name, info, arrays, decoder, values)
+        if not var.persistable and name in feeds:
+            var.is_feed = True
+    strict = model["version"] == fmt.VERSION
+    table = fmt.OpTable()
+    _decode_ops(model.get("ops"), decoder, table, block, "op", strict)
+    for k, records in enumerate(subs, start=1):
+        _decode_ops(records, decoder, table, program.blocks[k], f"block {k} op", strict)
+    scope.vars.update(values)  # only once the whole file has checked out
     program._bump()
-    return [program, list(model["feeds"]), [block.vars[n] for n in model["fetches"]]]
+    return [program, list(feeds), [block.vars[n] for n in fetches]]

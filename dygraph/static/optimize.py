@@ -94,6 +94,9 @@ class ParamUpdate(Op):
     `apply_gradients` (clipping, regularization, per-parameter rates) on the program's
     arrays."""
 
+    attrs = ("acc_keys", "fused", "grad_flat", "grad_views", "n", "optimizer", "params")
+    saveable = False  # holds live objects; never in a saved program
+
     differentiable = False
 
     def __init__(self, optimizer, params, acc_keys):

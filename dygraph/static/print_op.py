@@ -41,6 +41,8 @@ def _effect_op(op, inputs):
 class _PrintTensor(Op):
     """Prints its input at run time and passes it on (gradient: identity)."""
 
+    attrs = ("message", "name_", "summarize")
+
     def __init__(self, message, summarize, name):
         self.message, self.summarize, self.name_ = message, summarize, name
 
@@ -80,6 +82,8 @@ def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True,
 
 class PrintCall(Op):
     """print(*args, **kwargs) with the inputs' run-time values where Variables stood."""
+
+    attrs = ("args", "guarded", "kwargs", "slots", "stops")
 
     differentiable = False
 

@@ -83,7 +83,10 @@ class Variable(Tensor):
                  stand_ins=None):
         dtype = np.dtype(dtype)
         if stand_ins is None:
-            stand_ins = tuple(np.zeros([p if d == -1 else d for d in shape], dtype)
+            # Zero-strided views of one zero: a declared shape allocates nothing (a file or
+            # a user may declare [1<<20, 1<<20]); only what ops compute from them is real.
+            zero = np.zeros((), dtype)
+            stand_ins = tuple(np.broadcast_to(zero, [p if d == -1 else d for d in shape])
                               for p in PROBES)
         _init_from(self, stand_ins[0], None, 0, stop_gradient)
         self._alt = stand_ins[1]

@@ -60,6 +60,9 @@ class While(BlockOp):
     """Inputs: the loop variables' start values, then the outside values the body reads.
     Outputs: the loop variables' final values."""
 
+    attrs = ("block", "body_names", "cond_name", "holders", "n_cond_ops", "outside", "states")
+    attr_kinds = {"block": "block"}
+
     def __init__(self, block, n_cond_ops, holders, cond_name, body_names, outside, states):
         self.block, self.n_cond_ops = block, n_cond_ops
         self.holders, self.cond_name = holders, cond_name  # placeholder names, cond's result

@@ -61,6 +61,8 @@ def _sample(lp, labels, blank, fastemit):
 class RNNT(Op):
     """Per-sample RNN-T loss, shape [B]; the backward scales the stored gradient."""
 
+    attrs = ("blank", "fastemit", "in_len", "lab_len", "labels")
+
     def __init__(self, labels, input_lengths, label_lengths, blank, fastemit):
         self.labels, self.in_len, self.lab_len = labels, input_lengths, label_lengths
         self.blank, self.fastemit = blank, fastemit

@@ -100,6 +100,8 @@ class BatchFull(Op):
     input (Paddle's fill_constant_batch_size_like): zero initial states of a static
     program whose batch size is free."""
 
+    attrs = ("batch_dim", "dtype", "shape", "value")
+
     differentiable = False
 
     def __init__(self, batch_dim, shape, value, dtype):

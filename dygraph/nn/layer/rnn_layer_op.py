@@ -79,6 +79,8 @@ class LSTMLayer(Op):
     biases are bias_ih and bias_hh where the cell has them.
     """
 
+    attrs = ("reverse", "time_major")
+
     save_inputs = True
     save_output = True
 
@@ -137,6 +139,8 @@ class GRULayer(Op):
     """Inputs (x, h0, weight_ih, weight_hh, bias_ih, bias_hh), the biases where the cell
     has them (`has_bias` = (ih, hh)); outputs (out, h). x is [B, T, I] ([T, B, I] when
     time-major), out has x's layout with H features."""
+
+    attrs = ("has_bias", "reverse", "time_major")
 
     save_inputs = True
     save_output = True

@@ -47,6 +47,8 @@ class _RecurrentSequence(Op):
     previous states.
     """
 
+    attrs = ("masked", "reverse")
+
     save_inputs = True
     n_states = 1
 
@@ -252,6 +254,8 @@ class GRUSequence(_RecurrentSequence):
 
 class SimpleRNNSequence(_RecurrentSequence):
     """h = act(gates + h_prev @ W^T), act tanh or relu; both biases in the input gates."""
+
+    attrs = ("activation",)
 
     def __init__(self, reverse, masked, activation):
         super().__init__(reverse, masked)
