@@ -1,6 +1,7 @@
 """Run under mpirun with 2 ranks: DataParallel training in which rank 1 goes wrong at step 3,
 as argv[1] says: 'kill' (SIGKILL itself), 'raise' (an exception), 'stuck' (stops answering
-while alive), 'unused' (leaves a parameter without gradient, which rank 0 uses)."""
+while alive), 'unused' (leaves a parameter without gradient, which rank 0 uses). argv[2],
+when given, is only a tag on the command line by which the test finds the ranks' processes."""
 
 import os
 import signal

@@ -1,9 +1,14 @@
 """Run under mpirun with 2 ranks: DataParallel training of the seeds' MNIST model, each rank
-on its half of every global batch of 64, for 10 Adam steps; then the same with no_sync()
-accumulating two micro-batches per step; then with the whole step in jit.to_static (the
-gradient hooks and all-reduce run inside the converted step); then find_unused_parameters.
-Rank 0 saves the global losses and the parameters with dygraph.save (checkpointing from
-rank 0 only) into the directory given as argv[1]."""
+on its half of every global batch of 64. First one Adam step in float32 (the global loss,
+the all-reduced gradients and the parameters after the step); then, in float64, 10 Adam
+steps, the same with no_sync() accumulating two micro-batches per step, and with the whole
+step in jit.to_static (the gradient hooks and all-reduce run inside the converted step);
+then find_unused_parameters. Rank 0 saves the results, the parameters with dygraph.save
+(checkpointing from rank 0 only), into the directory given as argv[1].
+
+Why float64 for the 10 steps: a half batch and a whole batch take different GEMM blockings
+(and conv paths), so their float32 sums round differently, and ten Adam steps grow that
+into ~5e-5 in the losses, as large as some bugs. The float32 step is exact up to rounding."""
 
 import os
 import sys
@@ -12,7 +17,7 @@ import numpy as np
 
 import dygraph as paddle
 import dygraph.distributed as dist
-from tests.distributed.mnist_job import batches, make_model, step_loss
+from tests.distributed.mnist_job import batches, first_step, make_model, step_loss
 
 
 def global_loss(loss):
@@ -21,14 +26,20 @@ def global_loss(loss):
     return float(value.numpy())
 
 
+def shard(images, labels, rank, n):
+    """Rank `rank`'s consecutive share of a global batch."""
+    share = len(images) // n
+    return images[rank * share:(rank + 1) * share], labels[rank * share:(rank + 1) * share]
+
+
 def train(rank, n, micro_batches):
     model, _ = make_model(100 + rank)  # different seeds: the wrap broadcasts rank 0's values
     model = paddle.DataParallel(model)
     opt = paddle.optimizer.Adam(learning_rate=0.001, parameters=model.parameters())
     losses = []
     for images, labels in batches():
-        share = len(images) // n
-        images, labels = images[rank * share:(rank + 1) * share], labels[rank * share:][:share]
+        images, labels = shard(images, labels, rank, n)
+        share = len(images)
         total = 0.0
         for part in range(micro_batches):
             sl = slice(part * share // micro_batches, (part + 1) * share // micro_batches)
@@ -61,8 +72,7 @@ def train_static(rank, n):
 
     losses = []
     for images, labels in batches():
-        share = len(images) // n
-        images, labels = images[rank * share:(rank + 1) * share], labels[rank * share:][:share]
+        images, labels = shard(images, labels, rank, n)
         losses.append(global_loss(step(paddle.to_tensor(images), paddle.to_tensor(labels))))
     assert len(step.program_cache) == 1
     return np.array(losses)
@@ -96,10 +106,27 @@ def check_unused(rank):
     assert (loose._layers.unused.weight.grad.numpy() == 0).all()
 
 
+def step_one(rank, n):
+    """The first step of train(rank, n, 1) in float32: (the global loss, {name: all-reduced
+    gradient}, {name: parameter after the step})."""
+    model, _ = make_model(100 + rank)
+    model = paddle.DataParallel(model)
+    opt = paddle.optimizer.Adam(learning_rate=0.001, parameters=model.parameters())
+    loss, grads, params = first_step(model, opt, *shard(*batches(1)[0], rank, n))
+    return global_loss(paddle.to_tensor(np.float32(loss))), grads, params
+
+
 def main():
     out_dir = sys.argv[1]
     dist.init_parallel_env()
     rank, n = dist.get_rank(), dist.get_world_size()
+    paddle.set_default_dtype("float32")
+    loss, grads, params = step_one(rank, n)
+    if rank == 0:
+        np.savez(os.path.join(out_dir, "step1.npz"), loss=np.float32(loss),
+                 **{f"grad.{k}": v for k, v in grads.items()},
+                 **{f"param.{k}": v for k, v in params.items()})
+    paddle.set_default_dtype("float64")
     losses, model = train(rank, n, micro_batches=1)
     params = {k: v.numpy() for k, v in model.state_dict().items()}
     gathered = []
