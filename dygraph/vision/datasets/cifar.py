@@ -3,8 +3,9 @@ original `cifar-10-python.tar.gz` / `cifar-100-python.tar.gz` archives.
 
 The batches inside are pickles; they are read with a restricted unpickler
 (`safe_pickle.safe_load`) that admits only arrays, lists, dicts, strings, bytes and
-numbers, so a tampered archive cannot run code. Missing archives are downloaded into
-`$DYGRAPH_HOME/cifar/` (md5-checked) when `download=True`.
+numbers, so a tampered archive cannot run code, and builds only what the file's bytes
+back, so a tiny archive cannot claim gigabytes of images. Missing archives are downloaded
+into `$DYGRAPH_HOME/cifar/` (md5-checked) when `download=True`.
 
 Example:
     >>> Cifar10.FLAGS, Cifar100.FLAGS
@@ -65,7 +66,8 @@ class Cifar10(Dataset):
                 raise ValueError(f"{owner}: {path} holds no '{flag}' batch; is it the "
                                  f"{self.ARCHIVE} archive?")
             for name in names:
-                batch = safe_load(archive.extractfile(name))
+                batch = safe_load(archive.extractfile(name),
+                                  name=f"{owner}: batch {name} in {path}")
                 data, batch_labels = self._check_batch(batch, name)
                 images.append(data.reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1))
                 labels.append(batch_labels)
@@ -82,10 +84,14 @@ class Cifar10(Dataset):
                 or data.shape[1] != 3 * 32 * 32:
             raise ValueError(f"{owner}: batch {name} should hold b'data' as a uint8 "
                              f"[N, 3072] array")
-        if labels is None or len(labels) != len(data):
-            raise ValueError(f"{owner}: batch {name} should hold one label per image under "
-                             f"{' or '.join(map(repr, self.LABEL_KEYS))}")
-        return data, np.asarray(labels, dtype=np.int64)
+        try:
+            labels = None if labels is None else np.asarray(labels, dtype=np.int64)
+        except (TypeError, ValueError, OverflowError):  # not a list of integers
+            labels = None
+        if labels is None or labels.shape != (len(data),):
+            raise ValueError(f"{owner}: batch {name} should hold one integer label per image "
+                             f"under {' or '.join(map(repr, self.LABEL_KEYS))}")
+        return data, labels
 
     def __getitem__(self, idx):
         image = self.images[idx]
