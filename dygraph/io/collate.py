@@ -20,13 +20,30 @@ from dygraph.tensor import Tensor, _new_tensor
 __all__ = ["default_collate_fn", "default_convert_fn", "fetch_batch", "to_tensors", "wrap_batch"]
 
 
-def _stack(arrays):
+def _field(path):
+    """How an error names the part of a sample at `path` (dict keys and positions)."""
+    return "field " + "".join(f"[{key!r}]" for key in path) if path else "the samples"
+
+
+def _differences(descriptions):
+    """'sample 0 has shape [3], sample 2 has shape [7]': the first sample (position in the
+    batch) of each distinct description, at most four of them."""
+    first = {}
+    for index, text in enumerate(descriptions):
+        first.setdefault(text, index)
+    parts = [f"sample {index} {text}" for text, index in first.items()]
+    more = f", and {len(parts) - 4} more" if len(parts) > 4 else ""
+    return ", ".join(parts[:4]) + more
+
+
+def _stack(arrays, path):
     try:
         return np.stack(arrays)
     except ValueError:
-        shapes = sorted({tuple(a.shape) for a in arrays})
-        raise ValueError(f"default_collate_fn: cannot stack samples of different shapes "
-                         f"{[list(s) for s in shapes]} into one batch; make the samples the "
+        shapes = _differences(f"has shape {list(a.shape)}" if isinstance(a, np.ndarray)
+                              else f"is a {type(a).__name__}" for a in arrays)
+        raise ValueError(f"default_collate_fn: cannot stack {_field(path)} into one batch, the "
+                         f"samples have different shapes: {shapes}; make the samples the "
                          f"same shape (e.g. with a transform) or pass a collate_fn") from None
 
 
@@ -34,32 +51,45 @@ def default_collate_fn(batch):
     """Stack a list of samples field by field into NumPy arrays.
 
     Arrays and Tensors are stacked along a new first axis, numbers become a 1-D array,
-    strings stay a list; dicts and sequences are collated per key / per position.
+    strings stay a list; dicts and sequences are collated per key / per position. Samples
+    that cannot be stacked raise ValueError naming the field and the samples that differ.
 
     Example:
         >>> out = default_collate_fn([{"x": 1.5, "n": "a"}, {"x": 2.5, "n": "b"}])
         >>> out["x"].tolist(), out["n"]
         ([1.5, 2.5], ['a', 'b'])
+        >>> x3, x7 = {"x": np.zeros(3)}, {"x": np.zeros(7)}
+        >>> default_collate_fn([x3, x3, x7])  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: ... stack field ['x'] ...: sample 0 has shape [3], sample 2 has shape [7]; ...
     """
+    return _collate(batch, ())
+
+
+def _collate(batch, path):
     first = batch[0]
     if isinstance(first, np.ndarray):
-        return _stack(batch)
+        return _stack(batch, path)
     if isinstance(first, Tensor):
-        return _stack([t.numpy() for t in batch])
+        return _stack([t.numpy() if isinstance(t, Tensor) else t for t in batch], path)
     if isinstance(first, (numbers.Number, np.generic)):
         return np.array(batch)
     if isinstance(first, (str, bytes)):
         return list(batch)
     if isinstance(first, Mapping):
-        return {key: default_collate_fn([sample[key] for sample in batch]) for key in first}
+        return {key: _collate([sample[key] for sample in batch], path + (key,))
+                for key in first}
     if isinstance(first, Sequence):
         size = len(first)
         if any(len(sample) != size for sample in batch):
+            sizes = _differences(f"has {len(sample)} fields" for sample in batch)
             raise ValueError(f"default_collate_fn: every sample should have the same number "
-                             f"of fields; got {sorted({len(s) for s in batch})}")
-        return [default_collate_fn(list(fields)) for fields in zip(*batch)]
+                             f"of fields in {_field(path)}; {sizes}")
+        return [_collate(list(fields), path + (i,)) for i, fields in enumerate(zip(*batch))]
     raise TypeError(f"default_collate_fn: samples should hold NumPy arrays, Tensors, "
-                    f"numbers, strings, dicts or lists, but got {type(first).__name__}")
+                    f"numbers, strings, dicts or lists, but got {type(first).__name__} in "
+                    f"{_field(path)}")
 
 
 def fetch_batch(dataset, indices, collate_fn, auto_collate):

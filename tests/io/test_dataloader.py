@@ -10,7 +10,7 @@ from dygraph.io import (
     TensorDataset,
     default_collate_fn,
 )
-from tests.io.worker_data import Indexed, Sharded
+from tests.io.worker_data import Indexed, Ragged, Sharded
 
 WORKERS = [0, 2]
 
@@ -87,12 +87,48 @@ def test_collate_of_nested_structures(num_workers):
 
 
 def test_default_collate_fn_errors():
-    with pytest.raises(ValueError, match=r"different shapes \[\[2\], \[3\]\]"):
+    with pytest.raises(ValueError, match=r"cannot stack the samples into one batch, the "
+                                         r"samples have different shapes: sample 0 has shape "
+                                         r"\[2\], sample 1 has shape \[3\]; make"):
         default_collate_fn([np.zeros(2), np.zeros(3)])
-    with pytest.raises(ValueError, match="same number of fields"):
+    with pytest.raises(ValueError, match=r"same number of fields in the samples; sample 0 has "
+                                         r"2 fields, sample 1 has 1 fields"):
         default_collate_fn([(1, 2), (1,)])
     with pytest.raises(TypeError, match="object"):
         default_collate_fn([object(), object()])
+
+
+def test_collate_errors_name_the_field_and_the_samples():
+    image = {"image": np.zeros((2, 3)), "label": 0}
+    wide = {"image": np.zeros((2, 4)), "label": 1}
+    with pytest.raises(ValueError, match=r"field \['image'\] into one batch.*: sample 0 has "
+                                         r"shape \[2, 3\], sample 2 has shape \[2, 4\];"):
+        default_collate_fn([image, image, wide, image, wide])
+    with pytest.raises(ValueError, match=r"field \[1\] .*sample 0 has shape \[1\], sample 1 "
+                                         r"has shape \[2\]"):
+        default_collate_fn([(0, np.zeros(1)), (1, np.zeros(2))])
+    nested = [{"meta": [i, (np.zeros(i % 2 + 1),)]} for i in range(3)]
+    with pytest.raises(ValueError, match=r"field \['meta'\]\[1\]\[0\] .*sample 0 has shape "
+                                         r"\[1\], sample 1 has shape \[2\];"):
+        default_collate_fn(nested)
+    mixed = [dygraph.to_tensor(np.zeros(2)), [0.0, 1.0, 2.0]]
+    with pytest.raises(ValueError, match=r"sample 0 has shape \[2\], sample 1 is a list"):
+        default_collate_fn(mixed)
+    many = [np.zeros(n) for n in (1, 1, 2, 3, 4, 5, 6)]
+    with pytest.raises(ValueError, match=r"sample 4 has shape \[4\], and 2 more;"):
+        default_collate_fn(many)
+    with pytest.raises(ValueError, match=r"fields in field \['pair'\]; sample 0 has 2 fields, "
+                                         r"sample 1 has 3 fields"):
+        default_collate_fn([{"pair": (1, 2)}, {"pair": (1, 2, 3)}])
+
+
+@pytest.mark.parametrize("num_workers", WORKERS)
+def test_collate_error_through_the_loader(num_workers):
+    loader = DataLoader(Ragged(), batch_size=4, num_workers=num_workers, timeout=30)
+    with pytest.raises(ValueError, match=r"cannot stack field \['image'\] into one batch, the "
+                                         r"samples have different shapes: sample 0 has shape "
+                                         r"\[3\], sample 2 has shape \[7\]"):
+        next(iter(loader))
 
 
 @pytest.mark.parametrize("num_workers", WORKERS)

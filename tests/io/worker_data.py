@@ -75,6 +75,16 @@ class Slow(Dataset):
         return self.n
 
 
+class Ragged(Dataset):
+    """Sample 2's image is longer than the others' (as if a resize were forgotten)."""
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, idx):
+        return {"image": np.zeros(7 if idx == 2 else 3, np.float32), "label": idx}
+
+
 class Dies(Dataset):
     """The worker process exits abruptly on one index (like a crash in native code)."""
 
