@@ -48,8 +48,11 @@ class DataLoader:
     runs in each worker with its id; `dygraph.io.get_worker_info()` describes the worker
     inside it. Each worker iterates its own copy of an IterableDataset: shard in `__iter__`
     with get_worker_info(), or every sample comes `num_workers` times. An error in a worker
-    is raised in the main process with the worker's traceback; `timeout` > 0 bounds the wait
-    for one batch (RuntimeError). `persistent_workers=True` keeps the workers between epochs.
+    is raised in the main process with the worker's traceback; a worker that dies (a crash,
+    or SIGKILL from the out-of-memory killer, even halfway through sending a batch) raises
+    RuntimeError "DataLoader worker N ... exited unexpectedly" with its exit code or signal;
+    `timeout` > 0 bounds the wait for one batch (RuntimeError). `persistent_workers=True`
+    keeps the workers between epochs.
 
     `feed_list`, `places`, `use_buffer_reader` and `use_shared_memory` are accepted for
     Paddle compatibility: batches always go to the current device, batches from workers

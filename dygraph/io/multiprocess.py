@@ -10,6 +10,7 @@ garbage collected and at interpreter exit.
 import multiprocessing
 import multiprocessing.connection
 import pickle
+import signal
 import time
 import weakref
 
@@ -59,6 +60,26 @@ def _shutdown(workers, task_conns, result_conns, graceful=True):
         p.join(timeout=1.0)
     for conn in task_conns + result_conns:
         conn.close()
+
+
+def _exit_status(code):
+    """How a worker process ended, as the end of a sentence: its exit code, or the signal
+    that killed it (multiprocessing reports signal N as exit code -N).
+
+    Example:
+        >>> _exit_status(7), _exit_status(-15)
+        (' with exit code 7', ': killed by SIGTERM (exit code -15)')
+    """
+    if code is None:
+        return " (its pipe closed, but it has not ended yet)"
+    if code >= 0:
+        return f" with exit code {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    hint = ", e.g. by the out-of-memory killer" if name == "SIGKILL" else ""
+    return f": killed by {name} (exit code {code}){hint}"
 
 
 class MultiProcessIter:
@@ -192,7 +213,9 @@ class MultiProcessIter:
             if conn.poll(max(wait, 0.0)):
                 try:
                     epoch, _, data = conn.recv()
-                except EOFError:
+                except (EOFError, OSError):
+                    # EOFError: the worker died between messages; OSError ("got end of file
+                    # during message", a reset connection): it died while sending one.
                     raise self._died(worker) from None
                 if epoch == self.epoch:
                     return data
@@ -208,7 +231,7 @@ class MultiProcessIter:
         process = self.workers[worker]
         process.join(timeout=1.0)
         return RuntimeError(f"DataLoader worker {worker} (pid {process.pid}) exited "
-                            f"unexpectedly with exit code {process.exitcode}")
+                            f"unexpectedly{_exit_status(process.exitcode)}")
 
     def close(self, graceful=True):
         """Stop the workers now (see `_shutdown`)."""

@@ -3,6 +3,8 @@
 import gc
 import multiprocessing
 import os
+import signal
+import struct
 import subprocess
 import sys
 import time
@@ -51,6 +53,32 @@ def test_dead_worker_is_detected():
     loader = DataLoader(wd.Dies(), batch_size=1, num_workers=2, timeout=30)
     with pytest.raises(RuntimeError, match="exited unexpectedly with exit code 7"):
         list(loader)
+
+
+def _pending_bytes(conn):
+    """How many bytes wait unread in a pipe."""
+    import fcntl
+    import termios
+
+    return struct.unpack("i", fcntl.ioctl(conn.fileno(), termios.FIONREAD, b"\0" * 4))[0]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL and FIONREAD are POSIX")
+def test_worker_killed_while_sending_a_batch_is_reported():
+    # The main process reads nothing until the worker is dead, so the worker stops with a
+    # 16 MB batch partly written: the pipe holds its length header and the first bytes.
+    start = time.monotonic()
+    it = iter(DataLoader(wd.Large(2, mb=16), batch_size=1, num_workers=1, timeout=30))
+    worker, conn = it.workers[0], it.result_conns[0]
+    while _pending_bytes(conn) <= 4 and time.monotonic() - start < 8:
+        time.sleep(0.01)
+    assert _pending_bytes(conn) > 4, "the worker never started sending"
+    os.kill(worker.pid, signal.SIGKILL)
+    worker.join(timeout=5)
+    with pytest.raises(RuntimeError, match=r"DataLoader worker 0 \(pid \d+\) exited "
+                                           r"unexpectedly: killed by SIGKILL \(exit code -9\)"):
+        next(it)
+    assert not it.alive and time.monotonic() - start < 10
 
 
 def test_timeout_raises_clear_error_quickly():

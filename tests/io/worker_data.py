@@ -97,6 +97,20 @@ class Dies(Dataset):
         return np.zeros(1, np.float32)
 
 
+class Large(Dataset):
+    """Samples of `mb` megabytes: far more than a pipe holds, so sending one takes many
+    writes, each waiting for the main process to read."""
+
+    def __init__(self, n, mb):
+        self.n, self.mb = n, mb
+
+    def __getitem__(self, idx):
+        return np.full(self.mb << 20, idx, np.uint8)
+
+    def __len__(self):
+        return self.n
+
+
 class Unpicklable(Dataset):
     """Returns a sample that cannot be sent back to the main process."""
 
