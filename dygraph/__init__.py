@@ -58,7 +58,7 @@ _SUBMODULES = {"nn", "optimizer", "io", "vision", "fluid", "metric", "linalg", "
 # Names that live in a lazily loaded submodule but are also top-level in Paddle.
 _LAZY_NAMES = {
     "ParamAttr": ("dygraph.nn.param_attr", "ParamAttr"),
-    "create_parameter": ("dygraph.nn.param_attr", "create_parameter"),
+    "create_parameter": ("dygraph.static.parameters", "create_parameter"),
     "inverse": ("dygraph.linalg", "inv"),
     "cholesky": ("dygraph.linalg", "cholesky"),
     "eigvalsh": ("dygraph.linalg", "eigvalsh"),

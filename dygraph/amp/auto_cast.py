@@ -149,19 +149,21 @@ def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level
     black = (BLACK_LIST | _op_names(custom_black_list)) - _op_names(custom_white_list)
     if level == "OD":  # Paddle's 'default' level: only the white list goes low
         level, black = "O1", black
+    from dygraph.autograd import interpreters
     from dygraph.autograd.function import _apply_mixed_precision
 
     state = grad_mode.state
-    previous = state.amp, state.intercept
+    previous = state.amp, interpreters.snapshot()
     state.amp = _Config(level, dtype, white, black) if enable and level != "O0" else None
     if state.amp is not None:
-        state.intercept = _apply_mixed_precision
-    elif previous[1] is _apply_mixed_precision:
-        state.intercept = None
+        interpreters.push(_apply_mixed_precision, interpreters.TRANSFORM)
+    else:
+        interpreters.remove(_apply_mixed_precision)
     try:
         yield
     finally:
-        state.amp, state.intercept = previous
+        state.amp = previous[0]
+        interpreters.restore(previous[1])
 
 
 amp_guard = auto_cast

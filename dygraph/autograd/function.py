@@ -120,6 +120,21 @@ class Op:
         return f"<{type(self).__name__} node>"
 
 
+def declared_attrs(cls):
+    """The attribute names an Op class declares along its bases (Op declares `n_outputs`).
+
+    Example:
+        >>> class Scale(Op):
+        ...     attrs = ("factor",)
+        >>> sorted(declared_attrs(Scale))
+        ['factor', 'n_outputs']
+    """
+    names = set()
+    for base in cls.__mro__:
+        names.update(base.__dict__.get("attrs", ()))
+    return names
+
+
 def _edge(t):
     """Where input `t`'s gradient goes: (producer node, output index) or (None, leaf)."""
     if t._sg:
@@ -213,14 +228,16 @@ def apply(op, *inputs):
 
 
 def _apply_mixed_precision(op, inputs):
-    """`apply` inside dygraph.amp.auto_cast: cast the inputs as the op's list says, run the
-    op (and the casts) with auto_cast paused, round bfloat16 outputs."""
+    """`apply` inside dygraph.amp.auto_cast (an interpreter of the TRANSFORM level): cast the
+    inputs as the op's list says and hand the op (and the casts) to the interpreter below,
+    which runs them eagerly or records them into a program; round bfloat16 outputs."""
     from dygraph.amp.auto_cast import cast_inputs, round_outputs
+    from dygraph.autograd.interpreters import below
 
-    config = _state.amp
-    _state.intercept = None
+    # interpreters.handing_down, spelled out: this runs for every op under auto_cast.
+    _state.intercept = below(_apply_mixed_precision)
     try:
-        inputs, rounded = cast_inputs(config, op, inputs)
+        inputs, rounded = cast_inputs(_state.amp, op, inputs)
         result = apply(op, *inputs)
         return round_outputs(result) if rounded else result
     finally:

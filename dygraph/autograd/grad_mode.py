@@ -27,8 +27,10 @@ class _ThreadState(threading.local):
     amp = None  # the active dygraph.amp.auto_cast settings, or None
     # The program ops are captured into while static mode is on (dygraph.static), or None.
     static_program = None
-    # What `apply` hands every op to instead of running it (auto_cast, static capture), or
-    # None: one attribute read on the eager path decides.
+    # The interpreters installed above eager execution, as (level, function) from the
+    # lowest (dygraph.autograd.interpreters), and `intercept`, the top one's function or
+    # None: what `apply` hands every op to; one attribute read on the eager path decides.
+    interpreters = ()
     intercept = None
     # (pack_hook, unpack_hook) of the innermost autograd.saved_tensors_hooks, or None.
     saved_hooks = None

@@ -40,15 +40,21 @@ def register_whole_call(fn):
     return fn
 
 
-def captured_whole(fn=None, *, static_op=None):
+def captured_whole(fn=None, *, static_op=None, free_dims=(), always=False):
     """Decorate `fn` (Tensors in, Tensors out) to be one op in static programs.
 
     `static_op(*args, **kwargs)`, when given, is tried first in static mode: an op built for
     programs (its data-dependent parts as inputs) for the common arguments, or
-    NotImplemented to fall back to the whole-function op.
+    NotImplemented to fall back to the whole-function op. `free_dims` are the output
+    dimensions whose size depends on the input's values (nonzero's count): free (-1) in the
+    program whatever the build-time stand-ins gave. `always` is for creation ops, whose
+    results belong to the program even when no static Variable is among the arguments:
+    "per_run" records an op drawn at each run (randn), "constant" a constant of the program
+    (zeros, arange), or an op computed per run when a size comes from a Variable.
     """
     if fn is None:
-        return functools.partial(captured_whole, static_op=static_op)
+        return functools.partial(captured_whole, static_op=static_op, free_dims=free_dims,
+                                 always=always)
     register_whole_call(fn)
 
     @functools.wraps(fn)
@@ -61,9 +67,13 @@ def captured_whole(fn=None, *, static_op=None):
                 if result is not NotImplemented:
                     return result
 
-            captured = capture_call(fn, args, kwargs)
+            captured = capture_call(fn, args, kwargs, free_dims, always == "per_run")
             if captured is not NotImplemented:
                 return captured
+            if always == "constant":
+                from dygraph.static.capture import program_constant
+
+                return program_constant(fn(*args, **kwargs))
         return fn(*args, **kwargs)
 
     return wrapper

@@ -11,15 +11,13 @@ backward formulas as static `append_backward`. Because parameters are inputs of 
 Example:
     >>> import dygraph
     >>> from dygraph import static
-    >>> from dygraph.static.capture import capture
-    >>> from dygraph.autograd import grad_mode
     >>> net = dygraph.nn.Linear(2, 1)
     >>> main = static.Program(); main.live_tensors = {}
-    >>> grad_mode.state.static_program, grad_mode.state.intercept = main, capture
+    >>> dygraph.enable_static()
     >>> with static.program_guard(main):
     ...     x = static.data('x', [None, 2])
     ...     y = net(x)
-    >>> grad_mode.state.static_program = grad_mode.state.intercept = None
+    >>> dygraph.disable_static()
     >>> compiled = CompiledProgram(main, ['x'], [y.name])
     >>> out, = compiled([dygraph.ones([3, 2])])
     >>> out.sum().backward(); net.weight.grad.shape

@@ -119,7 +119,9 @@ def _mark_gradients(program, needs):
 
 class TranslatedLayer(Layer):
     """A Layer running a loaded program (what jit.load returns). Its parameters are
-    trainable Parameters; train() and eval() switch dropout and batch norm."""
+    trainable Parameters. It starts in eval mode, as Paddle's does: the saved program is
+    the inference one (dropout off, batch norm on running statistics) whatever mode the
+    layer was saved in; train() switches dropout and batch norm on for fine-tuning."""
 
     def __init__(self, program, feeds, fetches, values):
         super().__init__()
@@ -140,6 +142,7 @@ class TranslatedLayer(Layer):
             self._persistables[name] = t
         self._check = _Plan(program, set(self._feeds), self._fetches)
         self._compiled = {}
+        self.eval()
 
     def _compiled_for(self, stops):
         key = (stops, self.training)

@@ -16,7 +16,7 @@ import operator
 
 import numpy as np
 
-from dygraph.autograd import grad_mode
+from dygraph.autograd import grad_mode, interpreters
 from dygraph.autograd.grad_mode import enable_grad
 from dygraph.framework.random import get_rng_state, set_rng_state
 from dygraph.jit.run_program import CompiledProgram
@@ -119,9 +119,10 @@ def trace(function, structure, args):
     program = Program()
     program.live_tensors = {}
     state = grad_mode.state
-    saved = (state.static_program, state.intercept)
+    saved = (state.static_program, interpreters.snapshot())
     rng = get_rng_state()
-    state.static_program, state.intercept = program, capture
+    state.static_program = program
+    interpreters.push(capture, interpreters.RECORD)
     try:
         with program_guard(program, Program()), enable_grad():
             variables, used = [], set()
@@ -142,7 +143,8 @@ def trace(function, structure, args):
         step = getattr(program, "train_step", None)
         if step is not None:  # the function ran a training step: .grad back to eager
             step.finish()
-        state.static_program, state.intercept = saved
+        state.static_program = saved[0]
+        interpreters.restore(saved[1])
         set_rng_state(rng)
     outputs = []
     out_structure = flatten(result, outputs, _is_variable)

@@ -1,4 +1,4 @@
-"""ONNX mappings of the shape ops: reshape, transpose, concat, split, stack, unbind, basic
+"""ONNX mappings of the shape ops: shape queries, reshape, transpose, concat, split, stack, unbind, basic
 indexing (slices, integers, None, Ellipsis), tile, broadcast, flip and constant padding.
 
 Reshape targets keep the -1 and 0 entries the op was built with, so an export with a free
@@ -17,7 +17,7 @@ from dygraph.onnx.graph import INT64_MAX, INT64_MIN, maps
 from dygraph.ops.indexing import GetItem
 from dygraph.ops.manipulation import Concat, Flip, Split, Stack, Tile, Unbind
 from dygraph.ops.manipulation_pad import ConstantPad
-from dygraph.ops.shape import BroadcastTo, Reshape, Transpose
+from dygraph.ops.shape import BroadcastTo, Reshape, ShapeOf, Transpose
 
 __all__ = []
 
@@ -29,6 +29,18 @@ def unsupported(what):
 @maps(Reshape)
 def _reshape(g, op, ins, outs):
     return g.add("Reshape", [ins[0], g.ints(op.shape)], outs)
+
+
+@maps(ShapeOf)
+def _shape_of(g, op, ins, outs):
+    """Shape, then Gather of one dimension (a 0-D result) or Size for the element count:
+    a free dimension's size is read from each run's input."""
+    if op.axis == "numel":
+        return g.add("Size", ins, outs)
+    if op.axis is None:
+        return g.add("Shape", ins, outs)
+    shape = g.add("Shape", ins)
+    return g.add("Gather", [shape, g.const(np.int64(op.axis), hint="axis")], outs, axis=0)
 
 
 @maps(Transpose)

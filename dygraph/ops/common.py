@@ -7,6 +7,7 @@ from dygraph.autograd.grad_mode import state as _grad_state
 from dygraph.backend import is_gpu_array
 from dygraph.framework import dtype as _dt
 from dygraph.framework.errors import op_error
+from dygraph.framework.free_dim import FreeDim
 from dygraph.tensor import Tensor, _new_tensor, to_tensor
 
 _FLOAT_KINDS = frozenset("fc")
@@ -26,6 +27,9 @@ def as_tensor(x, op="op"):
 def scalar_operand(value, like):
     """A Python number as a 0-d constant, with Paddle's scalar rules: it takes the tensor's
     dtype, except that a float with an integer tensor gives the default float."""
+    if type(value) is FreeDim:  # a static Variable's free dimension: its size per run
+        size = value.tensor()
+        return size if like._data.dtype == size._data.dtype else cast(size, like._data.dtype)
     kind = like._data.dtype.kind
     if isinstance(value, bool) or kind in _FLOAT_KINDS:
         dtype = like._data.dtype if not (isinstance(value, bool) and kind == "b") else np.bool_

@@ -8,6 +8,7 @@ import functools
 
 import numpy as np
 
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework import dtype as _dt
 from dygraph.framework.errors import describe, op_error
 from dygraph.framework.place import current_place
@@ -64,6 +65,7 @@ def _dtype_or(dtype, fallback):
 
 
 @_allocating
+@captured_whole(always="constant")
 def zeros(shape, dtype=None, name=None):
     """A tensor of zeros (default float32).
 
@@ -76,6 +78,7 @@ def zeros(shape, dtype=None, name=None):
 
 
 @_allocating
+@captured_whole(always="constant")
 def ones(shape, dtype=None, name=None):
     """A tensor of ones (default float32).
 
@@ -88,6 +91,7 @@ def ones(shape, dtype=None, name=None):
 
 
 @_allocating
+@captured_whole(always="constant")
 def full(shape, fill_value, dtype=None, name=None):
     """A tensor filled with `fill_value` (dtype from the value when not given).
 
@@ -107,6 +111,7 @@ def full(shape, fill_value, dtype=None, name=None):
 
 
 @_allocating
+@captured_whole(always="constant")
 def empty(shape, dtype=None, name=None):
     """An uninitialised tensor (zeros here, so results never depend on stale memory).
 
@@ -125,6 +130,7 @@ def _like(x, fill, dtype):
 
 
 @_allocating
+@captured_whole(always="constant")
 def zeros_like(x, dtype=None, name=None):
     """Zeros with x's shape (and dtype unless given).
 
@@ -137,6 +143,7 @@ def zeros_like(x, dtype=None, name=None):
 
 
 @_allocating
+@captured_whole(always="constant")
 def ones_like(x, dtype=None, name=None):
     """Ones with x's shape (and dtype unless given).
 
@@ -149,6 +156,7 @@ def ones_like(x, dtype=None, name=None):
 
 
 @_allocating
+@captured_whole(always="constant")
 def full_like(x, fill_value, dtype=None, name=None):
     """`fill_value` with x's shape (and dtype unless given).
 
@@ -160,6 +168,7 @@ def full_like(x, fill_value, dtype=None, name=None):
     return _like(x, fill_value, dtype)
 
 
+@captured_whole(always="constant")
 def empty_like(x, dtype=None, name=None):
     """Zeros with x's shape; see `empty`.
 
@@ -176,6 +185,7 @@ def _number(v):
 
 
 @_allocating
+@captured_whole(always="constant")
 def arange(start=0, end=None, step=1, dtype=None, name=None):
     """Evenly spaced values in [start, end); int64 for integer arguments, else float32.
 
@@ -198,6 +208,7 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
 
 
 @_allocating
+@captured_whole(always="constant")
 def linspace(start, stop, num, dtype=None, name=None):
     """`num` evenly spaced values from start to stop inclusive.
 
@@ -211,6 +222,7 @@ def linspace(start, stop, num, dtype=None, name=None):
 
 
 @_allocating
+@captured_whole(always="constant")
 def eye(num_rows, num_columns=None, dtype=None, name=None):
     """Identity matrix of num_rows x num_columns.
 
@@ -225,6 +237,7 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
 
 
 @_allocating
+@captured_whole(always="per_run")
 def rand(shape, dtype=None, name=None):
     """Uniform random values in [0, 1).
 
@@ -237,6 +250,7 @@ def rand(shape, dtype=None, name=None):
 
 
 @_allocating
+@captured_whole(always="per_run")
 def randn(shape, dtype=None, name=None):
     """Standard normal random values.
 
@@ -252,6 +266,7 @@ standard_normal = randn
 
 
 @_allocating
+@captured_whole(always="per_run")
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
     """Random integers in [low, high) (or [0, low) when high is None).
 
@@ -269,6 +284,7 @@ def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
 
 
 @_allocating
+@captured_whole(always="per_run")
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002
     """Uniform random values in [min, max).
 
@@ -283,6 +299,7 @@ def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A
 
 
 @_allocating
+@captured_whole(always="per_run")
 def normal(mean=0.0, std=1.0, shape=None, name=None):
     """Normal random values; mean and std may be tensors (broadcast) or numbers.
 
@@ -304,6 +321,7 @@ def normal(mean=0.0, std=1.0, shape=None, name=None):
 
 
 @_allocating
+@captured_whole(always="per_run")
 def randperm(n, dtype="int64", name=None):
     """A random permutation of 0..n-1.
 
@@ -315,6 +333,7 @@ def randperm(n, dtype="int64", name=None):
     return _wrap(rng().permutation(int(n)).astype(_dt.convert_dtype(dtype).np_dtype))
 
 
+@captured_whole(always="per_run")
 def bernoulli(x, name=None):
     """1 with probability x (elementwise), else 0; same dtype as x.
 
@@ -329,6 +348,7 @@ def bernoulli(x, name=None):
     return _wrap((rng().random(p.shape) < p).astype(p.dtype))
 
 
+@captured_whole(always="per_run")
 def multinomial(x, num_samples=1, replacement=False, name=None):
     """Sample category indices from the rows of x (unnormalised probabilities).
 

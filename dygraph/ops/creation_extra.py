@@ -10,6 +10,7 @@ from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor as _as_tensor
 from dygraph.ops.common import shape_list
 from dygraph.ops.creation import _float_dtype, _wrap, arange
+from dygraph.ops.shape import shape_of
 from dygraph.tensor import Tensor, _new_tensor, to_tensor
 
 __all__ = ["tril_indices", "triu_indices", "logspace", "from_numpy", "asarray",
@@ -230,7 +231,7 @@ def shape(input):  # noqa: A002 - Paddle's argument name
         >>> dygraph.shape(dygraph.ones([2, 3])).numpy()
         array([2, 3])
     """
-    return _wrap(np.asarray(_as_tensor(input, "shape")._data.shape, dtype=np.int64))
+    return shape_of(_as_tensor(input, "shape"))
 
 
 def numel(x, name=None):
@@ -241,7 +242,7 @@ def numel(x, name=None):
         >>> dygraph.numel(dygraph.ones([2, 3])).item()
         6
     """
-    return _wrap(np.asarray(_as_tensor(x, "numel")._data.size, dtype=np.int64))
+    return shape_of(_as_tensor(x, "numel"), "numel")
 
 
 def rank(input):  # noqa: A002 - Paddle's argument name

@@ -10,6 +10,7 @@ import builtins
 import numpy as np
 
 from dygraph.autograd.function import apply
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor, check_axis
 from dygraph.ops.indexing import GetItem
@@ -32,6 +33,7 @@ def _nonscalar(x, op):
     return x
 
 
+@captured_whole
 def gather(x, index, axis=None, name=None):
     """Rows (or slices along `axis`, default 0) of x at `index` (1-D, or [N, 1]; a 0-D index
     drops the axis).
@@ -54,6 +56,7 @@ def gather(x, index, axis=None, name=None):
     return apply(GetItem(_along(ax, int(idx) if idx.ndim == 0 else idx)), x)
 
 
+@captured_whole
 def index_select(x, index, axis=0, name=None):
     """Slices of x along `axis` at the positions in the 1-D `index`.
 
@@ -73,6 +76,7 @@ def index_select(x, index, axis=0, name=None):
     return apply(GetItem(_along(ax, idx)), x)
 
 
+@captured_whole
 def gather_nd(x, index, name=None):
     """Gather by multi-dim indices: index[..., :k] addresses the first k dims of x, so the
     result has shape index.shape[:-1] + x.shape[k:].
@@ -125,6 +129,7 @@ def _along_axis_index(arr_shape, idx, axis, broadcast, op):
     return tuple(index)
 
 
+@captured_whole
 def take_along_axis(arr, indices, axis, broadcast=True, name=None):
     """Pick values of `arr` along `axis` at `indices` (same number of dims as arr; the other
     dims broadcast). Negative indices count from the end.
@@ -143,6 +148,7 @@ def take_along_axis(arr, indices, axis, broadcast=True, name=None):
     return apply(GetItem(index), arr)
 
 
+@captured_whole(free_dims=(0,))
 def masked_select(x, mask, name=None):
     """The values of x where the bool `mask` is True, as a 1-D tensor (x and mask
     broadcast against each other).

@@ -327,6 +327,7 @@ def _renorm_rows(wd, ids, max_norm, norm_type):
         wd[rows[big]] *= scale[:, None].astype(wd.dtype)
 
 
+@captured_whole
 def one_hot(x, num_classes, name=None):
     """One-hot float32 rows: shape x.shape + [num_classes], 1 at each id (no gradient).
 

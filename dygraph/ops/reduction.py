@@ -9,6 +9,7 @@ import numpy as np
 
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework import dtype as _dt
 from dygraph.ops.common import as_tensor, cast, check_axis, float_operand, norm_axes
 from dygraph.ops.cumulative import cumprod, cumsum
@@ -330,6 +331,7 @@ def any(x, axis=None, keepdim=False, name=None):  # noqa: A001 - Paddle's name
     return _logic(x, axis, keepdim, "any", "any")
 
 
+@captured_whole
 def count_nonzero(x, axis=None, keepdim=False, name=None):
     """How many elements over `axis` are non-zero, as int64.
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
 from dygraph.ops import compare, reduction
 from dygraph.ops import unary as _unary
@@ -144,6 +145,7 @@ def _cumulative_extreme(x, axis, dtype, op, larger):
     return values, indices
 
 
+@captured_whole
 def cummax(x, axis=None, dtype="int64", name=None):
     """(running maximum along `axis`, the index where each maximum was found); None
     flattens x. The gradient flows to the elements picked.
@@ -157,6 +159,7 @@ def cummax(x, axis=None, dtype="int64", name=None):
     return _cumulative_extreme(x, axis, dtype, "cummax", True)
 
 
+@captured_whole
 def cummin(x, axis=None, dtype="int64", name=None):
     """(running minimum along `axis`, the index where each minimum was found).
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import describe, op_error
 from dygraph.ops.common import as_tensor, check_axis
 from dygraph.ops.reduce_base import index_dtype
@@ -168,6 +169,7 @@ def _topk_index(xp, a, k, axis, largest, sort):
     return xp.take_along_axis(cand, order, axis)
 
 
+@captured_whole
 def topk(x, k, axis=None, largest=True, sorted=True, name=None):  # noqa: A002 - Paddle's name
     """The k largest (or smallest) values along `axis` (default last) and their int64
     indices; the values are differentiable.
@@ -195,6 +197,7 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None):  # noqa: A002 -
     return values, indices
 
 
+@captured_whole
 def sort(x, axis=-1, descending=False, stable=False, name=None):
     """Sorted values along `axis` (differentiable); ties keep their input order.
 
@@ -211,6 +214,7 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
     return out.reshape([]) if was_0d else out
 
 
+@captured_whole
 def argsort(x, axis=-1, descending=False, stable=False, name=None):
     """int64 indices that sort `x` along `axis`; ties keep their input order.
 
@@ -228,6 +232,7 @@ def argsort(x, axis=-1, descending=False, stable=False, name=None):
     return _const(idx.astype(np.int64, copy=False))
 
 
+@captured_whole(free_dims=(0,))
 def unique(x, return_index=False, return_inverse=False, return_counts=False, axis=None,
            dtype="int64", name=None):
     """Sorted unique values (of the flattened input, or of slices along `axis`), optionally
@@ -255,6 +260,7 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
     return tensors[0] if len(tensors) == 1 else tuple(tensors)
 
 
+@captured_whole(free_dims=(0,))
 def nonzero(x, as_tuple=False):
     """int64 coordinates of the non-zero elements: a [z, ndim] tensor, or (as_tuple) one
     [z, 1] tensor per dimension.
@@ -274,6 +280,7 @@ def nonzero(x, as_tuple=False):
     return _const(coords)
 
 
+@captured_whole
 def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=None):
     """Insertion positions of `values` in the innermost dimension of `sorted_sequence`
     (1-D, or with the same leading dimensions as `values`).
@@ -311,6 +318,7 @@ def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=Non
     return _const(pos.reshape(vals.shape).astype(out_dtype, copy=False))
 
 
+@captured_whole(free_dims=(0,))
 def bincount(x, weights=None, minlength=0, name=None):
     """Occurrences of each value of a 1-D non-negative integer tensor (or the sum of the
     matching `weights`).
@@ -341,6 +349,7 @@ def bincount(x, weights=None, minlength=0, name=None):
     return _const(out.astype(w.dtype, copy=False))
 
 
+@captured_whole
 def histogram(input, bins=100, min=0, max=0, weight=None, density=False,  # noqa: A002
               name=None):
     """Counts of the values in `bins` equal-width bins over [min, max] (both 0: the data's

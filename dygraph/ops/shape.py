@@ -4,13 +4,53 @@ Results are copies when NumPy would return a view, so an in-place change to one 
 silently changes another (Paddle's copy semantics).
 """
 
+import numpy as np
+
 from dygraph.autograd.function import Op, apply
 from dygraph.framework.errors import op_error
+from dygraph.framework.free_dim import FreeDim
 from dygraph.ops.common import as_tensor, check_axis, shape_list
 from dygraph.ops.workspace import POOLED_SIZE, workspace
 
-__all__ = ["reshape", "transpose", "broadcast_to", "expand", "squeeze", "unsqueeze", "flatten"]
+__all__ = ["reshape", "transpose", "broadcast_to", "expand", "squeeze", "unsqueeze", "flatten",
+           "shape_of"]
 NONDIFF = set()
+
+
+class ShapeOf(Op):
+    """The shape of x (or its size along `axis`, or its element count for axis 'numel') as
+    int64: an op, so that a program reads each run's shape, not the build-time one."""
+
+    attrs = ("axis",)
+
+    differentiable = False
+
+    def __init__(self, axis=None):
+        self.axis = axis
+
+    def forward(self, xp, x):
+        if self.axis is None:
+            value = x.shape
+        elif self.axis == "numel":
+            value = x.size
+        else:
+            value = x.shape[self.axis]
+        return xp.asarray(value, dtype=np.int64)
+
+    def backward(self, m, g):
+        return (None,)
+
+
+def shape_of(x, axis=None):
+    """x's shape as a 1-D int64 tensor; with `axis`, that dimension's size (0-D); with
+    axis='numel', the element count (0-D).
+
+    Example:
+        >>> import dygraph
+        >>> shape_of(dygraph.ones([2, 3])).tolist(), shape_of(dygraph.ones([2, 3]), 1).item()
+        ([2, 3], 3)
+    """
+    return apply(ShapeOf(axis), as_tensor(x, "shape"))
 
 
 class Reshape(Op):
@@ -84,6 +124,10 @@ def reshape(x, shape, name=None):
         [2, 3]
     """
     x = as_tensor(x, "reshape")
+    if isinstance(shape, (list, tuple)) and any(type(s) is FreeDim for s in shape):
+        # A free dimension of x kept in place is 0 (copy it), any other is the one -1.
+        shape = [(0 if s.var is x and s.axis == i else -1) if type(s) is FreeDim else s
+                 for i, s in enumerate(shape)]
     target = list(shape_list(shape, "reshape"))
     in_shape = x._data.shape
     spec = tuple(target)  # 0 and -1 stay in the op: a static program reshapes any batch

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from dygraph.autograd.function import Op, apply
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import float_operand, norm_axes
 from dygraph.ops.reduce_base import constant, keep_shape, reduced_count, unreduce
@@ -297,6 +298,7 @@ def _order_statistic(x, qs, axis, keepdim, interpolation, op):
     return out.reshape([len(qs)] + target)
 
 
+@captured_whole
 def median(x, axis=None, keepdim=False, name=None):
     """Median over `axis` (None: all elements); an even count averages the two middle
     values. Integer inputs give float32 (float64 stays float64); NaN gives NaN.
@@ -312,6 +314,7 @@ def median(x, axis=None, keepdim=False, name=None):
     return out.reshape(out.shape[1:])
 
 
+@captured_whole
 def quantile(x, q, axis=None, keepdim=False, interpolation="linear", name=None):
     """The q-th quantile(s) over `axis` (int, list or None for all), interpolating between
     sorted elements. A list of q puts one result per q along a new first dimension.

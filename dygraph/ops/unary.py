@@ -414,11 +414,9 @@ def where(condition, x=None, y=None, name=None):
 
     cond = as_tensor(condition, "where")
     if x is None and y is None:
-        xp = _xp_of(cond._data)
-        from dygraph.tensor import _new_tensor
+        from dygraph.ops.search import nonzero
 
-        return tuple(_new_tensor(i.reshape(-1, 1), None, 0, True)
-                     for i in xp.nonzero(cond._data))
+        return nonzero(cond, as_tuple=True)
     if cond._data.dtype.kind != "b":
         from dygraph.ops.compare import not_equal
 

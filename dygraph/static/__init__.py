@@ -21,6 +21,7 @@ from dygraph.static.backward import append_backward, gradients
 from dygraph.static.capture import disable_static, enable_static, in_dynamic_mode
 from dygraph.static.executor import Executor, Scope, global_scope, scope_guard
 from dygraph.static.io import load_inference_model, save_inference_model
+from dygraph.static.parameters import create_global_var, create_parameter
 from dygraph.static.persist import load, save
 from dygraph.static.print_op import Print
 from dygraph.static.program import (
@@ -38,4 +39,5 @@ __all__ = ["Program", "Block", "Variable", "Operator", "program_guard", "data",
            "default_main_program", "default_startup_program", "Executor", "Scope",
            "global_scope", "scope_guard", "append_backward", "gradients", "InputSpec",
            "CPUPlace", "CUDAPlace", "enable_static", "disable_static", "in_dynamic_mode",
-           "nn", "save_inference_model", "load_inference_model", "save", "load", "Print"]
+           "nn", "save_inference_model", "load_inference_model", "save", "load", "Print",
+           "create_parameter", "create_global_var"]

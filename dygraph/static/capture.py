@@ -24,13 +24,19 @@ Example:
 import numpy as np
 
 from dygraph.autograd import grad_mode
-from dygraph.autograd.function import _FORWARD_ERRORS, Op, apply
-from dygraph.framework.errors import forward_error
+from dygraph.autograd.function import _FORWARD_ERRORS, Op, apply, declared_attrs
+from dygraph.autograd.interpreters import RECORD, below, handing_down, push, remove
+from dygraph.framework.errors import forward_error, user_frame
 from dygraph.framework.parameter import Parameter
-from dygraph.static.program import Variable, default_startup_program
+from dygraph.static.program import (
+    ValueDependentError,
+    Variable,
+    default_startup_program,
+    is_stand_in,
+)
 
 __all__ = ["capture", "enable_static", "disable_static", "in_dynamic_mode", "Slot",
-           "Constant"]
+           "Constant", "program_constant"]
 
 
 class Slot:
@@ -87,6 +93,8 @@ def _register(block, tensor):
                 startup.append_op(Constant(np.array(tensor._data, copy=True)), [], [name],
                                   role="init")
         return name
+    if is_stand_in(tensor._data):
+        raise _baked(f"a constant of shape {list(tensor._data.shape)}")
     if live is not None:
         # A buffer (running statistics) or a tensor from outside the traced function: an
         # input of each run, read then. Its stand-ins are copies, so ops that update it in
@@ -105,6 +113,30 @@ def _register(block, tensor):
     return var.name
 
 
+def _baked(what):
+    return ValueDependentError(
+        f"{what} was computed in Python from the build-time stand-in of a static Variable "
+        f"(called at {user_frame()}): a program would repeat the stand-in's values on every "
+        "run instead of computing from each run's data. Compute it with ops (or decorate the "
+        "function with dygraph.autograd.whole_call.captured_whole), or run this code eagerly")
+
+
+def _check_configuration(op):
+    """Refuse an op whose configuration holds arrays computed from stand-ins (an index
+    that a wrapper computed from x._data, say)."""
+    values = op.__dict__
+    for name in declared_attrs(type(op)):
+        if name in values and is_stand_in(values[name]):
+            raise _baked(f"{op.name}: its attribute {name!r}")
+
+
+def program_constant(tensor):
+    """`tensor` (a creation op's eager result) as a constant of the program being built: a
+    variable that can be fetched, differentiated against and used in branches."""
+    program = grad_mode.state.static_program
+    return _var_of(program, _register(program.current_block(), tensor))
+
+
 def _var_of(program, name):
     """The variable `name` of the innermost block that has it."""
     for block in reversed(program.blocks):
@@ -114,11 +146,12 @@ def _var_of(program, name):
 
 
 def _in_program(tensors, live):
-    """Whether an op on `tensors` belongs in the program: it reads a program Variable, or,
-    while jit.to_static traces, a parameter or a tensor that needs a gradient (an op on
-    them alone must run again at each call, not once while tracing)."""
+    """Whether an op on `tensors` belongs in the program: it reads a program Variable or a
+    parameter (an op on parameters alone, such as auto_cast's cast of a weight, must run
+    again at each run, not once while building), or, while jit.to_static traces, a tensor
+    that needs a gradient."""
     for t in tensors:
-        if isinstance(t, Variable) or live and (isinstance(t, Parameter) or not t._sg):
+        if isinstance(t, (Variable, Parameter)) or live and not t._sg:
             return True
     return False
 
@@ -136,19 +169,17 @@ def capture(op, inputs):
     state = grad_mode.state
     program = state.static_program
     live = program.live_tensors is not None
-    if not _in_program(inputs, live):
-        state.intercept = None  # no program value involved: an ordinary eager op
-        try:
+    if not (_in_program(inputs, live) or getattr(op, "always", False)):
+        with handing_down(capture):  # no program value involved: an ordinary eager op
             return apply(op, *inputs)
-        finally:
-            state.intercept = capture
+    _check_configuration(op)
     block = state.static_program.current_block()
     names = [t.name if isinstance(t, Variable) else _register(block, t) for t in inputs]
     # Ops whose output size depends on data (IfElse's rows) may meet stand-ins that do not
     # fit each other; `probing` lets them shape a placeholder result instead. The probes
     # run eagerly: a whole-function op's inner ops must not land in the program.
     op.probing = True
-    state.intercept = None
+    state.intercept = below(capture)
     try:
         variables = [t if isinstance(t, Variable) else _var_of(program, n)
                      for t, n in zip(inputs, names)]
@@ -175,6 +206,8 @@ def capture(op, inputs):
                              "program")
         shape = [d if d == e else -1 for d, e in zip(a.shape, b.shape)]
         for d in getattr(op, "free_dims", ()):  # sizes that depend on the data itself
+            if d >= len(shape):
+                continue
             shape[d] = -1
         outputs.append(block.create_var(None, shape, a.dtype,
                                         stop_gradient=stop or a.dtype.kind not in "fc",
@@ -201,17 +234,14 @@ def enable_static():
     """
     from dygraph.static.program import default_main_program
 
-    state = grad_mode.state
-    state.static_program = default_main_program()
-    state.intercept = capture
+    grad_mode.state.static_program = default_main_program()
+    push(capture, RECORD)
 
 
 def disable_static(place=None):
     """Back to dynamic (eager) mode in this thread."""
-    state = grad_mode.state
-    state.static_program = None
-    if state.intercept is capture:
-        state.intercept = None
+    grad_mode.state.static_program = None
+    remove(capture)
 
 
 def in_dynamic_mode():

@@ -22,8 +22,9 @@ import inspect
 
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.grad_mode import enable_grad
+from dygraph.framework.free_dim import FreeDim
 from dygraph.static.program import Variable
-from dygraph.tensor import Tensor, _new_tensor
+from dygraph.tensor import Tensor, _new_tensor, to_tensor
 
 __all__ = ["EagerCall", "capture_call"]
 
@@ -34,12 +35,14 @@ class EagerCall(Op):
     `kwargs` holds every argument by name (the Tensor ones are filled in per run), so a
     program clone for testing can switch `training` off."""
 
-    attrs = ("fn", "kwargs", "names", "stops")
+    attrs = ("always", "fn", "free_dims", "kwargs", "names", "stops")
     attr_kinds = {"fn": "function"}
 
-    def __init__(self, fn, kwargs, names, stops):
+    def __init__(self, fn, kwargs, names, stops, free_dims=(), always=False):
         self.fn, self.kwargs = fn, kwargs
         self.names, self.stops = names, stops  # the Tensor arguments and their stop_gradient
+        self.free_dims = free_dims  # output dims whose size depends on the input's values
+        self.always = always  # in the program even without Variable inputs (creation ops)
 
     def forward(self, xp, *arrays):
         kwargs = dict(self.kwargs)
@@ -93,18 +96,28 @@ class EagerCall(Op):
         return tuple(out)
 
 
-def capture_call(fn, args, kwargs):
+def capture_call(fn, args, kwargs, free_dims=(), always=False):
     """Record fn(*args, **kwargs) as one EagerCall op when a static Variable is among the
-    arguments; NotImplemented otherwise (the call then runs as usual)."""
+    arguments; NotImplemented otherwise (the call then runs as usual). `free_dims`: output
+    dimensions whose size depends on the input's values; `always`: recorded without Variable
+    arguments too."""
     signature = inspect.signature(fn)
     bound = signature.bind(*args, **kwargs)
     bound.apply_defaults()  # every argument by name: a test clone can turn `training` off
     values = {k: v for k, v in bound.arguments.items() if signature.parameters[k].kind not in
               (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD) or v}
+    from dygraph.ops.manipulation import stack
+
+    for k, v in values.items():  # a free dimension's size is an input read at each run
+        if type(v) is FreeDim:
+            values[k] = v.tensor()
+        elif isinstance(v, (list, tuple)) and any(type(d) is FreeDim for d in v):
+            values[k] = stack([d.tensor() if type(d) is FreeDim else
+                               to_tensor(d, dtype="int64") for d in v])
     names = [k for k, v in values.items() if isinstance(v, Tensor)]
-    if not any(isinstance(values[k], Variable) for k in names):
+    if not always and not any(isinstance(values[k], Variable) for k in names):
         return NotImplemented
     stops = [values[k]._sg for k in names]
     template = {k: (None if k in names else v) for k, v in values.items()}
-    op = EagerCall(fn, template, names, stops)
+    op = EagerCall(fn, template, names, stops, tuple(free_dims), always)
     return apply(op, *[values[k] for k in names])

@@ -29,7 +29,12 @@ import numpy as np
 
 from dygraph.autograd.function import _FORWARD_ERRORS
 from dygraph.framework.errors import op_error
-from dygraph.static.program import Variable, default_main_program
+from dygraph.static.program import (
+    ValueDependentError,
+    Variable,
+    default_main_program,
+    is_stand_in,
+)
 from dygraph.static.rewrite import pool_before_relu
 from dygraph.static.straight_line import straight_line
 
@@ -209,6 +214,11 @@ class _Plan:
 
 
 def _fetch_name(f):
+    if not isinstance(f, Variable) and is_stand_in(getattr(f, "_data", None)):
+        raise ValueDependentError(
+            "Executor.run: a fetched Tensor was computed in Python from the build-time "
+            "stand-in of a static Variable, not by ops of the program; it would hold the "
+            "stand-in's values, not the run's (compute it with ops, or run the code eagerly)")
     return f.name if isinstance(f, Variable) or hasattr(f, "name") else str(f)
 
 

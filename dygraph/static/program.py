@@ -26,10 +26,12 @@ import numpy as np
 from dygraph.autograd import grad_mode
 from dygraph.autograd.function import Op
 from dygraph.framework import dtype as _dt
+from dygraph.framework.free_dim import FreeDim
 from dygraph.tensor import Tensor, _init_from
 
 __all__ = ["Program", "Block", "Variable", "Operator", "program_guard",
-           "default_main_program", "default_startup_program", "data", "ValueDependentError"]
+           "default_main_program", "default_startup_program", "data", "ValueDependentError",
+           "StandIn", "is_stand_in"]
 
 # The stand-in sizes a free (-1) dimension takes while shapes are inferred: an op runs on
 # both, and an output dimension that differs between the two runs is free too.
@@ -41,6 +43,32 @@ class ValueDependentError(RuntimeError):
     """Python code asked for the value of a static Variable (bool() for an `if`, float(),
     .numpy(), len() of a free dimension...) while a program was being built: the value
     exists only when the program runs, so the program cannot record that code."""
+
+
+class StandIn(np.ndarray):
+    """The array a Variable holds while its program is built: zeros with the Variable's
+    shape, marked so that what Python computes from it stays marked (NumPy keeps the
+    subclass through ufuncs and most functions). Capture refuses a marked array that would
+    become part of the program (an op's configuration, a constant): it was computed from a
+    build-time stand-in, not from the data of a run. Ops themselves run on stand-ins freely
+    while capture probes their output shapes."""
+
+
+def is_stand_in(value):
+    """Whether `value` (an array, or a tuple/list/dict nesting arrays) holds an array
+    computed from a build-time stand-in.
+
+    Example:
+        >>> is_stand_in(np.zeros(3).view(StandIn) + 1), is_stand_in((np.zeros(3), 1))
+        (True, False)
+    """
+    if isinstance(value, StandIn):
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(is_stand_in(v) for v in value)
+    if isinstance(value, dict):
+        return any(is_stand_in(v) for v in value.values())
+    return False
 
 
 def _value_needed(var, what):
@@ -86,19 +114,21 @@ class Variable(Tensor):
             # Zero-strided views of one zero: a declared shape allocates nothing (a file or
             # a user may declare [1<<20, 1<<20]); only what ops compute from them is real.
             zero = np.zeros((), dtype)
-            stand_ins = tuple(np.broadcast_to(zero, [p if d == -1 else d for d in shape])
+            stand_ins = tuple(np.broadcast_to(zero, [p if d == -1 else int(d) for d in shape])
                               for p in PROBES)
-        _init_from(self, stand_ins[0], None, 0, stop_gradient)
-        self._alt = stand_ins[1]
+        _init_from(self, stand_ins[0].view(StandIn), None, 0, stop_gradient)
+        self._alt = stand_ins[1].view(StandIn)
         self._name = name
         self.persistable = persistable
         self.block = block
-        self.static_shape = tuple(int(d) for d in shape)
+        self.static_shape = tuple(-1 if type(d) is FreeDim else int(d) for d in shape)
         self.is_parameter = False
 
     @property
     def shape(self):
-        return self.static_shape
+        """The declared shape; a free dimension is a FreeDim (-1 as a shape entry, the
+        run's size in tensor arithmetic: dygraph/framework/free_dim.py)."""
+        return tuple(FreeDim(self, i) if d == -1 else d for i, d in enumerate(self.static_shape))
 
     def __repr__(self):
         kind = "persistable " if self.persistable else ""

@@ -34,8 +34,9 @@ import importlib
 
 import numpy as np
 
-from dygraph.autograd.function import Op
+from dygraph.autograd.function import Op, declared_attrs
 from dygraph.autograd.whole_call import WHOLE_CALLS
+from dygraph.framework.dtype import DType
 from dygraph.ops.im2col import Geometry
 from dygraph.ops.nn_resample import AxisMap
 from dygraph.ops.nn_vision import Window
@@ -146,20 +147,6 @@ def check_shape(shape, where):
     return tuple(shape)
 
 
-def declared_attrs(cls):
-    """The attribute names `cls` declares along its bases (Op declares `n_outputs`).
-
-    Example:
-        >>> from dygraph.ops.compare import _Elementwise
-        >>> sorted(declared_attrs(_Elementwise))
-        ['fn_name', 'n_outputs']
-    """
-    names = set()
-    for base in cls.__mro__:
-        names.update(base.__dict__.get("attrs", ()))
-    return names
-
-
 def attr_kind(cls, name):
     """What attribute `name` of `cls` may hold: None (plain data), BLOCK, FUNCTION, or the
     closed table of names it selects from.
@@ -231,8 +218,8 @@ class Encoder:
             return v
         if isinstance(v, (np.integer, np.floating, np.bool_)):
             return v.item()
-        if isinstance(v, np.dtype):
-            return {"__dtype__": dtype_name(v)}
+        if isinstance(v, (np.dtype, DType)):  # dygraph's dtype objects load as NumPy's
+            return {"__dtype__": dtype_name(v.np_dtype if isinstance(v, DType) else v)}
         if isinstance(v, slice):  # indexing ops (x[:, -1])
             return {"__slice__": [self.value(x, where) for x in (v.start, v.stop, v.step)]}
         if v is Ellipsis:

@@ -16,6 +16,7 @@ import contextlib
 
 import numpy as np
 
+from dygraph.autograd import interpreters
 from dygraph.autograd.engine import grad
 from dygraph.autograd.grad_mode import no_grad
 from dygraph.autograd.grad_mode import state as _thread_state
@@ -43,9 +44,12 @@ def guard(place=None):
         _place.set_device(place)
     _thread_state.retain_all_grads = True
     # Dygraph inside, even in a thread that 1.x static code put in static mode.
-    previous_static = _thread_state.static_program, _thread_state.intercept
+    from dygraph.static.capture import capture
+
+    previous_static = _thread_state.static_program, interpreters.snapshot()
     if previous_static[0] is not None:
-        _thread_state.static_program = _thread_state.intercept = None
+        _thread_state.static_program = None
+        interpreters.remove(capture)
     try:
         # Fresh layer/parameter numbering per guard, as 1.x: a model rebuilt in a new guard
         # gets the same names, so checkpoints and optimizer state keyed by name load into it.
@@ -54,7 +58,8 @@ def guard(place=None):
     finally:
         _thread_state.retain_all_grads = previous_retain
         if previous_static[0] is not None:
-            _thread_state.static_program, _thread_state.intercept = previous_static
+            _thread_state.static_program = previous_static[0]
+            interpreters.restore(previous_static[1])
         _place._current[0] = previous_place
 
 

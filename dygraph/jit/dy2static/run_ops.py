@@ -18,6 +18,7 @@ Example:
 import builtins
 import operator
 
+from dygraph.framework.free_dim import FreeDim
 from dygraph.jit.dy2static.errors import Dy2StaticUnsupported
 from dygraph.jit.dy2static.run_if import branch_condition, in_static_flow
 from dygraph.jit.dy2static.values import RETURN_UNSET, as_pred, is_static, number_tensor
@@ -103,37 +104,10 @@ def convert_iter(iterable, where=""):
     return iterable
 
 
-class FreeDim(int):
-    """A free (-1) dimension in `x.shape` of a static tensor: -1 where an op takes it (a
-    shape for reshape), refused where Python would compute with it (its size is known only
-    at run time): comparisons, arithmetic, truth, range()."""
-
-    def __new__(cls):
-        return super().__new__(cls, -1)
-
-    def _refuse(self, *args):
-        raise Dy2StaticUnsupported("computing with a free (-1) dimension of a static "
-                                   "tensor's shape in Python", "", "its size is known only "
-                                   "when the program runs")
-
-    __hash__ = int.__hash__
-
-    def __repr__(self):
-        return "-1"
-
-
-for _name in ("lt", "le", "gt", "ge", "eq", "ne", "bool", "add", "radd", "sub", "rsub",
-              "mul", "rmul", "floordiv", "rfloordiv", "truediv", "rtruediv", "mod", "rmod",
-              "pow", "rpow", "neg", "abs"):
-    setattr(FreeDim, f"__{_name}__", FreeDim._refuse)
-
-
 def convert_shape(value):
-    """`value.shape`, with FreeDim for the free dimensions of a static tensor."""
-    shape = value.shape
-    if not is_static(value) or -1 not in shape:
-        return shape
-    return type(shape)(FreeDim() if d == -1 else d for d in shape)
+    """`value.shape`: a static Variable's free dimensions are FreeDims already (runtime
+    sizes in tensor arithmetic: dygraph/framework/free_dim.py)."""
+    return value.shape
 
 
 def _bound(value, where):
