@@ -203,3 +203,141 @@ def test_interpreters_stack_by_level_whatever_the_order_of_entry():
             y = paddle.ones([2]) + 1
     assert calls == ["transform", "record"] and y.tolist() == [2.0, 2.0]
     assert interpreters.snapshot() == () and state.intercept is None
+
+
+# -- free dimensions ----------------------------------------------------------------------
+
+def _per_batch_mean(x):
+    return x.sum() / x.shape[0]
+
+
+def _minus_batch(x):
+    return x - x.shape[0]
+
+
+def _full_of_batch(x):
+    return paddle.full([1], x.shape[0])
+
+
+def _mean_times_batch(x):
+    return x.mean() * x.shape[0]
+
+
+def _keep_batch_reshape(x):
+    return x.reshape([x.shape[0], -1])
+
+
+def _zeros_of_batch(x):
+    return paddle.zeros([x.shape[0], 2]) + paddle.shape(x)[0] + paddle.numel(x)
+
+
+def _float_of_batch(x):
+    return float(x.shape[0]) * x
+
+
+@pytest.mark.parametrize("fn", [_per_batch_mean, _minus_batch, _full_of_batch,
+                                _mean_times_batch, _keep_batch_reshape, _zeros_of_batch])
+def test_free_dimensions_are_the_size_of_each_run(fn):
+    spec = [static.InputSpec([None, 4], "float32")]
+    converted = paddle.jit.to_static(fn, input_spec=spec)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no eager fallback: the program computes it
+        for n in (7, 3):
+            x = paddle.to_tensor(np.arange(n * 4, dtype=np.float32).reshape(n, 4))
+            np.testing.assert_array_equal(converted(x).numpy(), fn(x).numpy())
+    main, _, out = _program(fn, (None, 4))  # a static program too
+    for n in (5, 2):
+        x = np.ones((n, 4), np.float32)
+        np.testing.assert_array_equal(static.Executor().run(main, feed={"x": x},
+                                                            fetch_list=[out])[0],
+                                      fn(paddle.to_tensor(x)).numpy())
+
+
+def test_python_values_of_a_free_dimension_are_refused_with_the_line():
+    # (range() of an int subclass never asks it: to_static's converted range() refuses it,
+    # tests/jit/test_dy2static.py.)
+    for use in (float, int, bool, lambda d: d > 1, lambda d: d == 3):
+        with pytest.raises(ValueDependentError, match=r"dimension 0 of static Variable .*"
+                                                      r"test_one_answer.py:\d+"):
+            _program(lambda x, u=use: u(x.shape[0]))
+    assert _program(lambda x: x * (x.shape[0] == -1))[2] is not None  # a spec test stays
+    # to_static gives eager's numbers by running the function eagerly, and says so.
+    converted = paddle.jit.to_static(_float_of_batch,
+                                     input_spec=[static.InputSpec([None, 4], "float32")])
+    with pytest.warns(UserWarning, match="runs eagerly"):
+        got = converted(paddle.ones([3, 4]))
+    np.testing.assert_array_equal(got.numpy(), np.full((3, 4), 3.0, np.float32))
+
+
+def test_onnx_export_reads_the_batch_size_at_run_time(tmp_path):
+    ort = pytest.importorskip("onnxruntime")
+
+    class Centre(paddle.nn.Layer):
+        def forward(self, h):
+            return h - h.sum(0) / h.shape[0]
+
+    path = str(tmp_path / "centre")
+    paddle.onnx.export(Centre(), path, input_spec=[static.InputSpec([None, 4], "float32",
+                                                                    "h")])
+    session = ort.InferenceSession(path + ".onnx")
+    for n in (3, 7):
+        x = np.random.default_rng(n).standard_normal((n, 4)).astype(np.float32)
+        got = session.run(None, {"h": x})[0]
+        np.testing.assert_allclose(got, Centre()(paddle.to_tensor(x)).numpy(), atol=1e-6)
+
+
+# -- creation ops and saved modes ---------------------------------------------------------
+
+def test_creation_ops_are_variables_of_the_program_and_random_ones_draw_per_run():
+    paddle.enable_static()
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [None, 2])
+        full = paddle.full([2], 3.0)
+        fill = paddle.fluid.layers.fill_constant([2], "float32", 2.0)
+        w = static.create_parameter([2], "float32")
+        step = static.create_global_var([1], 4.0, "float32", persistable=True)
+        noise = paddle.randn([2])
+        loss = (x * full + fill + w).sum()
+        grad_w, = static.gradients([loss], [w])
+    paddle.disable_static()
+    exe = static.Executor()
+    exe.run(startup)
+    feed = {"x": np.ones((3, 2), np.float32)}
+    got = exe.run(main, feed=feed, fetch_list=[full, fill, w, step, noise, grad_w])
+    assert got[0].tolist() == [3.0, 3.0] and got[1].tolist() == [2.0, 2.0]
+    assert got[2].shape == (2,) and got[3].tolist() == [4.0]
+    assert got[5].tolist() == [3.0, 3.0]
+    again = exe.run(main, feed=feed, fetch_list=[noise])[0]
+    assert not np.array_equal(again, got[4])  # drawn at each run, not frozen at build
+
+
+class _DropoutNorm(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(4, 4)
+        self.drop = paddle.nn.Dropout(0.5)
+        self.bn = paddle.nn.BatchNorm1D(4)
+
+    def forward(self, x):
+        return self.bn(self.drop(self.fc(x)))
+
+
+@pytest.mark.parametrize("mode", ["eval", "train"])
+def test_jit_save_exports_the_inference_program_in_either_mode(tmp_path, mode):
+    paddle.seed(0)
+    net = paddle.jit.to_static(_DropoutNorm())
+    opt = paddle.optimizer.SGD(0.1, parameters=net.parameters())
+    x = paddle.randn([8, 4])
+    net(x).sum().backward()  # a training step moves weights and running statistics
+    opt.step()
+    net.eval()
+    want = net(x).numpy()
+    getattr(net, mode)()
+    path = str(tmp_path / "net")
+    paddle.jit.save(net, path, input_spec=[static.InputSpec([None, 4], "float32")])
+    loaded = paddle.jit.load(path)
+    assert not loaded.training  # as Paddle: a loaded layer starts in eval mode
+    np.testing.assert_allclose(loaded(x).numpy(), want, rtol=1e-6, atol=1e-6)
+    loaded.train()  # fine-tuning: dropout on again
+    assert not np.allclose(loaded(x).numpy(), want)
