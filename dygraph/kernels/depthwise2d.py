@@ -39,7 +39,7 @@ from dygraph.backend.parallel import over_batch
 from dygraph.kernels import depthwise2d_same as same
 from dygraph.ops.workspace import workspace
 
-__all__ = ["pays", "forward", "data", "filter_grad", "filter_and_bias"]
+__all__ = ["pays", "forward", "data", "filter_grad"]
 
 
 # Output positions per plane from which these kernels beat the einsum path (measured on
@@ -373,7 +373,7 @@ def filter_grad(x, g, ksize, geo):
                  [2., 3.]]]])
     """
     if same.applies(ksize, geo, g.shape[2:]):
-        return same.filter_grad(x, g, ksize, geo.stride[0])[0]
+        return same.filter_grad(x, g, ksize, geo.stride[0])
     x, g = np.ascontiguousarray(x), np.ascontiguousarray(g)
     c = x.shape[1]
     dw = workspace.output(np, (c, 1) + tuple(ksize), x.dtype)
@@ -381,21 +381,3 @@ def filter_grad(x, g, ksize, geo):
     over_batch(np, lambda lo, hi: _filter_channels(x, g, dw, geom, lo, hi), c,
                x.size + g.size * dw[0].size)
     return dw
-
-
-def filter_and_bias(x, g, ksize, geo):
-    """(dw, db): filter_grad and the bias gradient from one pass over g, where the
-    same-padding kernels run; None elsewhere (the caller then runs filter_grad and sums g
-    itself).
-
-    Example:
-        >>> import numpy as np
-        >>> from dygraph.ops.im2col import Geometry
-        >>> geo = Geometry((1, 1), (1, 1), ((1, 1), (1, 1)), 1)
-        >>> dw, db = filter_and_bias(np.ones((1, 1, 2, 2)), np.ones((1, 1, 2, 2)), (3, 3), geo)
-        >>> dw[0, 0, 1].tolist(), db.tolist()
-        ([2.0, 4.0, 2.0], [4.0])
-    """
-    if not same.applies(ksize, geo, g.shape[2:]):
-        return None
-    return same.filter_grad(x, g, ksize, geo.stride[0])

@@ -9,34 +9,31 @@ Three ops cover everything, each the gradient of the others (kernels: conv_kerne
 Their backward formulas call each other through `m.conv`, `m.conv_data` and `m.conv_filter`,
 so gradients of gradients come out of the same kernels. Channels-last input is transposed to
 channels-first around the op.
+
+Each product runs on one of several paths (conv_paths.py has the decision table); Conv
+records its forward's path and its backward follows it. `force_path` (here, from
+conv_paths) makes every conv take a path of your choosing, to compare paths or to test one.
+
+Example:
+    >>> import dygraph
+    >>> import dygraph.nn.functional as F
+    >>> x, w = dygraph.ones([2, 8, 5, 5]), dygraph.ones([4, 8, 3, 3])
+    >>> with force_path("im2col"):
+    ...     F.conv2d(x, w).shape
+    [2, 4, 3, 3]
 """
 
 import functools
-import math
 
 from dygraph.autograd import grad_mode
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.framework.errors import op_error
-from dygraph.ops import conv_channels_last as channels_last
 from dygraph.ops.common import amp_casts, as_tensor
-from dygraph.ops.conv_batch_last import BatchLastColumns
-from dygraph.ops.conv_channels_last import ChannelsLastColumns
-from dygraph.ops.conv_depthwise import is_depthwise
-from dygraph.ops.conv_implicit import (
-    grid_grad,
-    implicit_data,
-    implicit_filter,
-    implicit_pays,
-    shifted_grid,
-)
-from dygraph.ops.conv_kernels import (
-    conv_data,
-    conv_filter,
-    conv_forward,
-    depthwise_filter_bias,
-    per_sample,
-    transpose_grad,
+from dygraph.ops.conv_kernels import conv_backward, conv_data, conv_filter, conv_forward
+from dygraph.ops.conv_paths import (
+    force_path,  # noqa: F401 - dygraph.ops.conv.force_path
+    forward_path,
 )
 from dygraph.ops.im2col import Geometry
 from dygraph.ops.spatial_args import (
@@ -47,7 +44,6 @@ from dygraph.ops.spatial_args import (
     to_channels_first,
     to_channels_last,
 )
-from dygraph.ops.workspace import workspace
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv1d_transpose", "conv2d_transpose",
            "conv3d_transpose"]
@@ -59,7 +55,8 @@ def _reduce_axes(ndim):
 
 
 class Conv(Op):
-    """y = conv(x, w) (+ b) on channels-first arrays."""
+    """y = conv(x, w) (+ b) on channels-first arrays; `path` is the forward's path
+    (conv_paths.forward_path), which the plain backward follows."""
 
     attrs = ("geo", "keep_cols")
 
@@ -70,75 +67,21 @@ class Conv(Op):
 
     def forward(self, xp, x, w, b=None):
         self.in_sizes = x.shape[2:]
-        y, self.cols = conv_forward(xp, x, w, b, self.geo, self.keep_cols)
+        self.path = forward_path(xp, x, w, self.geo)
+        y, self.cols = conv_forward(xp, x, w, b, self.geo, self.keep_cols, self.path)
         return y
 
     def backward(self, m, g):
         e = self.edges
         x, w = self.x(0, m), self.x(1, m)
-        ksize = m.data(w).shape[2:]
         if m.tensor_mode:
+            ksize = m.data(w).shape[2:]
             return (m.conv_data(g, w, self.in_sizes, self.geo) if e[0] is not None else None,
                     m.conv_filter(x, g, ksize, self.geo) if e[1] is not None else None,
                     *([m.sum(g, axis=_reduce_axes(g._data.ndim)) if e[2] is not None else None]
                       if len(e) > 2 else []))
-        # Plain backward shares the transposed gradient between the products and reuses the
-        # forward's columns for the filter gradient.
-        xp = m.xp
-        if isinstance(self.cols, ChannelsLastColumns):
-            return self._channels_last_backward(xp, g, tuple(ksize))
-        if implicit_pays(xp, g.dtype, self.in_sizes, w.shape, self.geo):
-            return self._implicit_backward(xp, x, w, g, ksize)
-        taps = x.shape[1] * w[0].size
-        gt = None
-        # The transposed gradient serves the im2col products; depthwise, per-sample and
-        # batch-last ones (columns kept as BatchLastColumns) lay g out themselves.
-        if not (is_depthwise(w, self.geo) or isinstance(self.cols, BatchLastColumns)
-                or per_sample(taps, self.geo.groups, math.prod(g.shape[2:]))):
-            gt = transpose_grad(xp, g)
-        gx = conv_data(xp, g, w, self.in_sizes, self.geo, gt=gt) if e[0] is not None else None
-        want_bias = len(e) > 2 and e[2] is not None
-        # A compiled depthwise kernel sums the bias gradient in its filter gradient's pass.
-        pair = (depthwise_filter_bias(xp, x, g, w, self.geo)
-                if want_bias and e[1] is not None else None)
-        gw = pair[0] if pair else (conv_filter(xp, x, g, ksize, self.geo, cols=self.cols, gt=gt)
-                                   if e[1] is not None else None)
-        grads = (gx, gw)
-        if want_bias:
-            grads += (pair[1] if pair else gt.sum(axis=1) if gt is not None else
-                      g.reshape(g.shape[0], g.shape[1], -1).sum(axis=(0, 2)),)
-        if gt is not None:
-            workspace.give(gt)
-        return grads
-
-    def _channels_last_backward(self, xp, g, ksize):
-        """Plain backward of the channels-last path: both gradients and the bias's read one
-        copy of g as rows, the filter gradient the forward's columns."""
-        e, kept = self.edges, self.cols
-        gt = channels_last.grad_rows(xp, g)
-        grads = (channels_last.data(xp, kept.kernel, gt, kept.weight, g.shape[0],
-                                    self.in_sizes, tuple(g.shape[2:]), ksize, self.geo)
-                 if e[0] is not None else None,
-                 channels_last.filter_grad(xp, gt, kept.array, ksize)
-                 if e[1] is not None else None)
-        if len(e) > 2 and e[2] is not None:
-            grads += (gt.sum(axis=0),)
-        workspace.give(gt)
-        return grads
-
-    def _implicit_backward(self, xp, x, w, g, ksize):
-        """Plain backward of the implicit GEMM: both products read one gradient grid, the
-        filter gradient the forward's input grid."""
-        e = self.edges
-        gq = grid_grad(xp, g, shifted_grid(self.in_sizes, ksize, self.geo))
-        grads = (implicit_data(xp, g, w, self.in_sizes, self.geo, gq=gq)
-                 if e[0] is not None else None,
-                 implicit_filter(xp, x, g, ksize, self.geo, kept=self.cols, gq=gq)
-                 if e[1] is not None else None)
-        if len(e) > 2 and e[2] is not None:
-            grads += (g.reshape(g.shape[0], g.shape[1], -1).sum(axis=(0, 2)),)
-        workspace.give(gq)
-        return grads
+        return conv_backward(m.xp, x, w, g, self.in_sizes, self.geo, self.path, self.cols,
+                             tuple(edge is not None for edge in e))
 
 
 class ConvData(Op):

@@ -31,7 +31,7 @@ Measured against the paths it replaces (2026-11-27, 2 cores, fwd-shaped g, ms):
 With Numba, a 2-D conv's tap additions run compiled (dygraph.kernels.batch_last): on
 LeNet's conv2 they took 0.65 of the 1.5 ms, and take 0.27.
 
-conv_kernels.conv_data chooses it for small maps (up to 64 output positions a sample, 16
+conv_paths.data_path chooses it for small maps (up to 64 output positions a sample, 16
 with a stride); on bigger ones the implicit GEMM, with no columns at all, stays faster.
 """
 
@@ -41,7 +41,8 @@ from dygraph.backend import compiled
 from dygraph.ops.im2col import CHUNK_BYTES, prod
 from dygraph.ops.workspace import Lease, workspace
 
-__all__ = ["data_batch_last", "forward_batch_last", "filter_batch_last", "BatchLastColumns"]
+__all__ = ["data_batch_last", "forward_batch_last", "filter_batch_last", "batch_last_columns",
+           "BatchLastColumns"]
 
 
 def _tap_windows(ksize, geo, osz):
@@ -108,11 +109,21 @@ class BatchLastColumns(Lease):
     __slots__ = ()
 
 
-def _columns(xp, x, ksize, geo, osz):
-    """The (C*K, L*N) columns of x with the batch innermost: x copied once as
-    (C, *padded S, N), then one copy per tap whose runs are O_w * N values long (im2col's
-    are O_w: 8 against 512 on LeNet's second conv, 0.24 against 0.52 ms)."""
+def batch_last_columns(xp, x, ksize, geo):
+    """The (C*K, L*N) columns of x with the batch innermost, in a workspace buffer: x
+    copied once as (C, *padded S, N), then one copy per tap whose runs are O_w * N values
+    long (im2col's are O_w: 8 against 512 on LeNet's second conv, 0.24 against 0.52 ms).
+
+    Example:
+        >>> import numpy as np
+        >>> from dygraph.ops.im2col import Geometry
+        >>> geo = Geometry((1,), (1,), ((0, 0),), 1)
+        >>> batch_last_columns(np, np.arange(6.0).reshape(2, 1, 3), (2,), geo)
+        array([[0., 3., 1., 4.],
+               [1., 4., 2., 5.]])
+    """
     n, c = x.shape[:2]
+    osz = geo.out_sizes(x.shape[2:], ksize)
     padded = workspace.take(xp, (c,) + geo.padded(x.shape[2:]) + (n,), x.dtype)
     padded.fill(0)
     inner = (slice(None),) + geo.unpadded(x.shape[2:]) + (slice(None),)
@@ -142,7 +153,7 @@ def forward_batch_last(xp, x, w, b, geo, keep=False):
     """
     n, m, ksize, grp = x.shape[0], w.shape[0], tuple(w.shape[2:]), geo.groups
     osz = geo.out_sizes(x.shape[2:], ksize)
-    cols = _columns(xp, x, ksize, geo, osz)
+    cols = batch_last_columns(xp, x, ksize, geo)
     y = workspace.take(xp, (m, cols.shape[1]), x.dtype)
     xp.matmul(w.reshape(grp, m // grp, -1), cols.reshape(grp, -1, cols.shape[1]),
               out=y.reshape(grp, m // grp, -1))
@@ -159,7 +170,7 @@ def forward_batch_last(xp, x, w, b, geo, keep=False):
 
 # From this many columns (output positions over the batch) the filter gradient's product
 # runs as cols @ g^T and is transposed after, the orientation BLAS runs faster there (as in
-# conv_kernels.conv_filter); below it, dW comes out in its own layout, where the transposing
+# conv_im2col.im2col_filter); below it, dW comes out in its own layout, where the transposing
 # copy of a big filter would cost more than the product.
 _FLIP_COLUMNS = 512
 

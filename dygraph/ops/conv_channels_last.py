@@ -25,10 +25,10 @@ once where these columns copy it once per tap.
 Example:
     >>> import numpy as np
     >>> from dygraph.ops.im2col import Geometry
-    >>> kernel = compiled.kernels("channels_last", np, np.ones(1))
     >>> geo = Geometry((1, 1), (1, 1), ((0, 0), (0, 0)), 1)
     >>> x, w = np.ones((2, 1, 3, 3)), np.ones((1, 1, 2, 2))
-    >>> kernel is None or forward(np, kernel, x, w, None, geo)[0][0, 0].tolist()
+    >>> on = compiled.kernels("channels_last", np, x) is not None
+    >>> not on or forward(np, x, w, None, geo)[0][0, 0].tolist()
     [[4.0, 4.0], [4.0, 4.0]]
 """
 
@@ -39,8 +39,7 @@ from dygraph.ops.conv_implicit import implicit_pays
 from dygraph.ops.im2col import CHUNK_BYTES, prod
 from dygraph.ops.workspace import Lease, workspace
 
-__all__ = ["ChannelsLastColumns", "kernel_for", "forward", "grad_rows", "data", "data_from_g",
-           "filter_grad"]
+__all__ = ["ChannelsLastColumns", "kernel_for", "forward", "grad_rows", "data", "filter_grad"]
 
 # Where this path runs, measured fwd + bwd against the paths it replaces (2 cores, ms, new
 # against old; benchmarks/conv.py's shapes and the models'):
@@ -63,14 +62,14 @@ _MAX_POSITIONS = 200
 
 
 class ChannelsLastColumns(Lease):
-    """The forward's columns (N * L, K * C), with its weight as rows (M, K * C) and the
-    kernel module that built them: the backward reads all three."""
+    """The forward's columns (N * L, K * C) with its weight as rows (M, K * C): the
+    backward reads both."""
 
-    __slots__ = ("weight", "kernel")
+    __slots__ = ("weight",)
 
-    def __init__(self, cols, weight, kernel):
+    def __init__(self, cols, weight):
         super().__init__(cols)
-        self.weight, self.kernel = weight, kernel
+        self.weight = weight
 
     def __del__(self):
         super().__del__()
@@ -110,20 +109,37 @@ def _weight_rows(xp, w):
     return rows
 
 
-def forward(xp, kernel, x, w, b, geo, keep=False):
-    """(y, kept): y = conv(x, w) + b as (N, M, O_h, O_w); kept is a ChannelsLastColumns for
-    the backward when `keep`, else None. (Example: the module's.)"""
+def _kernel():
+    """The compiled copies (dygraph.kernels.channels_last): conv_paths runs this path only
+    where compiled.kernels offers them, so here they are imported without asking again."""
+    from dygraph.kernels import channels_last as kernel
+
+    return kernel
+
+
+def _columns(xp, x, ksize, geo):
+    """The columns (N * L, K * C) of x (N, C, H, W): x copied once into a zero-bordered
+    channels-last grid, then every window's rows gathered (compiled)."""
     n, c = x.shape[:2]
-    m, ksize = w.shape[0], tuple(w.shape[2:])
     osz = geo.out_sizes(x.shape[2:], ksize)
-    positions = prod(osz)
     grid = workspace.take(xp, (n,) + geo.padded(x.shape[2:]) + (c,), x.dtype)
     if any(lo or hi for lo, hi in geo.pads):
         grid.fill(0)
     grid[(slice(None),) + geo.unpadded(x.shape[2:])] = x.transpose(0, 2, 3, 1)
-    cols = workspace.take(xp, (n * positions, prod(ksize) * c), x.dtype)
-    kernel.gather(grid, cols, osz, ksize, geo.stride, geo.dilation)
+    cols = workspace.take(xp, (n * prod(osz), prod(ksize) * c), x.dtype)
+    _kernel().gather(grid, cols, osz, ksize, geo.stride, geo.dilation)
     workspace.give(grid)
+    return cols
+
+
+def forward(xp, x, w, b, geo, keep=False):
+    """(y, kept): y = conv(x, w) + b as (N, M, O_h, O_w); kept is a ChannelsLastColumns for
+    the backward when `keep`, else None. (Example: the module's.)"""
+    n = x.shape[0]
+    m, ksize = w.shape[0], tuple(w.shape[2:])
+    osz = geo.out_sizes(x.shape[2:], ksize)
+    positions = prod(osz)
+    cols = _columns(xp, x, ksize, geo)
     rows = _weight_rows(xp, w)
     yt = workspace.take(xp, (n * positions, m), x.dtype)
     xp.matmul(cols, rows.T, out=yt)
@@ -135,7 +151,7 @@ def forward(xp, kernel, x, w, b, geo, keep=False):
         xp.add(per_sample, b.reshape(1, m, 1), out=out.reshape(n, m, positions))
     workspace.give(yt)
     if keep:
-        return out, ChannelsLastColumns(cols, rows, kernel)
+        return out, ChannelsLastColumns(cols, rows)
     workspace.give(cols)
     workspace.give(rows)
     return out, None
@@ -158,15 +174,31 @@ def grad_rows(xp, g):
     return gt
 
 
-def data(xp, kernel, gt, rows, n, in_sizes, out_sizes, ksize, geo):
-    """dx (N, C, H, W) of the conv from its gradient rows gt (grad_rows) and its weight
-    rows (M, K * C)."""
+def data(xp, gt, w, in_sizes, geo, kept=None):
+    """dx (N, C, H, W) of the conv of w (M, C, kh, kw) from its gradient rows gt
+    (grad_rows); `kept` is the forward's ChannelsLastColumns, whose weight rows it reads.
+
+    Example:
+        >>> import numpy as np
+        >>> from dygraph.ops.im2col import Geometry
+        >>> geo = Geometry((1, 1), (1, 1), ((0, 0), (0, 0)), 1)
+        >>> gt, w = np.ones((2, 1)), np.ones((1, 1, 1, 2))
+        >>> on = compiled.kernels("channels_last", np, gt) is not None
+        >>> not on or data(np, gt, w, (1, 3), geo)[0, 0].tolist()
+        [[1.0, 2.0, 1.0]]
+    """
+    ksize = tuple(w.shape[2:])
+    out_sizes = geo.out_sizes(in_sizes, ksize)
+    n = gt.shape[0] // prod(out_sizes)
+    rows = kept.weight if kept is not None else _weight_rows(xp, w)
     c = rows.shape[1] // prod(ksize)
     dcols = workspace.take(xp, (gt.shape[0], rows.shape[1]), gt.dtype)
     xp.matmul(gt, rows, out=dcols)
+    if kept is None:
+        workspace.give(rows)
     grid = workspace.take(xp, (n,) + geo.padded(in_sizes) + (c,), gt.dtype)
     grid.fill(0)
-    kernel.scatter(dcols, grid, out_sizes, ksize, geo.stride, geo.dilation)
+    _kernel().scatter(dcols, grid, out_sizes, ksize, geo.stride, geo.dilation)
     workspace.give(dcols)
     out = workspace.output(xp, (n, c) + tuple(in_sizes), gt.dtype)
     out[...] = grid[(slice(None),) + geo.unpadded(in_sizes)].transpose(0, 3, 1, 2)
@@ -174,40 +206,27 @@ def data(xp, kernel, gt, rows, n, in_sizes, out_sizes, ksize, geo):
     return out
 
 
-def data_from_g(xp, kernel, g, w, in_sizes, geo):
-    """conv_data through this path when no forward ran it: g (N, M, O_h, O_w) and
-    w (M, C, kh, kw) to dx (N, C, *in_sizes), as for a transposed conv.
+def filter_grad(xp, gt, x, ksize, geo, kept=None):
+    """dW (M, C, kh, kw) from the gradient rows gt (N * L, M) and the columns of x (the
+    forward's, `kept`, or built here): cols^T @ gt, the orientation BLAS runs faster
+    here, then moved into the filter's layout (a copy of a small weight; `kernel_for`
+    keeps big ones away).
 
     Example:
         >>> import numpy as np
         >>> from dygraph.ops.im2col import Geometry
-        >>> kernel = compiled.kernels("channels_last", np, np.ones(1))
         >>> geo = Geometry((1, 1), (1, 1), ((0, 0), (0, 0)), 1)
-        >>> g, w = np.ones((2, 1, 1, 2)), np.ones((1, 1, 1, 2))
-        >>> kernel is None or data_from_g(np, kernel, g, w, (1, 3), geo)[0, 0].tolist()
-        [[1.0, 2.0, 1.0]]
+        >>> x = np.arange(3.0).reshape(1, 1, 1, 3)
+        >>> on = compiled.kernels("channels_last", np, x) is not None
+        >>> not on or filter_grad(np, np.ones((2, 1)), x, (1, 2), geo).tolist()
+        [[[[1.0, 3.0]]]]
     """
-    gt, rows = grad_rows(xp, g), _weight_rows(xp, w)
-    dx = data(xp, kernel, gt, rows, g.shape[0], in_sizes, tuple(g.shape[2:]),
-              tuple(w.shape[2:]), geo)
-    workspace.give(gt)
-    workspace.give(rows)
-    return dx
-
-
-def filter_grad(xp, gt, cols, ksize):
-    """dW (M, C, kh, kw) from the gradient rows gt (N * L, M) and the forward's columns
-    (N * L, K * C): cols^T @ gt, the orientation BLAS runs faster here, then moved into the
-    filter's layout (a copy of a small weight; `kernel_for` keeps big ones away).
-
-    Example:
-        >>> import numpy as np
-        >>> filter_grad(np, np.ones((2, 1)), np.array([[1.0, 2.0], [3.0, 4.0]]), (1, 2))
-        array([[[[4., 6.]]]])
-    """
+    cols = kept.array if kept is not None else _columns(xp, x, tuple(ksize), geo)
     m, taps = gt.shape[1], prod(ksize)
     flipped = workspace.take(xp, (cols.shape[1], m), gt.dtype)
     xp.matmul(cols.T, gt, out=flipped)
+    if kept is None:
+        workspace.give(cols)
     c = cols.shape[1] // taps
     dw = workspace.output(xp, (m, c) + tuple(ksize), gt.dtype)
     dw.reshape(m, c, taps)[...] = flipped.reshape(taps, c, m).transpose(2, 1, 0)

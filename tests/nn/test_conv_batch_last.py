@@ -1,7 +1,6 @@
 """The batch-last convolution (ops/conv_batch_last.py): the data gradient against the
 reference conv through its adjoint identity, <conv(x', w), g> = <x', dx(g)>, the forward
-and the filter gradient from the kept columns, and the choice conv_data and conv_forward
-make for it."""
+and the filter gradient from the kept columns, and the choice conv_paths makes for it."""
 
 import numpy as np
 import pytest
@@ -9,8 +8,13 @@ import pytest
 import dygraph
 import dygraph.nn.functional as F
 from dygraph.backend import blas
-from dygraph.ops import conv_batch_last, conv_kernels
-from dygraph.ops.conv_batch_last import BatchLastColumns, data_batch_last, forward_batch_last
+from dygraph.ops import conv_batch_last, conv_kernels, conv_paths
+from dygraph.ops.conv_batch_last import (
+    BatchLastColumns,
+    data_batch_last,
+    filter_batch_last,
+    forward_batch_last,
+)
 from dygraph.ops.conv_implicit import implicit_data
 from tests.compiled_helpers import kernels_off
 from tests.nn.conv_geometry import geometry
@@ -82,14 +86,14 @@ def test_channel_chunks_give_the_same_gradient(monkeypatch):
 def test_conv_data_takes_it_for_small_maps_only():
     same = geometry(1, 1, 1, 1, 2)
     w = np.zeros((64, 64, 3, 3))
-    assert conv_kernels._batch_last_pays(np, 16, (8, 8), w, same)  # 64 positions
-    assert not conv_kernels._batch_last_pays(np, 16, (9, 9), w, same)
-    assert not conv_kernels._batch_last_pays(np, 1, (4, 4), w, same)  # one sample
+    assert conv_paths._batch_last_pays(np, 16, (8, 8), w, same)  # 64 positions
+    assert not conv_paths._batch_last_pays(np, 16, (9, 9), w, same)
+    assert not conv_paths._batch_last_pays(np, 1, (4, 4), w, same)  # one sample
     strided = geometry(2, 1, 1, 1, 2)
-    assert conv_kernels._batch_last_pays(np, 16, (4, 4), w, strided)
-    assert not conv_kernels._batch_last_pays(np, 16, (8, 8), w, strided)
-    assert not conv_kernels._batch_last_pays(np, 16, (4, 4), np.zeros((64, 64, 1, 1)), same)
-    assert not conv_kernels._batch_last_pays(np, 16, (4, 4), np.zeros((64, 16, 3, 3)),
+    assert conv_paths._batch_last_pays(np, 16, (4, 4), w, strided)
+    assert not conv_paths._batch_last_pays(np, 16, (8, 8), w, strided)
+    assert not conv_paths._batch_last_pays(np, 16, (4, 4), np.zeros((64, 64, 1, 1)), same)
+    assert not conv_paths._batch_last_pays(np, 16, (4, 4), np.zeros((64, 16, 3, 3)),
                                              geometry(1, 1, 1, 4, 2))  # groups
 
 
@@ -125,7 +129,7 @@ def test_forward_and_filter_gradient_through_batch_last_columns(x_shape, w_shape
     for columns in (500, 1):  # both orientations of the product
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(conv_batch_last, "_FLIP_COLUMNS", columns)
-            dw = conv_kernels.conv_filter(np, x, g, w_shape[2:], geo, cols=kept)
+            dw = filter_batch_last(np, g, kept.array, w_shape[2:], groups)
         assert dw.shape == w_shape
         np.testing.assert_allclose(np.sum(dw * w2), want, rtol=1e-10)
         np.testing.assert_allclose(dw, conv_kernels.conv_filter(np, x, g, w_shape[2:], geo),
@@ -137,9 +141,10 @@ def test_conv_forward_keeps_batch_last_columns_where_the_data_gradient_runs_batc
     rng = np.random.default_rng(6)
     geo = geometry(1, 0, 1, 1, 2)
     x, w = rng.standard_normal((4, 3, 12, 12)), rng.standard_normal((5, 3, 5, 5))
-    assert conv_kernels._batch_last_pays(np, 4, (8, 8), w, geo)
+    assert conv_paths._batch_last_pays(np, 4, (8, 8), w, geo)
     # With Numba the channels-last path (test_conv_channels_last.py) takes this conv first.
     with kernels_off():
+        assert conv_paths.forward_path(np, x, w, geo) == "batch_last"
         y, kept = conv_kernels.conv_forward(np, x, w, None, geo, keep_cols=True)
     assert isinstance(kept, BatchLastColumns)
     np.testing.assert_allclose(y, conv_ref(x, w), rtol=1e-10, atol=1e-10)

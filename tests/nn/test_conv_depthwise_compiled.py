@@ -10,7 +10,7 @@ import pytest
 import dygraph
 import dygraph.nn.functional as F
 from dygraph.backend import parallel
-from dygraph.ops import conv_depthwise, conv_kernels
+from dygraph.ops import conv_depthwise, conv_paths
 from dygraph.ops.im2col import Geometry
 from tests.compiled_helpers import kernels_off
 from tests.op_specs.spec_conv import conv_ref
@@ -125,12 +125,17 @@ def test_conv2d_uses_the_compiled_kernels_when_on_and_the_einsum_path_when_off(m
     w = rng.standard_normal((6, 1, 3, 3)).astype(np.float32)
     same_geo = Geometry((2, 2), (1, 1), ((1, 1), (1, 1)), 6)
     phase_geo = Geometry((3, 3), (1, 1), ((1, 1), (1, 1)), 6)
-    assert conv_kernels._compiled_depthwise(np, (3, 3), phase_geo, (8, 8), x, w) is depthwise2d
-    assert conv_kernels._compiled_depthwise(np, (3,), same_geo, (8,), x[:, :, 0],
-                                            w[:, :, 0]) is None  # 1-D
+
+    def chosen(size, geo, ndim=2):
+        shape = (2, 6) + (size,) * ndim
+        return conv_paths.forward_path(np, np.zeros(shape, np.float32),
+                                       np.zeros((6, 1) + (3,) * ndim, np.float32), geo)
+
+    assert chosen(24, phase_geo) == "depthwise_compiled"  # 8x8 outputs
+    assert chosen(16, Geometry((2,), (1,), ((1, 1),), 6), ndim=1) == "depthwise"  # 1-D
     # A small map: the phase kernels' set-up does not pay, the same-padding ones' does.
-    assert conv_kernels._compiled_depthwise(np, (3, 3), phase_geo, (4, 4), x, w) is None
-    assert conv_kernels._compiled_depthwise(np, (3, 3), same_geo, (2, 2), x, w) is depthwise2d
+    assert chosen(12, phase_geo) == "depthwise"  # 4x4 outputs
+    assert chosen(4, same_geo) == "depthwise_compiled"  # 2x2 outputs
     calls = []
     for name in ("forward", "data", "filter_grad"):
         real = getattr(depthwise2d, name)
@@ -139,7 +144,7 @@ def test_conv2d_uses_the_compiled_kernels_when_on_and_the_einsum_path_when_off(m
     on = _depthwise_step(x, w)
     assert calls == ["forward", "data", "filter_grad"]
     with kernels_off():
-        assert conv_kernels._compiled_depthwise(np, (3, 3), same_geo, (8, 8), x, w) is None
+        assert chosen(16, same_geo) == "depthwise"
         off = _depthwise_step(x, w)
     assert len(calls) == 3
     for a, b in zip(on, off):
@@ -147,19 +152,15 @@ def test_conv2d_uses_the_compiled_kernels_when_on_and_the_einsum_path_when_off(m
 
 
 @pytest.mark.parametrize("stride", [1, 2])
-def test_filter_and_bias_give_the_filter_gradient_and_the_sum_of_g(stride):
+def test_the_same_padding_filter_gradient_matches_the_einsum_path(stride):
     rng = np.random.default_rng(4)
     geo = Geometry((stride, stride), (1, 1), ((1, 1), (1, 1)), 5)
     assert same.applies((3, 3), geo, geo.out_sizes((10, 9), (3, 3)))
     x = rng.standard_normal((3, 5, 10, 9))
     g = rng.standard_normal((3, 5) + geo.out_sizes((10, 9), (3, 3)))
-    dw, db = depthwise2d.filter_and_bias(x, g, (3, 3), geo)
-    np.testing.assert_allclose(dw, conv_depthwise.depthwise_filter_last(np, x, g, (3, 3), geo),
+    np.testing.assert_allclose(depthwise2d.filter_grad(x, g, (3, 3), geo),
+                               conv_depthwise.depthwise_filter_last(np, x, g, (3, 3), geo),
                                atol=1e-12)
-    np.testing.assert_allclose(db, g.sum(axis=(0, 2, 3)), rtol=1e-12)
-    # Where the phase kernels run, the caller computes the two apart.
-    phase = Geometry((3, 3), (1, 1), ((1, 1), (1, 1)), 5)
-    assert depthwise2d.filter_and_bias(x, g[:, :, :4, :3], (3, 3), phase) is None
 
 
 def test_an_infinite_input_reaches_only_the_outputs_whose_windows_hold_it():

@@ -13,8 +13,7 @@ import pytest
 import dygraph
 import dygraph.nn.functional as F
 from dygraph.backend import blas
-from dygraph.ops import conv as conv_op
-from dygraph.ops import conv_kernels
+from dygraph.ops import conv_paths
 from dygraph.ops.conv_implicit import (
     implicit_data,
     implicit_filter,
@@ -133,26 +132,23 @@ def _run_conv(x, w, b, create_graph=False, **kwargs):
     return [a.numpy() for a in (y, dx, dw, *second)]
 
 
-def _without_implicit(monkeypatch):
-    for module in (conv_op, conv_kernels):
-        monkeypatch.setattr(module, "implicit_pays", lambda *args, **kwargs: False)
-
-
 @needs_blas
 @pytest.mark.parametrize("create_graph", [False, True])
 @pytest.mark.parametrize("size, stride, padding, groups",
                          [(14, 1, 1, 1), (14, 2, 1, 1), (16, 1, 0, 2)])
-def test_conv_op_takes_the_implicit_path_and_matches_im2col(monkeypatch, create_graph, size,
-                                                            stride, padding, groups):
+def test_conv_op_takes_the_implicit_path_and_matches_im2col(create_graph, size, stride,
+                                                            padding, groups):
     rng = np.random.default_rng(2)
     x = rng.standard_normal((2, 32, size, size))
     w, b = rng.standard_normal((32, 32 // groups, 3, 3)), rng.standard_normal(32)
     geo = geometry(stride, padding, 1, groups, 2)
     assert implicit_pays(np, np.float64, (size, size), w.shape, geo)
     kwargs = dict(stride=stride, padding=padding, groups=groups)
-    implicit = _run_conv(x, w, b, create_graph, **kwargs)
-    _without_implicit(monkeypatch)
-    reference = _run_conv(x, w, b, create_graph, **kwargs)
+    # Forced: with Numba the channels-last path takes the 14x14 maps first.
+    with conv_paths.force_path("implicit"):
+        implicit = _run_conv(x, w, b, create_graph, **kwargs)
+    with conv_paths.force_path("im2col"):
+        reference = _run_conv(x, w, b, create_graph, **kwargs)
     for got, want in zip(implicit, reference):
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
 
