@@ -25,12 +25,25 @@ from numba import njit
 
 from dygraph.ops.workspace import workspace
 
-__all__ = ["fits", "max_pool", "max_scatter"]
+__all__ = ["takes", "fits", "max_pool", "max_scatter"]
+
+
+def takes(geo):
+    """Whether a pooling geometry is this kernel's: 2-D 2x2 windows, stride 2, no padding
+    (floor mode). Its arrays must be C-ordered too (`fits`).
+
+    Example:
+        >>> from dygraph.ops.pool_kernels import PoolGeometry
+        >>> takes(PoolGeometry.regular((5, 4), (2, 2), (2, 2), ((0, 0), (0, 0)), False))
+        True
+    """
+    return (geo.ksize == (2, 2) and geo.stride == (2, 2)
+            and not any(lo or e for (lo, _), e in zip(geo.pads, geo.ext)))
 
 
 def fits(x, geo):
-    """Whether a pooling of x (N, C, H, W) with geometry `geo` is this kernel's: 2x2
-    windows, stride 2, no padding (floor mode), x C-ordered.
+    """Whether a pooling of x (N, C, H, W) with geometry `geo` is this kernel's as x is:
+    `takes(geo)` and x C-ordered.
 
     Example:
         >>> import numpy as np
@@ -39,9 +52,7 @@ def fits(x, geo):
         ...                                                  ((0, 0), (0, 0)), False))
         True
     """
-    return (x.ndim == 4 and x.flags.c_contiguous and geo.ksize == (2, 2)
-            and geo.stride == (2, 2) and not any(lo or e for (lo, _), e in
-                                                 zip(geo.pads, geo.ext)))
+    return x.ndim == 4 and x.flags.c_contiguous and takes(geo)
 
 
 @njit(nogil=True, cache=True)
@@ -98,13 +109,15 @@ def _scatter(g, arg, dx):
 
 def max_pool(x, need_arg):
     """(maximum of each 2x2 window, index of its winning tap as uint8 or None without
-    need_arg); the geometry is one `fits` accepts.
+    need_arg) for x (N, C, H, W) in any layout (copied C-ordered when it is not); the
+    geometry is one `takes` accepts.
 
     Example:
         >>> import numpy as np
         >>> max_pool(np.array([[[[1.0, 3.0], [2.0, 3.0]]]]), False)
         (array([[[[3.]]]]), None)
     """
+    x = np.ascontiguousarray(x)
     n, c, h, w = x.shape
     out = workspace.output(np, (n, c, h // 2, w // 2), x.dtype)
     arg = (workspace.output(np, out.shape, np.uint8) if need_arg
@@ -118,7 +131,7 @@ def max_pool(x, need_arg):
 
 def max_scatter(g, arg, in_sizes):
     """The gradient of max_pool: g (N, C, OH, OW) goes to each window's winning tap of an
-    (N, C, *in_sizes) array, zero elsewhere.
+    (N, C, *in_sizes) array, zero elsewhere; g and arg in any layout.
 
     Example:
         >>> import numpy as np
@@ -126,6 +139,7 @@ def max_scatter(g, arg, in_sizes):
         array([[[[0., 0.],
                  [1., 0.]]]])
     """
+    g, arg = np.ascontiguousarray(g), np.ascontiguousarray(arg)
     dx = workspace.output(np, g.shape[:2] + tuple(in_sizes), g.dtype)
     _scatter(g, arg, dx)
     return dx

@@ -7,7 +7,9 @@ the windows. The index of the winning tap (first maximum, as Paddle's kernel pic
 as a small integer array; the gradient is written back through the same views.
 
 Kernels much larger than that (global pooling) are reduced as blocks of a reshape instead,
-and adaptive pooling with uneven bins gathers each tap by index.
+adaptive pooling with uneven bins gathers each tap by index, and 2x2 max pooling runs a
+compiled loop (dygraph.kernels.pool2d): `pool_path` chooses, and its docstring has the
+table.
 
 Example:
     >>> import numpy as np
@@ -23,9 +25,10 @@ import itertools
 import numpy as np
 
 from dygraph.backend import compiled
+from dygraph.ops.conv_paths import forced_path, log_choice
 from dygraph.ops.workspace import workspace
 
-__all__ = ["PoolGeometry", "max_pool", "max_scatter", "max_gather", "avg_pool",
+__all__ = ["PoolGeometry", "pool_path", "max_pool", "max_scatter", "max_gather", "avg_pool",
            "avg_scatter", "max_mask"]
 
 # Above this many taps per window, block reductions beat the offset loop.
@@ -164,18 +167,73 @@ def _arg_dtype(geo):
     return np.uint8 if taps <= 255 else np.int32
 
 
+# The products that have each path: the compiled kernel pools and scatters only.
+_ALL = ("max pool", "max pool gradient", "max pool gather", "avg pool", "avg pool gradient")
+_PRODUCTS = {"pool_compiled": _ALL[:2], "pool_blocks": _ALL, "pool_taps": _ALL}
+
+
+def pool_path(xp, a, geo, product):
+    """The path of a pooling `product` ('max pool', 'max pool gradient', 'max pool gather',
+    'avg pool', 'avg pool gradient') on `a` (its input or gradient, (N, C, *S)):
+
+        path           when                                      why
+        pool_compiled  max pool and its gradient, 2-D 2x2        one compiled loop per
+                       windows, stride 2, no padding, Numba on,  window (12 NumPy passes
+                       float32/64 (kernels/pool2d.py)            otherwise)
+        pool_blocks    windows that tile the input with more     block reductions of a
+                       than 16 taps (global pooling)             reshape beat a loop
+                                                                 over the taps
+        pool_taps      every other pooling, adaptive bins too    strided views, one
+                                                                 NumPy pass per tap
+
+    The choice depends on the geometry only (a non-contiguous `a` is copied for the
+    compiled kernel), so a gradient runs on its forward's path. A path forced through
+    dygraph.ops.conv_paths.force_path (or DYGRAPH_CONV_PATH) is taken by the products
+    that have it, or a ValueError says why it cannot run; the 'dygraph.conv' logger logs
+    the choice at DEBUG.
+
+    Example:
+        >>> geo = PoolGeometry.regular((4, 4), (3, 3), (1, 1), ((0, 0), (0, 0)), False)
+        >>> pool_path(np, np.ones((1, 1, 4, 4)), geo, "avg pool")
+        'pool_taps'
+    """
+    name = forced_path()
+    if product in _PRODUCTS.get(name, ()):
+        reason = _unfit(name, xp, a, geo)
+        if reason is not None:
+            raise ValueError(f"pool path {name!r} (forced) cannot run this {product} "
+                             f"(shape {tuple(a.shape)}): {reason}")
+    elif product in _PRODUCTS["pool_compiled"] and _compiled_pool(xp, a, geo) is not None:
+        name = "pool_compiled"
+    else:
+        name = "pool_blocks" if geo.blocks else "pool_taps"
+    return log_choice(product, name, a)
+
+
+def _unfit(name, xp, a, geo):
+    """Why pool path `name` cannot run this geometry, or None."""
+    if name == "pool_compiled" and _compiled_pool(xp, a, geo) is None:
+        return ("it runs 2-D 2x2 windows at stride 2 without padding, with Numba and the "
+                "compiled kernels on, on non-empty NumPy float32 or float64 arrays")
+    if name == "pool_blocks" and not geo.tiles:
+        return "it runs windows that tile the input exactly (kernel = stride, no padding)"
+    return None
+
+
 def _compiled_pool(xp, x, geo):
     """The compiled 2x2 kernels (dygraph.kernels.pool2d) when they take this pooling."""
+    if geo.ksize is None or len(geo.ksize) != 2:
+        return None
     kernel = compiled.kernels("pool2d", xp, x)
-    return kernel if kernel is not None and kernel.fits(x, geo) else None
+    return kernel if kernel is not None and kernel.takes(geo) else None
 
 
 def max_pool(xp, x, geo, need_arg=True):
     """(max over each window, index of its first maximum tap or None without need_arg)."""
-    kernel = _compiled_pool(xp, x, geo)
-    if kernel is not None:
-        return kernel.max_pool(x, need_arg)
-    if geo.blocks:
+    path = pool_path(xp, x, geo, "max pool")
+    if path == "pool_compiled":
+        return _compiled_pool(xp, x, geo).max_pool(x, need_arg)
+    if path == "pool_blocks":
         win = _block_windows(xp, x, geo)
         if not need_arg:
             return win.max(axis=-1), None
@@ -221,10 +279,10 @@ def max_scatter(xp, g, arg, geo):
         array([[[0., 1., 2., 0.]]])
     """
     lead = g.shape[:2]
-    kernel = _compiled_pool(xp, g, geo)
-    if kernel is not None:
-        return kernel.max_scatter(g, arg, geo.in_sizes)
-    if geo.blocks:
+    path = pool_path(xp, g, geo, "max pool gradient")
+    if path == "pool_compiled":
+        return _compiled_pool(xp, g, geo).max_scatter(g, arg, geo.in_sizes)
+    if path == "pool_blocks":
         win = xp.zeros(g.shape + (_prod(geo.ksize),), g.dtype)
         xp.put_along_axis(win, arg[..., None].astype(np.intp), g[..., None], axis=-1)
         return _unblock(xp, win, geo, lead)
@@ -255,7 +313,7 @@ def max_gather(xp, gx, arg, geo):
         >>> max_gather(np, np.arange(4.0).reshape(1, 1, 4), np.array([[[1, 0]]], np.uint8), geo)
         array([[[1., 2.]]])
     """
-    if geo.blocks:
+    if pool_path(xp, gx, geo, "max pool gather") == "pool_blocks":
         win = _block_windows(xp, gx, geo)
         return xp.take_along_axis(win, arg[..., None].astype(np.intp), axis=-1)[..., 0]
     src = _pad(xp, gx, geo, 0)
@@ -336,7 +394,7 @@ def avg_pool(xp, x, geo, divisor):
         >>> avg_pool(np, np.arange(4.0).reshape(1, 1, 4), geo, 2.0)
         array([[[0.5, 2.5]]])
     """
-    if geo.blocks:
+    if pool_path(xp, x, geo, "avg pool") == "pool_blocks":
         axes = tuple(3 + 2 * a for a in range(len(geo.ksize)))
         total = _block_view(x, geo).sum(axis=axes)
     else:
@@ -368,7 +426,7 @@ def avg_scatter(xp, g, geo, divisor):
     lead = g.shape[:2]
     with np.errstate(divide="ignore", invalid="ignore"):
         share = (g / _as(xp, divisor, g.dtype)).astype(g.dtype, copy=False)
-    if geo.blocks:
+    if pool_path(xp, g, geo, "avg pool gradient") == "pool_blocks":
         taps = _prod(geo.ksize)
         return _unblock(xp, xp.broadcast_to(share[..., None], share.shape + (taps,)), geo, lead)
     if geo.ksize is None:
