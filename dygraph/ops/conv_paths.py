@@ -43,7 +43,7 @@ gradient takes the first of: depthwise_compiled, depthwise (as above); channels_
 implicit (up to 2.5 cells per position with a stride: col2im's strided adds are the
 slowest pass); pointwise; rows (stride-1 last dim, input width <= 1.5x the output's and
 a weight no bigger than the columns: its taps fold into the GEMM, no col2im for that
-dim, see conv_kernels.data_by_rows); im2col. The filter gradient alone takes
+dim, see conv_im2col.data_by_rows); im2col. The filter gradient alone takes
 depthwise_compiled, depthwise, implicit, pointwise or im2col, as the forward would
 (batch_last and channels_last only when forced: they pay by reusing the forward's
 columns).
