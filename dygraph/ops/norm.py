@@ -228,7 +228,14 @@ class Normalize(Op):
         base, fold = (self.xhat, 1.0) if self.centered is None else (self.centered, self.rstd)
         if g.dtype in _BLAS_FLOATS and g.shape == base.shape:
             sum_g = axis_sums(xp, g, self.axes)
-            sum_gx = axis_dots(xp, g, base, self.axes) * fold
+            # sum(g * base) as sum((g - mean(g)) * base): equal for base = x - mean, which
+            # sums to 0, and for base = x minus the mean rounded to x's dtype (what the
+            # forward has) still sum(g * (x - mean)), where sum(g * base) is off by the
+            # rounding times sum(g): a float32 weight gradient then errs far more than its
+            # sum does.
+            centered_g = xp.subtract(g, sum_g / n, out=workspace.take(xp, g.shape, g.dtype))
+            sum_gx = axis_dots(xp, centered_g, base, self.axes) * fold
+            workspace.give(centered_g)
         else:
             sum_g = g.sum(axis=self.axes, keepdims=True)
             sum_gx = (g * base).sum(axis=self.axes, keepdims=True) * fold

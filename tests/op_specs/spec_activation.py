@@ -134,11 +134,13 @@ SPECS = [
     OpSpec("nn.functional.log_softmax", lambda x: F.log_softmax(x, axis=1),
            lambda x: np.log(_softmax(x, 1)), [(2, 3, 2)], domain=SMOOTH, id="axis1"),
     OpSpec("nn.functional.gumbel_softmax", _seeded_gumbel, lambda x: _gumbel(x, 0.5, 3), [A],
-           domain=SMOOTH),
+           domain=SMOOTH, float32=False,
+           float32_reason="draws its noise in the input's dtype: not the reference's sample"),
     # hard=True is piecewise constant forward with the soft gradient (straight-through),
     # so finite differences cannot check it; tests/test_activation_behaviour.py does.
     OpSpec("nn.functional.gumbel_softmax",
            lambda x: _seeded_gumbel(x, hard=True),
            lambda x: np.eye(4)[_gumbel(x, 0.5, 3).argmax(-1)], [A], domain=SMOOTH,
-           grad=False, id="hard"),
+           grad=False, id="hard", float32=False,
+           float32_reason="draws its noise in the input's dtype: not the reference's sample"),
 ]
