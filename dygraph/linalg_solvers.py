@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from dygraph.autograd.function import apply
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import binary_operands, float_operand
 from dygraph.ops.creation import eye
@@ -182,6 +183,7 @@ def lu_solve(b, lu, pivots, trans="N", name=None):
 _DRIVERS = (None, "gels", "gelsy", "gelsd", "gelss")
 
 
+@captured_whole(free_dims=(0,))
 def lstsq(x, y, rcond=None, driver=None, name=None):
     """Least-squares solution of x @ X = y: returns (solution, residuals, rank,
     singular_values) as Paddle does. Singular values below rcond * the largest (default
@@ -232,6 +234,7 @@ _PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0,
 _THETA13 = 5.371920351148152
 
 
+@captured_whole
 def matrix_exp(x, name=None):
     """Matrix exponential by scaling and squaring with a degree-13 Pade approximant.
 

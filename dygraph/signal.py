@@ -15,6 +15,7 @@ import numpy as np
 
 from dygraph import fft as _fft
 from dygraph.autograd.function import Op, apply
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.backend import get_array_module
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor, float_operand
@@ -199,6 +200,7 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
     return _fft.fft(frames, axis=-2, norm=norm)
 
 
+@captured_whole
 def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
           normalized=False, onesided=True, length=None, return_complex=False, name=None):
     """Inverse of stft by weighted overlap-add: x is complex [freq, n_frames] or [batch,

@@ -29,6 +29,7 @@ from dygraph.autograd import grad_mode
 from dygraph.autograd.function import Op, apply
 
 __all__ = ["auto_cast", "amp_guard", "is_autocast_enabled", "get_autocast_dtype",
+           "active_settings", "settings_applied",
            "WHITE_LIST", "BLACK_LIST"]
 
 # Paddle's float16/bfloat16 O1 white list, in DyGraph's op names (linear is matmul + add).
@@ -167,6 +168,42 @@ def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level
 
 
 amp_guard = auto_cast
+
+
+def active_settings():
+    """The active auto_cast settings as plain data (level, dtype, white list, black list),
+    or None: what a program records for a function it runs whole at each run.
+
+    Example:
+        >>> with auto_cast(dtype='bfloat16'):
+        ...     active_settings()[:2]
+        ('O1', 'bfloat16')
+    """
+    config = grad_mode.state.amp
+    if config is None:
+        return None
+    return (config.level, config.dtype, tuple(sorted(config.white)),
+            tuple(sorted(config.black)))
+
+
+@contextlib.contextmanager
+def settings_applied(settings):
+    """Inside the block, auto_cast as `settings` (from active_settings) describe it, and
+    nothing else: the ops run eagerly, even where a program is being built around them (a
+    whole-call op's function runs eagerly at each run and while capture probes it)."""
+    from dygraph.autograd import interpreters
+    from dygraph.autograd.function import _apply_mixed_precision
+
+    state = grad_mode.state
+    previous = state.amp, interpreters.snapshot()
+    level, dtype, white, black = settings
+    state.amp = _Config(level, dtype, frozenset(white), frozenset(black))
+    interpreters.restore(((interpreters.TRANSFORM, _apply_mixed_precision),))
+    try:
+        yield
+    finally:
+        state.amp = previous[0]
+        interpreters.restore(previous[1])
 
 
 def is_autocast_enabled():

@@ -74,9 +74,12 @@ def _variant(cls):
         backward = _conjugated(backward or cls.backward)
     else:
         backward = _refuse
+    # Saved programs name it as its base class (its module and qualname, complex_variant
+    # for the program format's table to skip it): loading gives the base class.
     return type(cls.__name__, (cls,), {"__slots__": (), "backward": backward,
                                        "__module__": cls.__module__,
-                                       "__qualname__": cls.__qualname__})
+                                       "__qualname__": cls.__qualname__,
+                                       "complex_variant": True})
 
 
 def _conj(m, g):

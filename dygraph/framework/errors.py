@@ -61,7 +61,12 @@ def op_error(op, message, exc_type=ValueError):
         >>> str(op_error('matmul', 'bad'))[:12]
         'matmul: bad '
     """
-    err = exc_type(f"{op}: {message} (called at {user_frame()})")
+    text = f"{op}: {message} (called at {user_frame()})"
+    try:
+        err = exc_type(text)
+    except TypeError:  # a type whose constructor wants more (NumPy's casting errors)
+        base = next(k for k in exc_type.__mro__ if k.__module__ == "builtins")
+        err = base(text)
     err.dygraph_op = op  # marks a message already in this format (see forward_error)
     return err
 

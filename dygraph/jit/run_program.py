@@ -40,6 +40,7 @@ class RunProgram(Op):
 
     attrs = ("compiled", "record")
     saveable = False  # holds live objects; never in a saved program
+    complex_grad = "same"  # its backward runs the program's own (complex-aware) gradient ops
 
     def __init__(self, compiled, record):
         self.compiled, self.record = compiled, record

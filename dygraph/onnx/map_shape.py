@@ -1,5 +1,6 @@
-"""ONNX mappings of the shape ops: shape queries, reshape, transpose, concat, split, stack, unbind, basic
-indexing (slices, integers, None, Ellipsis), tile, broadcast, flip and constant padding.
+"""ONNX mappings of the shape ops: shape queries, reshape, transpose, concat, split, stack,
+unbind, basic indexing (slices, integers, None, Ellipsis), tile, broadcast, flip and
+constant padding.
 
 Reshape targets keep the -1 and 0 entries the op was built with, so an export with a free
 batch dimension runs at any batch size.

@@ -11,6 +11,7 @@ import math as _pymath
 import numpy as np
 
 from dygraph.autograd.function import Op, apply
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
 from dygraph.ops import math as _math
 from dygraph.ops import unary as _unary
@@ -70,6 +71,7 @@ def _integer_operands(x, y, op):
     return x, y
 
 
+@captured_whole
 def copysign(x, y, name=None):
     """|x| with the sign of y (the sign bit, so -0.0 counts as negative); the gradient
     flows to x only.
@@ -99,6 +101,7 @@ def hypot(x, y, name=None):
     return _unary.sqrt(x * x + y * y)
 
 
+@captured_whole
 def ldexp(x, y, name=None):
     """x * 2**y for an integer exponent y; integer x gives the default float.
 
@@ -169,6 +172,7 @@ def nextafter(x, y, name=None):
     return apply(_NoGrad("nextafter", lambda xp, a, b: xp.nextafter(a, b)), x, y)
 
 
+@captured_whole
 def heaviside(x, y, name=None):
     """The step function: 0 where x < 0, y where x == 0, 1 where x > 0; the gradient
     flows to y where x == 0.

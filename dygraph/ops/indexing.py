@@ -2,9 +2,10 @@
 
 import numpy as np
 
-from dygraph.autograd import grad_mode
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
+from dygraph.autograd.grad_mode import state as _state
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import describe, op_error
 from dygraph.tensor import Tensor, _new_tensor
 
@@ -130,6 +131,33 @@ register("index_put_zeros",
 register("getitem", lambda xp: (lambda a, index: a[index]), _getitem_tensor)
 
 
+def _placeholders(index, parts):
+    """`index` with each Tensor in it replaced by {"part": i}, the Tensor going to parts[i]
+    (a program records the index as data and the Tensors as inputs)."""
+    if isinstance(index, Tensor):
+        parts.append(index)
+        return {"part": len(parts) - 1}
+    if isinstance(index, (tuple, list)):
+        return type(index)(_placeholders(i, parts) for i in index)
+    return index
+
+
+def _filled(template, parts):
+    if isinstance(template, dict):
+        return parts[template["part"]]
+    if isinstance(template, (tuple, list)):
+        return type(template)(_filled(t, parts) for t in template)
+    return template
+
+
+@captured_whole(free_dims=(0,))
+def _index_by_tensors(x, parts, template):
+    """x[index] for an index holding program values (a mask, indices computed by ops):
+    one op of the program that indexes with each run's values (its first dimension free:
+    a mask's count of True values is the run's)."""
+    return getitem(x, _filled(template, parts))
+
+
 def getitem(x, index):
     """x[index]: basic slicing, integer arrays, bool masks, None and Ellipsis.
 
@@ -138,6 +166,13 @@ def getitem(x, index):
         >>> dygraph.arange(6).reshape([2, 3])[:, 1].tolist()
         [1, 4]
     """
+    if _state.static_program is not None:
+        parts = []
+        template = _placeholders(index, parts)
+        from dygraph.static.program import Variable
+
+        if any(isinstance(p, Variable) for p in parts):  # a program value indexes
+            return _index_by_tensors(x, parts, template)
     xp = np if type(x._data) is np.ndarray else _xp(x._data)
     idx = _convert_index(index, xp)
     try:
@@ -212,7 +247,7 @@ def setitem(x, index, value):
 def _setitem(x, index, value):
     xp = np if type(x._data) is np.ndarray else _xp(x._data)
     idx = _convert_index(index, xp)
-    tracked = grad_mode.state.grad_on and (
+    tracked = _state.grad_on and (
         not x._sg or (isinstance(value, Tensor) and not value._sg))
     if not isinstance(value, Tensor):
         value = _new_tensor(xp.asarray(value, dtype=x._data.dtype), None, 0, True)
@@ -229,7 +264,7 @@ def _setitem(x, index, value):
         for axis in reversed(axes):
             del target[axis]
         value = unsqueeze(broadcast_to(value, target), list(axes)) if axes else value
-    if grad_mode.state.static_program is not None:
+    if _state.static_program is not None:
         from dygraph.static.program import Variable
 
         if isinstance(x, Variable):  # a program value: the op is recorded, x takes it

@@ -52,7 +52,7 @@ class Eig(Op):
 
 
 def _host(a):
-    return a if type(a) is np.ndarray else a.get()
+    return a if isinstance(a, np.ndarray) else a.get()
 
 
 def _xp(array):

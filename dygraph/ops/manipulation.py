@@ -320,7 +320,7 @@ def tile(x, repeat_times, name=None):
     nd = max(len(reps), x._data.ndim)
     reps = [1] * (nd - len(reps)) + reps
     if x._data.ndim < nd:
-        x = reshape(x, [1] * (nd - x._data.ndim) + x.shape)
+        x = reshape(x, [1] * (nd - x._data.ndim) + list(x.shape))
     return apply(Tile(tuple(reps)), x)
 
 

@@ -228,6 +228,7 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
                    "strided_slice")
 
 
+@captured_whole(free_dims=(0,))
 def repeat_interleave(x, repeats, axis=None, name=None):
     """Repeat each element (each slice along `axis`; None flattens first) `repeats` times;
     repeats is an int or a 1-D tensor with one count per slice.

@@ -11,6 +11,7 @@ so double backward works unchanged.
 import numpy as np
 
 from dygraph.autograd.function import Op, apply
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
 from dygraph.ops import math as _math
 from dygraph.ops.common import as_tensor, cast, check_axis
@@ -111,6 +112,7 @@ def _same_dtype(x, v, op, name):
                        f"{v._data.dtype.name}", TypeError)
 
 
+@captured_whole
 def scatter(x, index, updates, overwrite=True, name=None):
     """Write rows of `updates` into the rows of x given by the 1-D `index`. overwrite=True:
     the last write to a row wins; False: the indexed rows are zeroed, then accumulated.
@@ -147,6 +149,7 @@ def scatter(x, index, updates, overwrite=True, name=None):
     return apply(Scatter(pos, "assign" if overwrite else "zero_add"), x, updates)
 
 
+@captured_whole
 def scatter_nd_add(x, index, updates, name=None):
     """Add `updates` into x at multi-dim indices: index[..., :k] addresses the first k dims,
     updates has shape index.shape[:-1] + x.shape[k:]; repeated indices accumulate.
@@ -179,6 +182,7 @@ def scatter_nd_add(x, index, updates, name=None):
     return apply(Scatter(pos, "add"), x, updates)
 
 
+@captured_whole
 def index_add(x, index, axis, value, name=None):
     """Add the slices of `value` into x at positions `index` (1-D) along `axis`.
 
@@ -214,6 +218,7 @@ _REDUCE_COMBINE = {"mul": _math.multiply, "multiply": _math.multiply,
                    "amax": _math.maximum, "amin": _math.minimum}
 
 
+@captured_whole
 def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True,
                    broadcast=True, name=None):
     """Write `values` into arr along `axis` at `indices` (as many dims as arr). reduce:

@@ -13,6 +13,7 @@ import itertools
 import numpy as np
 
 from dygraph.autograd.function import apply
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.backend import as_numpy
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import float_operand
@@ -76,6 +77,7 @@ def _check(x, grid, mode, padding_mode, align_corners):
                        f"{type(align_corners).__name__}", TypeError)
 
 
+@captured_whole
 def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True, name=None):
     """Sample x ([N, C, H, W] or [N, C, D, H, W]) at grid ([N, H_out, W_out, 2] or
     [N, D_out, H_out, W_out, 3]) whose last dim holds (x, y[, z]) in [-1, 1], -1 and 1

@@ -284,7 +284,8 @@ class Normalize(Op):
             prod = g * m.reshape(xhat, self.shape)
             grads[1] = m.reshape(m.sum(prod, axis=param_axes), m.data(w).shape)
         if len(e) > 2 and e[2] is not None:
-            grads[2] = m.reshape(m.sum(g, axis=param_axes), m.data(self.inputs[2]).shape)
+            # (inputs[2] is the bias Tensor, or in a static program its Slot)
+            grads[2] = m.reshape(m.sum(g, axis=param_axes), self.inputs[2]._data.shape)
         return tuple(grads)
 
 

@@ -301,6 +301,7 @@ def _nan_order(x, qs, axis, keepdim, interpolation, op):
     return reshape(out, [len(qs)] + reduced), index, reduced
 
 
+@captured_whole
 def nanquantile(x, q, axis=None, keepdim=False, interpolation="linear", name=None):
     """The q-th quantile(s) over `axis` ignoring NaN (NaN where a line is all NaN); a list
     of q puts one result per q along a new first dimension.
@@ -322,6 +323,7 @@ def nanquantile(x, q, axis=None, keepdim=False, interpolation="linear", name=Non
     return reshape(out, out.shape[1:]) if scalar else out
 
 
+@captured_whole
 def nanmedian(x, axis=None, keepdim=False, mode="avg", name=None):
     """The median over `axis` ignoring NaN. mode='avg' averages the two middle values of an
     even count; mode='min' takes the lower one and, for an int axis, also returns its index

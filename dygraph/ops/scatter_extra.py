@@ -105,6 +105,7 @@ def scatter_add(input, dim, index, src):  # noqa: A002 - Paddle's argument name
     return scatter_reduce(input, dim, index, src, "sum")
 
 
+@captured_whole
 def scatter_nd(index, updates, shape, name=None):
     """Zeros of `shape` with `updates` added at the multi-dim `index` (see scatter_nd_add).
 
@@ -145,6 +146,7 @@ def index_fill(x, index, axis, value, name=None):
     return _write(x, pos, value, "index_fill")
 
 
+@captured_whole
 def index_put(x, indices, value, accumulate=False, name=None):
     """x with x[indices] = value (indices: a tuple of integer or bool tensors, as in
     NumPy advanced indexing); accumulate=True adds instead, repeated positions summing.
@@ -334,6 +336,7 @@ def take(x, index, mode="raise", name=None):
     return apply(GetItem(idx), reshape(x, [-1]))
 
 
+@captured_whole
 def multiplex(inputs, index, name=None):
     """Row i of the result is row i of inputs[index[i]] (inputs of one shape, index [N, 1]).
 

@@ -14,7 +14,7 @@ from dygraph.ops.workspace import POOLED_SIZE, workspace
 
 __all__ = ["reshape", "transpose", "broadcast_to", "expand", "squeeze", "unsqueeze", "flatten",
            "shape_of"]
-NONDIFF = set()
+NONDIFF = {"shape_of"}
 
 
 class ShapeOf(Op):

@@ -13,6 +13,7 @@ import numpy as np
 
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import binary_operands, float_operand
 from dygraph.ops.inplace import make_inplace
@@ -224,6 +225,7 @@ def polygamma(x, n, name=None):
     return apply(_Special("polygamma", "polygamma", int(n)), x)
 
 
+@captured_whole
 def multigammaln(x, p, name=None):
     """The log of the multivariate gamma function of dimension p:
     p(p-1)/4 log(pi) + sum_{j<p} lgamma(x - j/2); needs x > (p - 1) / 2.

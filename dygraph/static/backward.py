@@ -104,7 +104,10 @@ class SumGrads(Op):
     def forward(self, xp, *parts):
         total = parts[0].copy()
         for p in parts[1:]:
-            total += p
+            if p.dtype == total.dtype:
+                total += p
+            else:  # a complex contribution to a real one (angle, abs of complex inputs)
+                total = total + p
         return total
 
     def backward(self, m, g):

@@ -24,11 +24,14 @@ Example:
 import numpy as np
 
 from dygraph.autograd import grad_mode
+from dygraph.autograd.complex_grad import involves_complex, record_complex
 from dygraph.autograd.function import _FORWARD_ERRORS, Op, apply, declared_attrs
 from dygraph.autograd.interpreters import RECORD, below, handing_down, push, remove
 from dygraph.framework.errors import forward_error, user_frame
 from dygraph.framework.parameter import Parameter
 from dygraph.static.program import (
+    PROBES,
+    StandIn,
     ValueDependentError,
     Variable,
     default_startup_program,
@@ -156,9 +159,22 @@ def _in_program(tensors, live):
     return False
 
 
+def _conditioned(array):
+    """A stand-in of `array`'s shape and dtype that value checks accept: 3 everywhere, plus
+    3n on the diagonal of square trailing n x n matrices (symmetric, diagonally dominant:
+    positive definite and far from singular; above multigammaln's (p - 1) / 2 for p < 7)."""
+    if array.dtype.kind not in "fc":
+        return array
+    out = np.full(array.shape, 3.0, array.dtype)
+    if array.ndim >= 2 and array.shape[-1] == array.shape[-2]:
+        out += 3.0 * array.shape[-1] * np.eye(array.shape[-1], dtype=array.dtype)
+    return out.view(StandIn)
+
+
 def _run_probe(op, arrays, inputs):
     try:
-        outs = op.forward(np, *arrays)
+        with np.errstate(all="ignore"):  # stand-in zeros: log(0) is no news to the user
+            outs = op.forward(np, *arrays)
     except _FORWARD_ERRORS as exc:
         raise forward_error(op.name, inputs, exc) from None
     return outs if type(outs) is tuple else (outs,)
@@ -183,11 +199,20 @@ def capture(op, inputs):
     try:
         variables = [t if isinstance(t, Variable) else _var_of(program, n)
                      for t, n in zip(inputs, names)]
-        first = _run_probe(op, [v._data for v in variables], inputs)
+        probes = [v._data for v in variables], [v._alt for v in variables]
         try:
-            second = _run_probe(op, [v._alt for v in variables], inputs)
+            first = _run_probe(op, probes[0], inputs)
+        except (ValueError, np.linalg.LinAlgError):
+            # An op that checks values (an inverse, a Cholesky factor, multigammaln's
+            # domain) refuses zeros: probe again with well-conditioned stand-ins; a
+            # second refusal is about the call itself and is raised.
+            probes = tuple([_conditioned(a) for a in arrays] for arrays in probes)
+            first = _run_probe(op, probes[0], inputs)
+        try:
+            second = _run_probe(op, probes[1], inputs)
         except (ValueError, TypeError, IndexError) as exc:
-            raise type(exc)(
+            kind = next(k for k in (ValueError, TypeError, IndexError) if isinstance(exc, k))
+            raise kind(
                 f"{op.name}: this op ran with the build-time stand-in of a free (-1) "
                 "dimension but not with another size: the op, or the code that called it, "
                 "fixed that size. Give the dimension a size "
@@ -195,6 +220,8 @@ def capture(op, inputs):
     finally:
         state.intercept = capture
         del op.probing
+    if involves_complex(inputs, first):  # complex data: the complex gradient rule, as apply
+        record_complex(op)
     # jit.to_static honours no_grad() inside the traced function, as eager mode does.
     needs_grad = [not t._sg and (state.grad_on or not live) for t in inputs]
     stop = not (op.differentiable and any(needs_grad))
@@ -205,10 +232,12 @@ def capture(op, inputs):
                              f"({a.shape} vs {b.shape}); such an op cannot be in a static "
                              "program")
         shape = [d if d == e else -1 for d, e in zip(a.shape, b.shape)]
-        for d in getattr(op, "free_dims", ()):  # sizes that depend on the data itself
-            if d >= len(shape):
-                continue
-            shape[d] = -1
+        data_sized = [d for d in getattr(op, "free_dims", ()) if d < len(shape)]
+        if data_sized:  # sizes that depend on the data itself: free, and probed as such
+            for d in data_sized:
+                shape[d] = -1
+            a, b = (np.zeros([p if i in data_sized else n for i, n in enumerate(x.shape)],
+                             x.dtype) for p, x in zip(PROBES, (a, b)))
         outputs.append(block.create_var(None, shape, a.dtype,
                                         stop_gradient=stop or a.dtype.kind not in "fc",
                                         stand_ins=(a, b)))

@@ -18,8 +18,10 @@ Example:
     1.0986
 """
 
+import contextlib
 import inspect
 
+from dygraph.amp.auto_cast import active_settings, settings_applied
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.grad_mode import enable_grad
 from dygraph.framework.free_dim import FreeDim
@@ -35,23 +37,34 @@ class EagerCall(Op):
     `kwargs` holds every argument by name (the Tensor ones are filled in per run), so a
     program clone for testing can switch `training` off."""
 
-    attrs = ("always", "fn", "free_dims", "kwargs", "names", "stops")
+    attrs = ("always", "amp", "fn", "free_dims", "kwargs", "names", "stops")
     attr_kinds = {"fn": "function"}
+    complex_grad = "same"  # backward runs eager autograd, which applies the complex rules
 
-    def __init__(self, fn, kwargs, names, stops, free_dims=(), always=False):
+    def __init__(self, fn, kwargs, names, stops, free_dims=(), always=False, amp=None):
         self.fn, self.kwargs = fn, kwargs
-        self.names, self.stops = names, stops  # the Tensor arguments and their stop_gradient
+        # The Tensor arguments ("name", or "name:i" for item i of a list argument) and their
+        # stop_gradient.
+        self.names, self.stops = names, stops
         self.free_dims = free_dims  # output dims whose size depends on the input's values
         self.always = always  # in the program even without Variable inputs (creation ops)
+        self.amp = amp  # the auto_cast settings it was recorded under, applied at each run
 
     def forward(self, xp, *arrays):
         kwargs = dict(self.kwargs)
         tensors = []
         for name, array, stop in zip(self.names, arrays, self.stops):
             t = _new_tensor(array, None, 0, stop)
-            kwargs[name] = t
+            key, _, item = name.partition(":")  # "inputs:2": item 2 of a list argument
+            if item:
+                if kwargs[key] is self.kwargs[key]:
+                    kwargs[key] = list(kwargs[key])
+                kwargs[key][int(item)] = t
+            else:
+                kwargs[key] = t
             tensors.append(t)
-        with enable_grad():
+        with enable_grad(), (settings_applied(self.amp) if self.amp
+                             else contextlib.nullcontext()):
             out = self.fn(**kwargs)
         self.tensors = tensors
         self.outs = out if isinstance(out, tuple) else (out,)
@@ -114,10 +127,18 @@ def capture_call(fn, args, kwargs, free_dims=(), always=False):
         elif isinstance(v, (list, tuple)) and any(type(d) is FreeDim for d in v):
             values[k] = stack([d.tensor() if type(d) is FreeDim else
                                to_tensor(d, dtype="int64") for d in v])
-    names = [k for k, v in values.items() if isinstance(v, Tensor)]
-    if not always and not any(isinstance(values[k], Variable) for k in names):
+    names, tensors, template = [], [], dict(values)
+    for k, v in values.items():
+        if isinstance(v, Tensor):
+            names.append(k)
+            tensors.append(v)
+            template[k] = None
+        elif isinstance(v, (list, tuple)) and v and all(isinstance(t, Tensor) for t in v):
+            names += [f"{k}:{i}" for i in range(len(v))]  # a list of Tensors (multiplex)
+            tensors += list(v)
+            template[k] = [None] * len(v)
+    if not always and not any(isinstance(t, Variable) for t in tensors):
         return NotImplemented
-    stops = [values[k]._sg for k in names]
-    template = {k: (None if k in names else v) for k, v in values.items()}
-    op = EagerCall(fn, template, names, stops, tuple(free_dims), always)
-    return apply(op, *[values[k] for k in names])
+    stops = [t._sg for t in tensors]
+    op = EagerCall(fn, template, names, stops, tuple(free_dims), always, active_settings())
+    return apply(op, *tensors)

@@ -108,6 +108,7 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=N
                          "being saved; pass program= (the Program they were built in)")
     program = source.clone(for_test=True)
     ops, needed = _forward_ops(program, feeds, fetches)
+    needed |= set(feeds)  # a feed only read for its shape (view_as's y) is still an input
     block = program.global_block()
     encoder = fmt.Encoder()
     scope = kwargs.get("scope") or global_scope()
@@ -118,7 +119,9 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=N
         block_records.append(_op_records(sub.ops, sub, encoder, f"block {index} op"))
     variables = {}
     for name in sorted(needed):
-        var = block.vars[name]
+        # (the test clone keeps the variables ops use: a feed that is only fetched, or
+        # only read for its shape, comes from the program itself)
+        var = block.vars[name] if name in block.vars else source.global_block().vars[name]
         variables[name] = {"shape": list(var.static_shape),
                            "dtype": fmt.dtype_name(var._data.dtype),
                            "persistable": var.persistable}

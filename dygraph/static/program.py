@@ -27,6 +27,7 @@ from dygraph.autograd import grad_mode
 from dygraph.autograd.function import Op
 from dygraph.framework import dtype as _dt
 from dygraph.framework.free_dim import FreeDim
+from dygraph.framework.stand_in import StandIn, is_stand_in
 from dygraph.tensor import Tensor, _init_from
 
 __all__ = ["Program", "Block", "Variable", "Operator", "program_guard",
@@ -43,32 +44,6 @@ class ValueDependentError(RuntimeError):
     """Python code asked for the value of a static Variable (bool() for an `if`, float(),
     .numpy(), len() of a free dimension...) while a program was being built: the value
     exists only when the program runs, so the program cannot record that code."""
-
-
-class StandIn(np.ndarray):
-    """The array a Variable holds while its program is built: zeros with the Variable's
-    shape, marked so that what Python computes from it stays marked (NumPy keeps the
-    subclass through ufuncs and most functions). Capture refuses a marked array that would
-    become part of the program (an op's configuration, a constant): it was computed from a
-    build-time stand-in, not from the data of a run. Ops themselves run on stand-ins freely
-    while capture probes their output shapes."""
-
-
-def is_stand_in(value):
-    """Whether `value` (an array, or a tuple/list/dict nesting arrays) holds an array
-    computed from a build-time stand-in.
-
-    Example:
-        >>> is_stand_in(np.zeros(3).view(StandIn) + 1), is_stand_in((np.zeros(3), 1))
-        (True, False)
-    """
-    if isinstance(value, StandIn):
-        return True
-    if isinstance(value, (tuple, list)):
-        return any(is_stand_in(v) for v in value)
-    if isinstance(value, dict):
-        return any(is_stand_in(v) for v in value.values())
-    return False
 
 
 def _value_needed(var, what):

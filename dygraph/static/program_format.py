@@ -179,7 +179,8 @@ class OpTable:
         while pending:
             cls = pending.pop()
             pending.extend(cls.__subclasses__())
-            if cls.__module__.startswith("dygraph.") and cls.saveable:
+            if (cls.__module__.startswith("dygraph.") and cls.saveable
+                    and not cls.__dict__.get("complex_variant")):
                 self.classes[f"{cls.__module__}:{cls.__qualname__}"] = cls
 
     def lookup(self, path, where):
