@@ -25,6 +25,7 @@ import numpy as np
 from dygraph.autograd import grad_mode
 from dygraph.hapi.input_spec import InputSpec
 from dygraph.jit import config
+from dygraph.jit.guards import Guards, SideEffect
 from dygraph.jit.trace import Arg, flatten, tensor_args, trace
 from dygraph.tensor import Tensor
 
@@ -92,6 +93,7 @@ class StaticFunction:
         self._converted = None
         self._fallback = None
         self._modal = None
+        self._guards = Guards(function, layer)
         functools.update_wrapper(self, function)
 
     # -- binding to a layer ------------------------------------------------------------------
@@ -162,7 +164,7 @@ class StaticFunction:
             sig = tuple([(_check_spec(i, t, specs[i]) if i < len(specs)
                           else t._data.shape, t._data.dtype, t._sg)
                          for i, t in enumerate(tensors)])
-        return structure, sig, self._modes()
+        return structure, sig, self._modes(), self._guards.key()
 
     def _static_form(self):
         if self._converted is None:
@@ -185,8 +187,8 @@ class StaticFunction:
                 function = functools.partial(function, self._layer)
             watched = self._watched()
             versions = [t._version[0] for t in watched]
-            concrete = trace(function, structure, args)
-        except config.unsupported_errors() as exc:
+            concrete = trace(self._checked(function), structure, args)
+        except (SideEffect, *config.unsupported_errors()) as exc:
             self._fallback = str(exc)
             config.log(1, f"to_static: {name} falls back to eager: {exc}")
             warnings.warn(f"to_static: {name} runs eagerly: {exc}", UserWarning,
@@ -198,6 +200,22 @@ class StaticFunction:
         config.log(2, str(concrete.main_program))
         self._cache._programs[key] = self._cache.last = concrete
         return concrete
+
+    def _checked(self, function):
+        """`function`, raising SideEffect when a call changes Python state (guards.py)."""
+        guards = self._guards
+
+        def checked(*args, **kwargs):
+            before = guards.watch(args, kwargs)
+            result = function(*args, **kwargs)
+            try:
+                guards.check(before, args, kwargs)
+            except SideEffect:
+                guards.undo(before)  # the eager call that follows starts where this one did
+                raise
+            return result
+
+        return checked
 
     def _watched(self):
         """Tensors whose in-place change while tracing would mean a training step inside."""
