@@ -27,19 +27,44 @@ Example:
     array(4., dtype=float32)
 """
 
+import os
+import sys
+
 __all__ = ["FreeDim"]
 
 
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _internal():
+    """Whether the code using the FreeDim (two frames up: past the dunder method) is
+    dygraph's own: its shape logic reads a free dimension as the -1 of a shape spec."""
+    return sys._getframe(2).f_code.co_filename.startswith(_PACKAGE)
+
+
 def _binary(name, reflected=False):
+    plain = getattr(int, f"__{'r' if reflected else ''}{name}__")  # a constant name
+
     def method(self, other):
+        if _internal():
+            return plain(self, other)
         from dygraph.ops import math
 
-        fn = {"add": math.add, "subtract": math.subtract, "multiply": math.multiply,
-              "divide": math.divide, "floor_divide": math.floor_divide}[name]
+        fn = {"add": math.add, "sub": math.subtract, "mul": math.multiply,
+              "truediv": math.divide, "floordiv": math.floor_divide}[name]
         tensor = self.tensor()
         return fn(other, tensor) if reflected else fn(tensor, other)
 
     method.__name__ = f"__{'r' if reflected else ''}{name}__"
+    return method
+
+
+def _refusing(what, plain):
+    def method(self, *other):
+        if _internal():
+            return plain(self, *other)
+        raise self._refuse(what(*other))
+
     return method
 
 
@@ -79,54 +104,44 @@ class FreeDim(int):
             "program runs; use it in tensor arithmetic (x / x.shape[0]) or give the "
             "dimension a size in data(...)/InputSpec")
 
-    def __int__(self):
-        raise self._refuse("int()")
-
-    def __float__(self):
-        raise self._refuse("float()")
-
-    def __index__(self):
-        raise self._refuse("an index or size (range(), a list length)")
-
-    def __bool__(self):
-        raise self._refuse("bool()")
+    # Used by dygraph's own shape logic these are int's (-1); from the user's code, a
+    # Python value of the size is refused and tensor arithmetic reads it at run time.
+    __int__ = _refusing(lambda: "int()", int.__int__)
+    __float__ = _refusing(lambda: "float()", int.__float__)
+    __index__ = _refusing(lambda: "an index or size (range(), a list length)", int.__index__)
+    __bool__ = _refusing(lambda: "bool()", int.__bool__)
+    __lt__ = _refusing(lambda o: f"a comparison (< {o})", int.__lt__)
+    __le__ = _refusing(lambda o: f"a comparison (<= {o})", int.__le__)
+    __gt__ = _refusing(lambda o: f"a comparison (> {o})", int.__gt__)
+    __ge__ = _refusing(lambda o: f"a comparison (>= {o})", int.__ge__)
 
     __add__ = _binary("add")
     __radd__ = _binary("add", reflected=True)
-    __sub__ = _binary("subtract")
-    __rsub__ = _binary("subtract", reflected=True)
-    __mul__ = _binary("multiply")
-    __rmul__ = _binary("multiply", reflected=True)
-    __truediv__ = _binary("divide")
-    __rtruediv__ = _binary("divide", reflected=True)
-    __floordiv__ = _binary("floor_divide")
-    __rfloordiv__ = _binary("floor_divide", reflected=True)
+    __sub__ = _binary("sub")
+    __rsub__ = _binary("sub", reflected=True)
+    __mul__ = _binary("mul")
+    __rmul__ = _binary("mul", reflected=True)
+    __truediv__ = _binary("truediv")
+    __rtruediv__ = _binary("truediv", reflected=True)
+    __floordiv__ = _binary("floordiv")
+    __rfloordiv__ = _binary("floordiv", reflected=True)
 
     def __neg__(self):
-        return -self.tensor()
+        return -1 if _internal() else -self.tensor()
 
     def __hash__(self):
         return hash(-1)
 
     def __eq__(self, other):
-        if isinstance(other, int) and other != -1:  # a size compared with the unknown one
+        # == -1 is the test of a shape spec; == another size asks for the run's value
+        if isinstance(other, int) and other != -1 and not _internal():
             raise self._refuse(f"== {other}")
         return int.__eq__(self, other)
 
     def __ne__(self, other):
-        return not self == other
-
-    def __lt__(self, other):
-        raise self._refuse("a comparison (<)")
-
-    def __le__(self, other):
-        raise self._refuse("a comparison (<=)")
-
-    def __gt__(self, other):
-        raise self._refuse("a comparison (>)")
-
-    def __ge__(self, other):
-        raise self._refuse("a comparison (>=)")
+        if isinstance(other, int) and other != -1 and not _internal():
+            raise self._refuse(f"!= {other}")
+        return int.__ne__(self, other)
 
     def __repr__(self):
         return "-1"
