@@ -15,6 +15,7 @@ import numpy as np
 
 from dygraph.framework import dtype as _dt
 from dygraph.framework.errors import op_error
+from dygraph.framework.step_calls import made_at_each_run
 
 __all__ = ["Tensor", "to_tensor"]
 
@@ -112,15 +113,9 @@ class Tensor:
             return None
         return self._grad.numpy()
 
+    @made_at_each_run(drops=lambda self, set_to_zero: () if set_to_zero else [self])
     def clear_grad(self, set_to_zero=True):
         """Reset the gradient: zero it in place (default) or drop it."""
-        from dygraph.autograd.grad_mode import state
-
-        if state.static_program is not None:
-            from dygraph.jit.train_step import record_call
-
-            if record_call(self, "clear_grad", (set_to_zero,), () if set_to_zero else [self]):
-                return  # in a to_static training step: made at each run
         self._reset_grad(set_to_zero)
 
     def _reset_grad(self, set_to_zero):

@@ -14,8 +14,8 @@ Example:
 import numbers
 import warnings
 
-from dygraph.autograd import grad_mode
 from dygraph.framework.errors import AssertedValueError, check_learning_rate, op_error
+from dygraph.framework.step_calls import made_at_each_run
 
 __all__ = ["LRScheduler"]
 
@@ -90,6 +90,7 @@ class LRScheduler:
     def __call__(self):
         return self.last_lr
 
+    @made_at_each_run()
     def step(self, epoch=None):
         """Advance to the next epoch, or to `epoch`, and update `last_lr`.
 
@@ -98,11 +99,6 @@ class LRScheduler:
             >>> s = ExponentialDecay(1.0, gamma=0.5); s.step(3); s()
             0.125
         """
-        if grad_mode.state.static_program is not None:
-            from dygraph.jit.train_step import record_call
-
-            if record_call(self, "step", (epoch,)):
-                return  # in a to_static training step: made at each run
         if epoch is None:
             self.last_epoch += 1
             self.last_lr = self.get_lr()

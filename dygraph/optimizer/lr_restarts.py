@@ -14,6 +14,7 @@ Example:
 import math
 
 from dygraph.framework.errors import op_error
+from dygraph.framework.step_calls import made_at_each_run
 from dygraph.optimizer.lr_base import LRScheduler, _int, _real
 
 __all__ = ["CosineAnnealingWarmRestarts", "LinearLR"]
@@ -46,6 +47,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         return self.eta_min + (self.base_lr - self.eta_min) * (
             1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
 
+    @made_at_each_run()
     def step(self, epoch=None):
         """Advance one epoch (restarting the cycle when it ends), or jump to `epoch`.
 

@@ -21,9 +21,9 @@ Example:
 import numpy as np
 
 from dygraph.autograd.grad_mode import no_grad
-from dygraph.autograd.grad_mode import state as _state
 from dygraph.backend import get_array_module
 from dygraph.framework.errors import as_number, check_learning_rate, op_error
+from dygraph.framework.step_calls import made_at_each_run
 from dygraph.optimizer.lr import LRScheduler
 from dygraph.optimizer.state import _MASTER, AccumulatorState, compute_dtype
 from dygraph.regularizer import L2Decay, WeightDecayRegularizer
@@ -242,6 +242,7 @@ class Optimizer(AccumulatorState):
 
     # -- the update ------------------------------------------------------------------------
     @no_grad()
+    @made_at_each_run()
     def step(self):
         """Update every trainable parameter that has a gradient (one optimizer step).
 
@@ -254,8 +255,6 @@ class Optimizer(AccumulatorState):
             >>> (3 * w).sum().backward(); opt.step(); w.numpy()
             array([-0.5], dtype=float32)
         """
-        if _state.static_program is not None and _recorded(self, "step"):
-            return
         if self._adopts_parameters:
             self._adopt_new()
         lr = self.get_lr()
@@ -372,6 +371,8 @@ class Optimizer(AccumulatorState):
             for group, pairs in by_group.values():
                 self._apply_group(group, pairs, lr)
 
+    @made_at_each_run(drops=lambda self, set_to_zero: () if set_to_zero
+                      else self._parameter_list)
     def clear_grad(self, set_to_zero=True):
         """Zero (default) or drop the gradients of the optimizer's parameters.
 
@@ -384,10 +385,6 @@ class Optimizer(AccumulatorState):
             >>> (3 * w).sum().backward(); opt.clear_grad(); w.grad.numpy()
             array([0.], dtype=float32)
         """
-        if _state.static_program is not None and _recorded(
-                self, "clear_grad", (set_to_zero,),
-                () if set_to_zero else self._parameter_list):
-            return
         for p in self._parameter_list:
             if not p._sg:
                 p._reset_grad(set_to_zero)

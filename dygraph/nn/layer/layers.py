@@ -22,9 +22,9 @@ Example:
 import collections
 import re
 
-from dygraph.autograd import grad_mode
 from dygraph.framework import dtype as _dt
 from dygraph.framework.parameter import Parameter, unique_name
+from dygraph.framework.step_calls import made_at_each_run
 from dygraph.nn.layer.layer_members import LayerTreeMixin, MemberDict
 from dygraph.nn.layer.layer_state import LayerStateMixin
 from dygraph.nn.param_attr import make_parameter
@@ -466,6 +466,8 @@ class Layer(LayerTreeMixin, LayerStateMixin):
             if d.get(store) is not None:
                 d[store] = MemberDict(d, list(d[store].items()))
 
+    @made_at_each_run(drops=lambda self, set_to_zero: () if set_to_zero
+                      else self.parameters())
     def clear_gradients(self, set_to_zero=True):
         """Reset the gradients of all trainable parameters: zero them (default) or drop them.
 
@@ -477,12 +479,6 @@ class Layer(LayerTreeMixin, LayerStateMixin):
             >>> layer.w.grad.numpy()
             array([0.], dtype=float32)
         """
-        if grad_mode.state.static_program is not None:
-            from dygraph.jit.train_step import record_call
-
-            params = () if set_to_zero else self.parameters()
-            if record_call(self, "clear_gradients", (set_to_zero,), params):
-                return  # in a to_static training step: made at each run
         for param in self.parameters():
             if param.trainable:
                 param._reset_grad(set_to_zero)
