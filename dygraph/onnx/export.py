@@ -202,15 +202,25 @@ def export(layer, path, input_spec=None, opset_version=17, **configs):
     stay dynamic), checked with onnx.checker. Needs the onnx package
     (pip install 'dygraph[onnx]'). `enable_onnx_checker=False` skips the check.
 
-    An op without an ONNX mapping raises NotImplementedError naming the op class.
+    A layer that jit.load returned is exported from its saved program. An op without an
+    ONNX mapping raises NotImplementedError naming the op class.
     """
     onnx = require_onnx()
     check = configs.pop("enable_onnx_checker", True)
     if configs:
         raise TypeError(f"paddle.onnx.export: unsupported options {sorted(configs)}")
-    program, feeds, fetches = capture_layer(layer, input_spec)
+    from dygraph.jit.save_load import TranslatedLayer
+
+    values = None
+    if isinstance(layer, TranslatedLayer):
+        # A loaded model is its saved inference program already: exported as it is (its
+        # inputs keep the saved shapes; input_spec is not needed).
+        program, feeds, fetches = layer._program, list(layer._feeds), list(layer._fetches)
+        values = {name: t._data for name, t in layer._persistables.items()}
+    else:
+        program, feeds, fetches = capture_layer(layer, input_spec)
     model = to_onnx_model(program, feeds, fetches, opset_version,
-                          graph_name=type(layer).__name__)
+                          graph_name=type(layer).__name__, values=values)
     if check:
         onnx.checker.check_model(model, full_check=True)
     directory = os.path.dirname(path)

@@ -18,7 +18,7 @@ from dygraph.ops.linalg import MatMul
 from dygraph.ops.nn_dropout import dropout
 from dygraph.ops.nn_linear import Linear, Lookup, embedding
 from dygraph.ops.nn_resample import Resample
-from dygraph.ops.norm import Normalize
+from dygraph.ops.norm import Normalize, batch_norm
 from dygraph.ops.norm_running import RunningBatchNorm
 from dygraph.ops.pooling import AvgPool, MaxPool
 from dygraph.static.eager_call import EagerCall
@@ -241,7 +241,32 @@ def _embedding(g, op, args, outs):
     return _gather_rows(g, weight, args["x"], None if pad is None else int(pad) % rows, outs)
 
 
-_WHOLE = {dropout: _dropout, embedding: _embedding}
+def _batch_norm_call(g, op, args, outs):
+    """F.batch_norm as to_static records it (one whole-call op): in eval mode it normalizes
+    with the running statistics, constants of the export."""
+    kwargs = op.kwargs
+    if kwargs.get("training") and kwargs.get("use_global_stats") is not True:
+        raise NotImplementedError("paddle.onnx.export: batch norm in training mode has no "
+                                  "ONNX mapping; export the model in eval mode")
+    x, mean, var = args["x"], args["running_mean"], args["running_var"]
+    mean_v, var_v = g.value(mean), g.value(var)
+    if mean_v is None or var_v is None:
+        raise NotImplementedError("paddle.onnx.export: batch norm whose running statistics "
+                                  "are computed in the program has no ONNX mapping")
+    rank = g.rank(x)
+    channel = rank - 1 if str(kwargs.get("data_format", "NCHW")).endswith("C") and rank > 2 \
+        else 1
+    pshape = tuple(mean_v.size if d == channel else 1 for d in range(rank))
+    axes = tuple(d for d in range(rank) if d != channel)
+    dtype = g.dtype(x)
+    eps = float(kwargs.get("epsilon", 1e-5))
+    fixed = (mean_v.reshape(pshape).astype(dtype),
+             (1.0 / np.sqrt(var_v.reshape(pshape).astype(np.float64) + eps)).astype(dtype))
+    inner = Normalize(axes, eps, None, pshape, fixed)
+    return _fixed_statistics(g, inner, x, args.get("weight"), args.get("bias"), outs)
+
+
+_WHOLE = {dropout: _dropout, embedding: _embedding, batch_norm: _batch_norm_call}
 
 
 @maps(EagerCall)
