@@ -239,6 +239,10 @@ class LabelInputCrossEntropy(Op):
         return self.inner.forward(xp, x)
 
     def backward(self, m, g):
+        # The inner op ran inside this one's forward, on the same logits: it reads them
+        # (for a gradient with its own graph) through this op's first input.
+        self.inner.inputs = self.inputs[:1]
+        self.inner.versions = (self.inputs[0]._version[0],)
         return self.inner.backward(m, g)[0], None
 
 

@@ -23,11 +23,15 @@ Example:
     [[2.0, 4.0]]
 """
 
+import copy
+
 import numpy as np
 
 from dygraph.autograd.backward_math import array_math
 from dygraph.autograd.engine import _sum_to
 from dygraph.autograd.function import Op
+from dygraph.static.block_op import lookup
+from dygraph.static.capture import Slot as _Slot
 from dygraph.static.program import Variable, default_main_program
 
 __all__ = ["append_backward", "gradients"]
@@ -40,22 +44,29 @@ _SAVED_STATE = frozenset(("cols", "saved", "prob", "arg", "keep", "mask", "flat"
 
 
 class GradOf(Op):
-    """The gradient op of forward op `fwd`: output gradients in, the wanted input
-    gradients out (`wanted` indices)."""
+    """The gradient op of forward op `fwd`: output gradients in (the forward op's inputs
+    come through its Slots), the wanted input gradients out (`wanted` indices). When a
+    second gradient goes through it, the forward op's inputs (`fwd_names`) become its
+    first program inputs too (`with_inputs`), so that the walk reaches them."""
 
-    attrs = ("fwd", "one", "present", "single", "wanted")
+    attrs = ("fwd", "fwd_edges", "fwd_names", "one", "present", "single", "wanted",
+             "with_inputs")
     saveable = False  # holds live objects; never in a saved program
+    # (a class default too: a second-order gradient op's release clears saved state named
+    # "keep" from the op it differentiates, this one)
+    keep = False
 
-    differentiable = False
-
-    def __init__(self, fwd, present, wanted):
+    def __init__(self, fwd, present, wanted, fwd_names=(), fwd_edges=()):
         self.fwd, self.present, self.wanted = fwd, present, wanted
+        self.fwd_names, self.fwd_edges = list(fwd_names), tuple(fwd_edges)
+        self.with_inputs = False
         self.keep = False  # a later gradient op of the same forward op reads its values
         self.single = getattr(fwd, "n_outputs", 1) == 1 and list(present) == [0]
         self.one = len(wanted) == 1
 
-    def forward(self, xp, *grads):
+    def forward(self, xp, *arrays):
         fwd = self.fwd
+        grads = arrays[len(fwd.inputs):] if self.with_inputs else arrays
         if self.single:
             result = fwd.backward(_MATH, grads[0])
         else:
@@ -92,14 +103,36 @@ class GradOf(Op):
         for name in _SAVED_STATE.intersection(saved):
             del saved[name]
 
-    def backward(self, m, *grads):
-        raise NotImplementedError("gradients of static gradient ops are not supported yet")
+    def backward(self, m, *ggs):
+        """Second order: the forward op runs again eagerly on this run's values, its
+        gradient is taken with create_graph, and that gradient's own gradient (by the
+        eager engine, with the `ggs` coming in) goes to the forward op's inputs and to the
+        output gradients."""
+        from dygraph.autograd.engine import grad
+        from dygraph.autograd.function import apply
+        from dygraph.autograd.grad_mode import enable_grad
+        from dygraph.tensor import _new_tensor
+
+        arrays = [slot._data for slot in self.inputs]
+        n = len(self.fwd.inputs)
+        with enable_grad():
+            tensors = [_new_tensor(a, None, 0, a.dtype.kind not in "fc") for a in arrays]
+            xs, gs = tensors[:n], tensors[n:]
+            outs = apply(copy.copy(self.fwd), *xs)
+            outs = outs if isinstance(outs, tuple) else (outs,)
+            first = grad([outs[i] for i in self.present], [xs[i] for i in self.wanted], gs,
+                         create_graph=True, allow_unused=True)
+            pairs = [(f, gg) for f, gg in zip(first, ggs) if f is not None and gg is not None]
+            wanted = [t for t in tensors if not t._sg]
+            result = dict(zip(map(id, wanted), grad(
+                [f for f, _ in pairs], wanted, [_new_tensor(gg, None, 0, True)
+                                                for _, gg in pairs], allow_unused=True)))
+        return tuple(None if id(t) not in result or result[id(t)] is None
+                     else result[id(t)]._data for t in tensors)
 
 
 class SumGrads(Op):
     """The sum of the gradient contributions to one variable."""
-
-    differentiable = False
 
     def forward(self, xp, *parts):
         total = parts[0].copy()
@@ -111,7 +144,7 @@ class SumGrads(Op):
         return total
 
     def backward(self, m, g):
-        raise NotImplementedError
+        return (g,) * len(self.inputs)
 
 
 class OnesLike(Op):
@@ -127,7 +160,9 @@ class OnesLike(Op):
 
 
 def _grad_var(block, var, name):
-    return block.create_var(name, var.static_shape, var._data.dtype, stop_gradient=True,
+    # Differentiable (stop_gradient False): ops on a gradient record what a second
+    # gradient needs, as eager create_graph does.
+    return block.create_var(name, var.static_shape, var._data.dtype, stop_gradient=False,
                             stand_ins=(var._data, var._alt))
 
 
@@ -147,11 +182,15 @@ def _backward(block, targets, target_grads, no_grad):
             return None
         if len(parts) > 1:
             var = _grad_var(block, block.vars[name], f"{name}@GRAD@SUM{len(block.ops)}")
-            block.append_op(SumGrads(), parts, [var.name], role="backward")
+            summed = SumGrads()
+            summed.edges = (True,) * len(parts)  # differentiable, for a second gradient
+            block.append_op(summed, parts, [var.name], role="backward")
             parts[:] = [var.name]
         return parts[0]
 
-    forward_ops = [o for o in block.ops if o.role == "forward"]
+    # Gradient ops are differentiable too: gradients of a gradient (a gradient penalty)
+    # walk back through them to the forward values they read.
+    forward_ops = [o for o in block.ops if o.role in ("forward", "backward")]
     # Gradient ops appended by an earlier call (a second loss.backward() in a to_static
     # step): the forward values they read must outlive them.
     earlier = {}
@@ -162,6 +201,8 @@ def _backward(block, targets, target_grads, no_grad):
         present = [i for i, n in enumerate(o.outputs) if n in pending]
         if not present or not getattr(o.op, "differentiable", True):
             continue
+        if o.role == "backward":
+            _expose_inputs(o, block)
         grads = [total(o.outputs[i]) for i in present]
         edges = getattr(o.op, "edges", ())
         wanted = [i for i, n in enumerate(o.inputs)
@@ -178,10 +219,37 @@ def _backward(block, targets, target_grads, no_grad):
             o.op.grad_wanted = True
         for grad_op in earlier.get(id(o.op), ()):
             grad_op.keep = True
-        block.append_op(GradOf(o.op, present, wanted), grads, outs, role="backward")
+        grad_op = GradOf(o.op, present, wanted, o.inputs, edges[:len(o.inputs)])
+        grad_op.edges = (True,) * len(grads)  # its inputs: gradients of what needs one
+        grad_op.n_outputs = len(outs)
+        block.append_op(grad_op, grads, outs, role="backward")
     for name in list(pending):
         done[name] = total(name)
     return done
+
+
+def _expose_inputs(o, block):
+    """Make gradient op `o` differentiable in turn: a GradOf gets its forward op's inputs
+    as program inputs, and each run hands `o` its inputs through Slots, which the new
+    gradient op reads and then frees."""
+    op = o.op
+    fwd = getattr(op, "fwd", None)
+    names = list(getattr(op, "fwd_names", ())) + list(o.inputs) + list(o.outputs)
+    complex_data = any(lookup(block, n)._data.dtype.kind == "c" for n in names)
+    if fwd is not None and (type(fwd).__name__ == "EagerCall" or isinstance(fwd, GradOf)
+                            or complex_data or type(getattr(fwd, "inputs", None)) is not tuple):
+        what = ("a whole-call op" if type(fwd).__name__ == "EagerCall" else
+                "a gradient of a gradient" if isinstance(fwd, GradOf) else
+                "complex data" if complex_data else "an op built outside capture")
+        raise NotImplementedError(
+            f"gradients: a gradient of the gradient of {fwd.name} ({what}) is not supported "
+            "in static programs yet; compute it eagerly (paddle.grad with create_graph)")
+    if isinstance(op, GradOf) and not op.with_inputs:
+        o.inputs[:0] = op.fwd_names
+        op.edges = tuple(op.fwd_edges) + tuple(op.edges)
+        op.with_inputs = True
+    if type(getattr(op, "inputs", None)) is not tuple:
+        op.inputs = tuple(_Slot(True) for _ in o.inputs)
 
 
 def _names(items):
@@ -208,23 +276,6 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
     return pairs
 
 
-def _refuse_second_order(block, targets):
-    """Gradient ops are not differentiable yet: say so instead of returning None."""
-    producer = {n: o for o in block.ops for n in o.outputs}
-    pending, seen = [t.name for t in targets if isinstance(t, Variable)], set()
-    while pending:
-        name = pending.pop()
-        o = producer.get(name)
-        if name in seen or o is None:
-            continue
-        seen.add(name)
-        if o.role == "backward":
-            raise NotImplementedError(f"gradients: {name} is computed from gradient ops; "
-                                      "gradients of gradients are not supported in static "
-                                      "programs yet")
-        pending.extend(o.inputs)
-
-
 def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
     """Gradient variables of sum(targets) with respect to each of `inputs` (None where an
     input does not lead to the targets)."""
@@ -233,6 +284,5 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
     block = targets[0].block if isinstance(targets[0], Variable) else \
         default_main_program().global_block()
     target_gradients = target_gradients or [None] * len(targets)
-    _refuse_second_order(block, targets)
     grads = _backward(block, targets, target_gradients, _names(no_grad_set))
     return [block.vars[grads[v.name]] if grads.get(v.name) else None for v in inputs]

@@ -87,6 +87,8 @@ class EagerCall(Op):
     def backward(self, m, *grads):
         from dygraph.autograd.engine import _sum_to, grad
 
+        if m.tensor_mode:
+            return self._backward_recorded(grads)
         direct = self._one_node() if grads[0] is not None else None
         if direct is not None:
             node, where = direct
@@ -107,6 +109,35 @@ class EagerCall(Op):
             g = next(result) if not t._sg else None
             out.append(None if g is None else g._data)
         return tuple(out)
+
+
+    def _backward_recorded(self, grads):
+        """The gradient as Tensors with their own graph (create_graph, a second gradient):
+        the function runs again on the op's input Tensors, so the graph reaches them."""
+        from dygraph.autograd.engine import grad
+
+        kwargs = dict(self.kwargs)
+        inputs = list(self.inputs)
+        for name, t in zip(self.names, inputs):
+            key, _, item = name.partition(":")
+            if item:
+                if kwargs[key] is self.kwargs[key]:
+                    kwargs[key] = list(kwargs[key])
+                kwargs[key][int(item)] = t
+            else:
+                kwargs[key] = t
+        with enable_grad(), (settings_applied(self.amp) if self.amp
+                             else contextlib.nullcontext()):
+            out = self.fn(**kwargs)
+            outs = out if isinstance(out, tuple) else (out,)
+            pairs = [(o, g) for o, g in zip(outs, grads) if g is not None and not o._sg]
+            wanted = [t for t in inputs if not t._sg]
+            if not wanted or not pairs:
+                return (None,) * len(inputs)
+            result = dict(zip(map(id, wanted), grad(
+                [o for o, _ in pairs], wanted, [g for _, g in pairs], create_graph=True,
+                allow_unused=True)))
+        return tuple(result.get(id(t)) for t in inputs)
 
 
 def capture_call(fn, args, kwargs, free_dims=(), always=False):

@@ -110,8 +110,9 @@ def straight_line(ops, free_after, feed_names, fetch_names, persistable):
         for n in o.outputs:
             local[n] = f"v{next(fresh)}"
             outs.append(local[n])
-        if isinstance(o.op, GradOf) and o.op.single:
-            body.extend(_gradient_lines(i, o.op, args[0], outs, consts))
+        if isinstance(o.op, GradOf) and o.op.single:  # inputs: (the forward's), then g
+            g = args[len(o.op.fwd.inputs)] if o.op.with_inputs else args[0]
+            body.extend(_gradient_lines(i, o.op, g, outs, consts))
         else:
             _call_lines(i, o, args, outs, consts, body)
         for n in o.outputs:
