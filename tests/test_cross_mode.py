@@ -21,6 +21,7 @@ import pytest
 
 import dygraph
 from dygraph import static
+from dygraph.tensor import _new_tensor
 from tests.op_specs import all_specs
 
 SPECS = all_specs()
@@ -67,9 +68,10 @@ def _seed(spec):
 
 
 def _eager(spec, arrays, grads=False):
-    """Outputs (and, with grads, the gradients of _weighted(outputs)) as arrays."""
+    """Outputs (and, with grads, the gradients of _weighted(outputs)) as arrays. The arrays
+    become the Tensors' data as they are, strides and all (to_tensor would copy a view)."""
     _seed(spec)
-    tensors = [dygraph.to_tensor(a, stop_gradient=not (grads and _differentiable(spec, i, a)))
+    tensors = [_new_tensor(a, None, 0, not (grads and _differentiable(spec, i, a)))
                for i, a in enumerate(arrays)]
     outs = _as_list(spec.fn(*tensors))
     if not grads:
@@ -364,3 +366,37 @@ def test_static_gradients_of_gradients_equal_eager_double_backward(spec):
     want = [np.zeros_like(x.numpy()) if w is None else w.numpy()
             for w, x, s in zip(want, inputs, second) if s is not None]
     _close(got, want, spec, "static second-order gradients")
+
+
+def _layouts(array):
+    """The same values as contiguous, Fortran-ordered, negatively strided, sliced and (for
+    a leading dimension of 1) broadcast arrays."""
+    yield "contiguous", np.ascontiguousarray(array)
+    if array.ndim >= 2:
+        yield "fortran", np.asfortranarray(array)
+    if array.ndim >= 1 and array.shape[-1] > 1:
+        yield "reversed", np.ascontiguousarray(array[..., ::-1])[..., ::-1]
+        padded = np.full(array.shape[:-1] + (2 * array.shape[-1],), np.nan, array.dtype)
+        padded[..., ::2] = array
+        yield "sliced", padded[..., ::2]
+    if array.ndim >= 1 and array.shape[0] == 1:
+        yield "broadcast", np.broadcast_to(array[:1], array.shape)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=_ids)
+def test_every_input_layout_gives_the_same_numbers(spec):
+    """Kernel paths (BLAS, compiled kernels, views) see inputs of every layout: values and
+    gradients equal the contiguous input's, whatever the strides."""
+    arrays = spec.make_inputs()
+    want, want_grads = _eager(spec, arrays, grads=True) if spec.grad else (
+        _eager(spec, arrays), None)
+    for k in range(len(arrays)):
+        for name, variant in list(_layouts(arrays[k]))[1:]:
+            trial = list(arrays)
+            trial[k] = variant
+            if spec.grad:
+                got, got_grads = _eager(spec, trial, grads=True)
+                _close(got_grads, want_grads, spec, f"gradients, input {k} {name}")
+            else:
+                got = _eager(spec, trial)
+            _close(got, want, spec, f"outputs, input {k} {name}")
