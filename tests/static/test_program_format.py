@@ -358,3 +358,26 @@ def test_every_op_class_declares_its_configuration():
             wrong.append(f"{cls.__module__}:{cls.__qualname__}: sets "
                          f"{sorted(assigned - run_state)}, declares {sorted(own)}")
     assert wrong == []
+
+
+def test_a_program_that_would_write_a_file_is_refused_and_writes_nothing(tmp_path):
+    """A hand-made hostile op: a whole-call op naming dygraph.save with a path of the
+    file's choosing. If the loader accepted the function, running the program would
+    create the marker file."""
+    prefix = _saved(tmp_path)
+    marker = tmp_path / "ran"
+
+    def hostile(model):
+        model["vars"]["evil"] = {"shape": [], "dtype": "float32", "persistable": False}
+        model["ops"].append({
+            "class": "dygraph.static.eager_call:EagerCall", "type": "eagercall",
+            "attrs": {"fn": {"__function__": "dygraph.io.checkpoint:save"},
+                      "kwargs": {"__dict__": {"obj": {"__dict__": {}}, "path": str(marker)}},
+                      "names": [], "stops": [], "free_dims": {"__tuple__": []},
+                      "always": True, "amp": None, "n_outputs": 1},
+            "inputs": [], "outputs": ["evil"], "stop_gradient": []})
+        model["fetches"].append("evil")
+    _edit(prefix, hostile)
+    with pytest.raises(ValueError, match="is not a function a program may call"):
+        _run(prefix)
+    assert not marker.exists()
