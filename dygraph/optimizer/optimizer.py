@@ -21,6 +21,7 @@ Example:
 import numpy as np
 
 from dygraph.autograd.grad_mode import no_grad
+from dygraph.autograd.grad_mode import state as _state
 from dygraph.backend import get_array_module
 from dygraph.framework.errors import as_number, check_learning_rate, op_error
 from dygraph.framework.step_calls import made_at_each_run
@@ -38,6 +39,18 @@ def _recorded(optimizer, method, args=(), drops=()):
     from dygraph.jit.train_step import record_call
 
     return record_call(optimizer, method, args, drops)
+
+
+def _eager_parameter(p):
+    """A static program's parameter variable (program.all_parameters()) as the layer's own
+    Parameter, which the program reads and updates by name: one update path for both."""
+    from dygraph.static.program import Variable
+
+    if isinstance(p, Variable) and p.is_parameter:
+        eager = p.block.program.parameters.get(p.name)
+        if eager is not None:
+            return eager
+    return p
 
 
 class Optimizer(AccumulatorState):
@@ -75,6 +88,10 @@ class Optimizer(AccumulatorState):
         self._adopts_parameters = parameters is None
         if parameters is None:
             parameters = self._default_parameters()
+        if parameters is None and _state.static_program is not None:
+            # Static mode, as Paddle: minimize(loss) takes the program's trainable
+            # parameters (dygraph/static/optimize.py).
+            parameters = []
         if parameters is None:
             raise op_error(owner, "parameters must be given in dynamic graph mode: pass "
                            "parameters=model.parameters()", AttributeError)
@@ -104,7 +121,7 @@ class Optimizer(AccumulatorState):
         self._group_of = {}  # id(param) -> its group
         self._acc = {}  # id(param) -> {accumulator name: array}
         self._pending = {}  # loaded state waiting for lazily created accumulators
-        params = list(parameters)
+        params = [_eager_parameter(p) for p in parameters]
         if not params and not self._adopts_parameters:
             # An empty list, or a generator already used up (model.parameters() consumed
             # by an earlier optimizer), would make step() silently do nothing.
@@ -128,8 +145,13 @@ class Optimizer(AccumulatorState):
         return None
 
     def _adopt_new(self):
+        self._adopt(self._default_parameters())
+
+    def _adopt(self, params):
+        """Add `params` not yet optimized to the first group (an optimizer made without a
+        parameter list takes them as they appear: 1.x models, static programs)."""
         group = self._param_groups[0]
-        for p in self._default_parameters():
+        for p in params:
             if id(p) not in self._group_of:
                 self._group_of[id(p)] = group
                 group["params"].append(p)

@@ -214,7 +214,9 @@ def minimize_static(optimizer, loss, parameters=None, no_grad_set=None):
     program = block.program
     params = [program.parameters[v.name] for v, _ in pairs]
     new = [p for p in params if id(p) not in optimizer._group_of]
-    if new:
+    if new and optimizer._adopts_parameters and optimizer._param_groups:
+        optimizer._adopt(new)  # made without parameters: the program's, in one group
+    elif new:
         optimizer._add_param_group({"params": new})
     if not pairs:
         return [], []
