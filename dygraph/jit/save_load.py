@@ -47,8 +47,16 @@ def _concrete(function, input_spec):
         return function.get_concrete_program(*specs)[0]
     if function._input_spec is not None:
         return function.get_concrete_program(*function._input_spec)[0]
-    if function.program_cache.last is not None:
-        return function.program_cache.last
+    last = function.program_cache.last
+    if last is not None:
+        # Traced from the tensors of a call: saved with the batch dimension free, as
+        # Paddle's saved program runs any batch (the call's batch size is no part of it).
+        specs = [InputSpec([None] + list(v.static_shape[1:]) if v.static_shape else [],
+                           v._data.dtype.name, v.name) for v in last.inputs]
+        try:
+            return function.get_concrete_program(*specs)[0]
+        except Exception:  # noqa: BLE001 - a program that fixes the batch: saved as traced
+            return last
     raise ValueError("jit.save: give input_spec=[InputSpec(shape, dtype, name), ...] (or "
                      "call the to_static function once) so the program can be traced")
 

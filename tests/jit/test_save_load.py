@@ -153,3 +153,17 @@ def test_a_saved_lstm_runs_and_trains(tmp_path):
     np.testing.assert_allclose(loaded(x).numpy(), net(x).numpy(), rtol=1e-5, atol=1e-6)
     (loaded(x) ** 2).sum().backward()
     assert all(p.grad is not None for p in loaded.parameters())
+
+
+def test_a_model_traced_by_a_call_is_saved_with_a_free_batch(tmp_path):
+    """jit.save without input_spec after a call at batch 4: the saved model runs batch 1
+    (as Paddle's saved program does), with the layer's numbers."""
+    net = dygraph.jit.to_static(dygraph.nn.Sequential(dygraph.nn.Linear(6, 3),
+                                                      dygraph.nn.ReLU()))
+    net(dygraph.ones([4, 6]))
+    path = str(tmp_path / "m")
+    dygraph.jit.save(net, path)
+    loaded = dygraph.jit.load(path)
+    for batch in (1, 7):
+        x = dygraph.randn([batch, 6])
+        np.testing.assert_allclose(loaded(x).numpy(), net(x).numpy(), rtol=1e-6)
