@@ -32,6 +32,7 @@ _LAZY_NAMES = {
     "Layer": ("dygraph.fluid.dygraph.layers", "Layer"),
     "Executor": ("dygraph.static.executor", "Executor"),
     "global_scope": ("dygraph.static.executor", "global_scope"),
+    "Scope": ("dygraph.static.executor", "Scope"),
     "scope_guard": ("dygraph.static.executor", "scope_guard"),
     # Paddle 1.x has these at the top level too (fluid.save_dygraph), not only under
     # fluid.dygraph.

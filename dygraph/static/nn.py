@@ -1,5 +1,5 @@
-"""dygraph.static.nn: control flow for static programs (Paddle's paddle.static.nn: cond,
-while_loop, case, switch_case).
+"""dygraph.static.nn: control flow and layer builders for static programs (Paddle's
+paddle.static.nn: cond, while_loop, case, switch_case, fc).
 
 Example:
     >>> import dygraph
@@ -8,7 +8,8 @@ Example:
 """
 
 from dygraph.static.branches import case, switch_case
+from dygraph.static.builders import fc
 from dygraph.static.control_flow import IfElse, cond
 from dygraph.static.while_loop import while_loop
 
-__all__ = ["cond", "IfElse", "while_loop", "case", "switch_case"]
+__all__ = ["cond", "IfElse", "while_loop", "case", "switch_case", "fc"]

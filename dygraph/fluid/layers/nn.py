@@ -12,7 +12,7 @@ from dygraph.fluid.dygraph.base import to_variable
 from dygraph.framework.random import rng
 from dygraph.tensor import Tensor
 
-__all__ = ["relu", "sigmoid", "tanh", "softmax", "leaky_relu", "log_softmax", "cross_entropy",
+__all__ = ["fc", "relu", "sigmoid", "tanh", "softmax", "leaky_relu", "log_softmax", "cross_entropy",
            "softmax_with_cross_entropy", "square_error_cost", "accuracy", "dropout",
            "l2_normalize", "one_hot", "apply_act"]
 
@@ -91,6 +91,23 @@ def leaky_relu(x, alpha=0.02, name=None):
         array([-0.02])
     """
     return _F().leaky_relu(_var(x), negative_slope=alpha)
+
+
+def fc(input, size, num_flatten_dims=1, param_attr=None, bias_attr=None, act=None,  # noqa: A002
+       name=None):
+    """1.x fluid.layers.fc: a fully connected layer made at the call (static.nn.fc, with
+    1.x's names: param_attr, act).
+
+    Example:
+        >>> import numpy as np
+        >>> import dygraph.fluid as fluid
+        >>> fluid.layers.fc(np.ones([2, 3], np.float32), size=4, act='relu').shape
+        [2, 4]
+    """
+    from dygraph.static.builders import fc as _fc
+
+    inputs = [_var(t) for t in input] if isinstance(input, (list, tuple)) else _var(input)
+    return _fc(inputs, size, num_flatten_dims, param_attr, bias_attr, act, name)
 
 
 def apply_act(x, act):
