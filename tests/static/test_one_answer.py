@@ -341,3 +341,41 @@ def test_jit_save_exports_the_inference_program_in_either_mode(tmp_path, mode):
     np.testing.assert_allclose(loaded(x).numpy(), want, rtol=1e-6, atol=1e-6)
     loaded.train()  # fine-tuning: dropout on again
     assert not np.allclose(loaded(x).numpy(), want)
+
+
+class _MixedNet(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = paddle.nn.Linear(8, 16)
+        self.fc2 = paddle.nn.Linear(16, 4)
+
+    def forward(self, x):
+        with paddle.amp.auto_cast(dtype="bfloat16"):
+            return self.fc2(F.relu(self.fc1(x)))
+
+
+def _train_mixed(convert):
+    paddle.seed(0)
+    net = paddle.jit.to_static(_MixedNet()) if convert else _MixedNet()
+    opt = paddle.optimizer.Adam(1e-2, parameters=net.parameters())
+    rng = np.random.default_rng(0)
+    x = paddle.to_tensor(rng.standard_normal((16, 8)).astype(np.float32))
+    y = paddle.to_tensor(rng.integers(0, 4, (16, 1)))
+    losses = []
+    for _ in range(5):
+        loss = F.cross_entropy(net(x).astype("float32"), y)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        losses.append(loss.item())
+    return losses
+
+
+def test_training_under_to_static_with_auto_cast_gives_the_eager_losses():
+    pytest.importorskip("ml_dtypes")
+    eager = _train_mixed(False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        converted = _train_mixed(True)
+    assert not [w for w in caught if "runs eagerly" in str(w.message)]
+    assert converted == eager and eager[-1] < eager[0]
