@@ -1,22 +1,41 @@
-"""Every op's errors name the op and point at the user's line.
+"""Every op's errors name the op and point at the user's line; every wrong input has a
+recorded outcome.
 
-The spec table is walked with inputs of the wrong shape and of the wrong dtype; an op may
-accept such inputs (broadcasting, integer promotion), but when it refuses them the error
-must be one of the documented kinds, start with the op's name and end with the caller's
-`file:line` (the test's, not a line inside dygraph/). Creation ops get negative sizes and
-indexing ops out-of-range indices, which must always be refused.
+The spec table is walked with inputs of the wrong shape and of the wrong dtype
+(tests/error_walk_cases.py). Each case must do what tests/data/error_walk_expectations.json
+records, which tools/record_error_walk.py wrote by running the same cases through Paddle:
+raise an exception of the named type, whose message is one of the documented kinds, starts
+with the op's name and ends with the caller's `file:line` (the test's, not a line inside
+dygraph/); or compute a result of the recorded dtypes equal to the recorded reference. The
+cases where DyGraph differs from Paddle carry a reason in the file. Creation ops get
+negative sizes and indexing ops out-of-range indices, which must always be refused.
 """
 
+import json
 import os
+import pathlib
 import re
 
-import numpy as np
 import pytest
 
 import dygraph
+from tests.error_walk_cases import (
+    VARIANTS,
+    WRONG_DTYPES,
+    case_inputs,
+    case_key,
+    digests_match,
+    entry_label,
+    matches,
+    reference,
+    results,
+    tensors,
+)
 from tests.op_specs import all_specs
 
 SPECS = all_specs()
+EXPECTED = json.loads((pathlib.Path(__file__).parent / "data" /
+                       "error_walk_expectations.json").read_text())
 # Walking every op with bad inputs produces NaN and infinity warnings by design.
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 KINDS = (ValueError, TypeError, IndexError, RuntimeError, MemoryError, NotImplementedError)
@@ -32,51 +51,70 @@ def _check(call):
     try:
         call()
     except KINDS as exc:
-        assert WELL_FORMED.match(str(exc)), f"{type(exc).__name__}: {exc}"
-        assert str(exc).count("(called at") == 1, f"wrapped twice: {exc}"
+        _assert_well_formed(exc)
         return exc
     return None
 
 
-def _tensors(arrays, dtype=None):
-    out = []
-    for a in arrays:
-        a = np.asarray(a)
-        if dtype is not None and a.dtype.kind == "f":
-            a = a.astype(dtype)
-        elif a.dtype == np.float64:
-            a = a.astype(np.float32)
-        out.append(dygraph.to_tensor(a))
-    return out
+def _assert_well_formed(exc):
+    assert isinstance(exc, KINDS), f"{type(exc).__name__} is not a documented kind: {exc}"
+    assert WELL_FORMED.match(str(exc)), f"{type(exc).__name__}: {exc}"
+    assert str(exc).count("(called at") == 1, f"wrapped twice: {exc}"
 
 
-def _misshaped(arrays):
-    """The first float input with an extra leading and a changed trailing dim."""
-    out = list(arrays)
-    for i, a in enumerate(out):
-        if np.asarray(a).dtype.kind == "f" and np.ndim(a) >= 1:
-            a = np.asarray(a)
-            out[i] = np.zeros((3,) + a.shape[:-1] + (a.shape[-1] + 5,), a.dtype)
-            return out
-    return None
+def _expected(spec, variant):
+    """The recorded outcome of a case: (kind, argument), e.g. ('raise', 'TypeError') or
+    ('numpy', 'float32')."""
+    row = EXPECTED["cases"].get(entry_label(spec))
+    entry = row[VARIANTS.index(variant)] if row else None
+    assert entry is not None, (f"{case_key(spec.name, spec.id, variant)} has no recorded "
+                               f"outcome: run tools/record_error_walk.py")
+    kind, _, argument = entry.partition(" ! ")[0].partition(" ")
+    return kind, argument
 
 
-def _id(spec):
-    return spec.name + (f"[{spec.id}]" if spec.id else "")
+def _walk(spec, variant):
+    """Run one case and check it does what the data file records."""
+    kind, argument = _expected(spec, variant)
+
+    def call():
+        return spec.fn(*tensors(dygraph, case_inputs(spec, variant)))
+
+    if kind == "raise":
+        with pytest.raises(Exception) as caught:
+            call()
+        assert type(caught.value).__name__ == argument, caught.value
+        _assert_well_formed(caught.value)
+        return
+    got = results(call())
+    assert [a.dtype.name for a in got] == argument.split(","), [a.dtype for a in got]
+    if kind == "pinned":
+        key = case_key(spec.name, spec.id, variant)
+        assert digests_match(got, EXPECTED["pinned"][key]), got
+    else:
+        assert matches(got, reference(kind, spec, variant, dygraph)), got
 
 
-@pytest.mark.parametrize("spec", SPECS, ids=_id)
-def test_wrong_shapes_fail_cleanly(spec):
-    arrays = _misshaped(spec.make_inputs())
-    if arrays is None:
+@pytest.mark.parametrize("spec", SPECS, ids=entry_label)
+def test_wrong_shapes_fail_cleanly_or_compute_the_reference(spec):
+    if case_inputs(spec, "shape") is None:
         pytest.skip("no float input with dims to change")
-    _check(lambda: spec.fn(*_tensors(arrays)))
+    _walk(spec, "shape")
 
 
-@pytest.mark.parametrize("spec", SPECS, ids=_id)
-@pytest.mark.parametrize("dtype", ["bool", "int64", "complex64"])
-def test_wrong_dtypes_fail_cleanly(spec, dtype):
-    _check(lambda: spec.fn(*_tensors(spec.make_inputs(), dtype)))
+@pytest.mark.parametrize("spec", SPECS, ids=entry_label)
+@pytest.mark.parametrize("dtype", WRONG_DTYPES)
+def test_wrong_dtypes_fail_cleanly_or_compute_the_reference(spec, dtype):
+    _walk(spec, dtype)
+
+
+def test_every_recorded_difference_has_a_reason():
+    assert EXPECTED["variants"] == list(VARIANTS)
+    for label, row in EXPECTED["cases"].items():
+        for entry in filter(None, row):
+            reason = entry.partition(" ! ")[2]
+            assert not reason or reason in EXPECTED["reasons"], (label, entry)
+            assert entry.split()[0] in ("raise", "numpy", "cast", "pinned"), (label, entry)
 
 
 @pytest.mark.parametrize("make", [
