@@ -19,6 +19,7 @@ from dygraph.fluid.dygraph.base import to_variable
 from dygraph.fluid.dygraph.nn import FC, Conv2D, Pool2D
 from dygraph.fluid.optimizer import AdamOptimizer, SGDOptimizer
 from tests.seeds.conftest import printed_values, write_digit_png
+from tests.seeds.mnist_reference import PARAM_SHAPES, check_sgd_step, mean_loss
 
 BATCH_SIZE = 64
 seed = 90
@@ -533,6 +534,7 @@ def test_build_compatible_model(small_mnist):
     for i in range(len(static_param_name_list)):
         static_param_init_value[static_param_name_list[i]] = out[i]
 
+    steps = []  # check: each run's batch and fetches
     for epoch in range(epoch_num):
         for batch_id, data in enumerate(train_reader()):
             static_x_data = np.array(
@@ -554,4 +556,24 @@ def test_build_compatible_model(small_mnist):
             for i in range(1, len(out)):
                 static_param_value[static_param_name_list[i - 1]] = out[
                     i]
+            steps.append((static_x_data, y_data, static_out, out[1:]))  # check:
     assert np.isfinite(static_out).all()
+    # check: the dygraph model built a static program of the seed's model: its parameters
+    # have the model's shapes (the FC's weight drawn with the seed's tiny scale, the biases
+    # zero), and its output is a [batch, 10] Variable
+    init = [static_param_init_value[name] for name in static_param_name_list]
+    assert len(set(static_param_name_list)) == 6
+    assert [p.shape for p in init] == PARAM_SHAPES
+    assert list(cost.shape) == [-1, 10]
+    assert not init[1].any() and not init[3].any() and not init[5].any()
+    assert np.std(init[4]) == pytest.approx((2.0 / (800 ** 2 * 10)) ** 0.5, rel=0.05)
+    # check: every run's loss is the NumPy model's on that batch with the parameters before
+    # the run, and every run takes an SGD step on that loss (1.4's conv-pool has no ReLU)
+    assert len(steps) == epoch_num * 2
+    before = init
+    for images, labels, static_loss, after in steps:
+        assert static_loss.shape == (1,)
+        assert static_loss[0] == pytest.approx(mean_loss(before, images, labels, relu=False),
+                                               rel=1e-5)
+        check_sgd_step(before, after, 1e-3, images, labels, relu=False)
+        before = after

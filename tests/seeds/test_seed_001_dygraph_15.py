@@ -18,6 +18,7 @@ import dygraph as paddle
 import dygraph.fluid as fluid
 from dygraph.fluid.dygraph import to_variable
 from tests.seeds.conftest import printed_values, write_digit_png
+from tests.seeds.mnist_reference import PARAM_SHAPES, check_sgd_step, mean_loss
 
 
 # -- 设置和基本用法 (setup and basic usage) --------------------------------------------------
@@ -548,6 +549,12 @@ def test_build_compatible_model(small_mnist, capsys):
 
     out = exe.run(fluid.default_startup_program())
 
+    def parameters():  # check: copies of the parameters in the scope the runs update
+        return [np.asarray(fluid.global_scope().find_var(p.name).get_tensor()).copy()
+                for p in mnist.parameters()]
+
+    init = parameters()  # check:
+    steps = []  # check: each run's batch, loss and parameters after it
     for epoch in range(epoch_num):
         for batch_id, data in enumerate(train_reader()):
             static_x_data = np.array(
@@ -564,8 +571,29 @@ def test_build_compatible_model(small_mnist, capsys):
                 fetch_list=fetch_list)
 
             static_out = out[0]
+            steps.append((static_x_data, y_data, static_out, parameters()))  # check:
 
             # seed fix: `batch_id is not 0`
             if batch_id % 100 == 0 and batch_id != 0:
                 print("epoch: {}, batch_id: {}, loss: {}".format(epoch, batch_id, static_out))
     assert np.isfinite(static_out).all()
+    # check: the dygraph model built a static program of the seed's model: its parameters
+    # have the model's shapes (Conv2D infers one input channel from the data layer; the
+    # FC's weight is drawn with the seed's tiny scale, the biases are zero), and its output
+    # is a [batch, 10] Variable
+    assert len({p.name for p in mnist.parameters()}) == 6
+    assert [p.shape for p in init] == PARAM_SHAPES
+    assert list(cost.shape) == [-1, 10]
+    assert not init[1].any() and not init[3].any() and not init[5].any()
+    assert np.std(init[4]) == pytest.approx((2.0 / (800 ** 2 * 10)) ** 0.5, rel=0.05)
+    # check: every run's loss is the NumPy model's on that batch with the parameters before
+    # the run, and every run takes an SGD step on that loss (1.5's conv-pool has a ReLU)
+    assert len(steps) == 2
+    before = init
+    for images, labels, static_loss, after in steps:
+        assert static_loss.shape == (1,)
+        assert static_loss[0] == pytest.approx(mean_loss(before, images, labels, relu=True),
+                                               rel=1e-5)
+        check_sgd_step(before, after, 1e-3, images, labels, relu=True)
+        before = after
+    assert capsys.readouterr().out == ""  # check: two batches print nothing
