@@ -160,9 +160,12 @@ def _in_program(tensors, live):
 
 
 def _conditioned(array):
-    """A stand-in of `array`'s shape and dtype that value checks accept: 3 everywhere, plus
-    3n on the diagonal of square trailing n x n matrices (symmetric, diagonally dominant:
-    positive definite and far from singular; above multigammaln's (p - 1) / 2 for p < 7)."""
+    """A stand-in of `array`'s shape and dtype that value checks accept: integers 1 (no zero
+    divisor), floats 3 plus 3n on the diagonal of square trailing n x n matrices (symmetric,
+    diagonally dominant: positive definite and far from singular; above multigammaln's
+    (p - 1) / 2 for p < 7)."""
+    if array.dtype.kind in "iu":  # a divisor (floor_divide checks for zero)
+        return np.ones(array.shape, array.dtype).view(StandIn)
     if array.dtype.kind not in "fc":
         return array
     out = np.full(array.shape, 3.0, array.dtype)
@@ -202,7 +205,7 @@ def capture(op, inputs):
         probes = [v._data for v in variables], [v._alt for v in variables]
         try:
             first = _run_probe(op, probes[0], inputs)
-        except (ValueError, np.linalg.LinAlgError):
+        except (ValueError, np.linalg.LinAlgError, ZeroDivisionError):
             # An op that checks values (an inverse, a Cholesky factor, multigammaln's
             # domain) refuses zeros: probe again with well-conditioned stand-ins; a
             # second refusal is about the call itself and is raised.

@@ -59,7 +59,9 @@ class _TensorView:
 
     def __array__(self, dtype=None, copy=None):
         value = self._scope.vars[self._name]
-        return value if dtype is None else value.astype(dtype)
+        if dtype is not None:
+            return value.astype(dtype, copy=bool(copy))
+        return value.copy() if copy else value  # np.array(view) asks for a copy
 
     def set(self, value, place=None):
         self._scope.vars[self._name] = np.array(value, copy=True)

@@ -379,3 +379,30 @@ def test_training_under_to_static_with_auto_cast_gives_the_eager_losses():
         converted = _train_mixed(True)
     assert not [w for w in caught if "runs eagerly" in str(w.message)]
     assert converted == eager and eager[-1] < eager[0]
+
+
+def test_value_checking_ops_build_on_stand_ins_and_check_each_run():
+    """floor_divide refuses a zero divisor: the build-time zeros must not trip it, a run's
+    zero must."""
+    main, _, out = _program(lambda a: paddle.floor_divide(paddle.cast(a, "int64"),
+                                                          paddle.cast(a, "int64") - 1),
+                            (None, 2))
+    exe = static.Executor()
+    got = exe.run(main, feed={"x": np.array([[7.0, 9.0]], np.float32)}, fetch_list=[out])[0]
+    np.testing.assert_array_equal(got, [[1, 1]])
+    with pytest.raises(ZeroDivisionError):
+        exe.run(main, feed={"x": np.array([[1.0, 9.0]], np.float32)}, fetch_list=[out])
+
+
+def test_a_scope_tensor_copied_by_numpy_is_a_copy():
+    paddle.enable_static()
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        paddle.nn.Linear(2, 2)(static.data("x", [None, 2]))
+    paddle.disable_static()
+    scope = static.Scope()
+    static.Executor().run(startup, scope=scope)
+    name = main.all_parameters()[0].name
+    copied = np.array(scope.find_var(name).get_tensor())
+    copied[...] = 7.0
+    assert not (scope.vars[name] == 7.0).any()
