@@ -11,6 +11,7 @@ Example:
 
 import numpy as np
 
+from dygraph.framework.dtype import get_default_dtype
 from dygraph.io.dataset import Dataset
 from dygraph.text.datasets._common import check_choice, fetch_file
 
@@ -18,7 +19,9 @@ __all__ = ["UCIHousing"]
 
 
 class UCIHousing(Dataset):
-    """`dataset[i]` is (features float32 [13], price float32 [1]).
+    """`dataset[i]` is (features [13], price [1]) as NumPy arrays of the default dtype
+    (`dygraph.get_default_dtype()` when the dataset is built, as Paddle: float32 unless
+    set_default_dtype changed it).
 
     Example:
         >>> ds = UCIHousing(mode='test', download=False)  # doctest: +SKIP
@@ -34,7 +37,9 @@ class UCIHousing(Dataset):
         self.mode = check_choice("UCIHousing", "mode", mode, ("train", "test"))
         self.data_file = fetch_file("UCIHousing", data_file, self.FOLDER, "housing.data",
                                     [self.URL], self.MD5, download)
-        self.dtype = np.float32
+        # Paddle keeps the default dtype's name at construction, so a float64 model reads
+        # float64 houses; a later set_default_dtype does not change a built dataset.
+        self.dtype = get_default_dtype()
         data = np.fromfile(self.data_file, sep=" ")
         if data.size == 0 or data.size % 14:
             raise ValueError(f"UCIHousing: {self.data_file} should hold 14 numbers per house, "

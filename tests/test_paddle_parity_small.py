@@ -1,0 +1,125 @@
+"""Small differences from Paddle 3.3 found in reports; every expectation below was checked
+against Paddle 3.3 (paddlepaddle 3.3, CPU) before DyGraph was changed to match."""
+
+import numpy as np
+import pytest
+
+import dygraph as paddle
+from dygraph import nn
+
+_HOUSING = np.random.default_rng(0).random((10, 14))
+
+
+def _housing_file(tmp_path):
+    path = tmp_path / "housing.data"
+    np.savetxt(path, _HOUSING)
+    return str(path)
+
+
+# -- text.datasets.UCIHousing ----------------------------------------------------------------
+def test_uci_housing_follows_the_default_dtype_at_construction(tmp_path):
+    # Checked against Paddle 3.3: dtype is get_default_dtype() (a name) when the dataset is
+    # built; float64 -> both arrays float64; a later set_default_dtype leaves it unchanged.
+    from dygraph.text.datasets import UCIHousing
+
+    path = _housing_file(tmp_path)
+    ds32 = UCIHousing(path, download=False)
+    assert ds32.dtype == "float32"
+    assert [a.dtype for a in ds32[0]] == [np.float32, np.float32]
+    assert ds32[0][1].shape == (1,)
+    paddle.set_default_dtype("float64")
+    try:
+        ds64 = UCIHousing(path, download=False)
+    finally:
+        paddle.set_default_dtype("float32")
+    assert ds64.dtype == "float64"
+    assert [a.dtype for a in ds64[0]] == [np.float64, np.float64]
+    assert ds64[0][0].dtype == np.float64  # still float64 after the default went back
+
+
+# -- nn.Sequential.insert ----------------------------------------------------------------------
+def test_sequential_insert_takes_index_then_module():
+    # Checked against Paddle 3.3: insert(index, module) (keyword `module`, not `sublayer`);
+    # a non-Layer, as with the arguments swapped, is an AssertionError; out of range is an
+    # IndexError; negative indices count from the end.
+    def names(seq):
+        return [type(layer).__name__ for layer in seq]
+
+    def make():
+        return nn.Sequential(nn.ReLU(), nn.Tanh())
+
+    assert names(make().insert(1, nn.Sigmoid())) == ["ReLU", "Sigmoid", "Tanh"]
+    assert names(make().insert(index=0, module=nn.Sigmoid())) == ["Sigmoid", "ReLU", "Tanh"]
+    assert names(make().insert(-1, nn.Sigmoid())) == ["ReLU", "Sigmoid", "Tanh"]
+    assert names(make().insert(2, nn.Sigmoid())) == ["ReLU", "Tanh", "Sigmoid"]
+    with pytest.raises(AssertionError):
+        make().insert(nn.Sigmoid(), 1)
+    with pytest.raises(TypeError):  # DyGraph's kind for a wrong type, too
+        make().insert(0, 5)
+    with pytest.raises(IndexError):
+        make().insert(3, nn.Sigmoid())
+    with pytest.raises(IndexError):
+        make().insert(-3, nn.Sigmoid())
+
+
+# -- optimizer.lr.CosineAnnealingWarmRestarts --------------------------------------------------
+@pytest.mark.parametrize("kwargs", [{"T_0": 2.0}, {"T_0": 2.5}, {"T_0": 2, "T_mult": 2.0}])
+def test_cosine_warm_restarts_refuses_a_float_period_with_value_error(kwargs):
+    # Checked against Paddle 3.3: a float T_0 (even 2.0) or T_mult is refused with ValueError
+    # ("Expected positive integer T_0"); it is not accepted.
+    with pytest.raises(ValueError):
+        paddle.optimizer.lr.CosineAnnealingWarmRestarts(1.0, **kwargs)
+
+
+def test_cosine_warm_restarts_int_period_still_runs():
+    s = paddle.optimizer.lr.CosineAnnealingWarmRestarts(1.0, T_0=2)
+    rates = []
+    for _ in range(4):
+        rates.append(round(s(), 3))
+        s.step()
+    assert rates == [1.0, 0.5, 1.0, 0.5]
+
+
+# -- io.WeightedRandomSampler ------------------------------------------------------------------
+@pytest.mark.parametrize("weights", [
+    [0.1, -0.2, 0.5],            # negative
+    [0.0, 0.0],                  # none positive
+    [0.1, float("inf")],         # INF
+    [0.1, float("nan")],         # NaN
+])
+def test_weighted_sampler_bad_weights_are_assertion_errors(weights):
+    # Checked against Paddle 3.3: bad weights fail Paddle's asserts (AssertionError, when
+    # iterated); DyGraph raises at construction, an AssertionError that is also a ValueError.
+    with pytest.raises(AssertionError):
+        list(paddle.io.WeightedRandomSampler(weights, 2))
+    with pytest.raises(ValueError):
+        paddle.io.WeightedRandomSampler(weights, 2)
+
+
+def test_weighted_sampler_non_numeric_weights_are_type_errors():
+    # Checked against Paddle 3.3: None fails its assert (AssertionError); strings fail the
+    # comparison with a TypeError (numpy's UFuncTypeError). Ours is both kinds.
+    with pytest.raises(AssertionError):
+        paddle.io.WeightedRandomSampler(None, 2)
+    with pytest.raises(TypeError):
+        paddle.io.WeightedRandomSampler(["a", "b"], 2)
+
+
+@pytest.mark.parametrize("num_samples", [0, -1, 2.0])
+def test_weighted_sampler_num_samples_must_be_a_positive_int(num_samples):
+    # Checked against Paddle 3.3: ValueError("num_samples should be a positive integer").
+    with pytest.raises(ValueError, match="num_samples should be a positive integer"):
+        paddle.io.WeightedRandomSampler([0.1, 0.2], num_samples)
+
+
+def test_weighted_sampler_without_replacement_needs_enough_positive_weights():
+    # Checked against Paddle 3.3: replacement=False with num_samples above the number of
+    # positive weights is an AssertionError (a zero weight does not count).
+    with pytest.raises(AssertionError):
+        paddle.io.WeightedRandomSampler([0.1, 0.2, 0.3], 5, replacement=False)
+    with pytest.raises(AssertionError):
+        paddle.io.WeightedRandomSampler([0.1, 0.0, 0.3], 3, replacement=False)
+    picks = list(paddle.io.WeightedRandomSampler([0.1, 0.0, 0.3], 2, replacement=False))
+    assert sorted(picks) == [0, 2]
+    with pytest.raises(ValueError, match="replacement should be a boolean"):
+        paddle.io.WeightedRandomSampler([0.1, 0.2], 2, replacement=1)
