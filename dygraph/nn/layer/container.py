@@ -12,6 +12,7 @@ Example:
 
 from collections.abc import Iterable, Mapping
 
+from dygraph.framework.errors import AssertedTypeError
 from dygraph.framework.parameter import Parameter
 from dygraph.nn.layer.layers import Layer
 
@@ -92,7 +93,9 @@ class Sequential(Layer):
 
     def insert(self, index, module):
         """Insert a layer before position `index`, renumbering the ones after it (the
-        layers must be named by position); returns self.
+        layers must be named by position); returns self. Paddle's order: (index, module);
+        a non-Layer (e.g. the arguments swapped) raises a TypeError that is also an
+        AssertionError, as Paddle asserts the type.
 
         Example:
             >>> import dygraph
@@ -101,7 +104,8 @@ class Sequential(Layer):
             ['Tanh', 'ReLU']
         """
         if not isinstance(module, Layer):
-            raise TypeError(f"Sequential.insert takes a Layer, got {type(module).__name__}")
+            raise AssertedTypeError(f"Sequential.insert(index, module): module should be a "
+                                    f"Layer, got {type(module).__name__}")
         n = len(self._sub_layers)
         if not -n <= index <= n:
             raise IndexError(f"Sequential.insert: index {index} out of range for {n} layers")
