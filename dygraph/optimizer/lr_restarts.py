@@ -12,12 +12,21 @@ Example:
 """
 
 import math
+import numbers
 
 from dygraph.framework.errors import op_error
 from dygraph.framework.step_calls import made_at_each_run
 from dygraph.optimizer.lr_base import LRScheduler, _int, _real
 
 __all__ = ["CosineAnnealingWarmRestarts", "LinearLR"]
+
+
+def _no_float(value, what, owner):
+    """Paddle 3.3 refuses a float T_0 or T_mult (even 2.0) with a ValueError, not a
+    TypeError: the cycle lengths are whole epochs."""
+    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
+        raise op_error(owner, f"{what} must be a positive integer (whole epochs), got {value}")
+    return value
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
@@ -37,8 +46,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     def __init__(self, learning_rate, T_0, T_mult=1, eta_min=0, last_epoch=-1,  # noqa: N803
                  verbose=False):
         owner = "CosineAnnealingWarmRestarts"
-        self.T_0 = _int(T_0, "T_0", owner, 1)
-        self.T_mult = _int(T_mult, "T_mult", owner, 1)
+        self.T_0 = _int(_no_float(T_0, "T_0", owner), "T_0", owner, 1)
+        self.T_mult = _int(_no_float(T_mult, "T_mult", owner), "T_mult", owner, 1)
         self.eta_min = _real(eta_min, "eta_min", owner)
         self.T_i, self.T_cur = self.T_0, last_epoch
         super().__init__(learning_rate, last_epoch, verbose)
