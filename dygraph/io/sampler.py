@@ -114,6 +114,32 @@ class RandomSampler(Sampler):
         return self.num_samples
 
 
+def _weights_array(weights):
+    """`weights` as a float64 1-D array, checked when the sampler is built. Paddle 3.3
+    checks them with asserts (AssertionError) when iterating; these errors are also
+    AssertionErrors (and TypeError/ValueError, DyGraph's kinds), raised earlier."""
+    owner = "WeightedRandomSampler"
+    raw = weights.numpy() if hasattr(weights, "numpy") else weights
+    if not isinstance(raw, (np.ndarray, list, tuple)):
+        raise AssertedTypeError(f"{owner}: weights should be a Tensor, numpy.ndarray, list or "
+                                f"tuple, but got {type(weights).__name__}")
+    try:
+        array = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        # non-numeric weights: Paddle fails comparing them (a TypeError)
+        raise AssertedTypeError(f"{owner}: weights should be numbers ({exc})") from None
+    if array.ndim != 1 or array.size == 0:
+        raise AssertedValueError(f"{owner}: weights should be a non-empty 1-D sequence, but "
+                                 f"got shape {list(array.shape)}")
+    if (array < 0).any() or np.isnan(array).any():
+        raise AssertedValueError(f"{owner}: weights should be non-negative numbers")
+    if np.isinf(array).any():
+        raise AssertedValueError(f"{owner}: weights should not be INF")
+    if not (array > 0).any():
+        raise AssertedValueError(f"{owner}: weights should have positive values")
+    return array
+
+
 class WeightedRandomSampler(Sampler):
     """`num_samples` indices drawn with probability proportional to `weights`.
 
@@ -129,20 +155,14 @@ class WeightedRandomSampler(Sampler):
         if not isinstance(replacement, bool):
             raise ValueError(f"WeightedRandomSampler: replacement should be a boolean value, "
                              f"but got {type(replacement).__name__}")
-        weights = np.asarray(weights.numpy() if hasattr(weights, "numpy") else weights,
-                             dtype=np.float64)
-        if weights.ndim != 1 or weights.size == 0:
-            raise ValueError(f"WeightedRandomSampler: weights should be a non-empty 1-D "
-                             f"sequence, but got shape {list(weights.shape)}")
-        if (weights < 0).any() or not np.isfinite(weights).all() or weights.sum() <= 0:
-            raise ValueError("WeightedRandomSampler: weights should be finite, non-negative "
-                             "and not all zero")
+        weights = _weights_array(weights)
         self.num_samples = _check_positive_int("WeightedRandomSampler", "num_samples",
                                                num_samples)
         if not replacement and self.num_samples > np.count_nonzero(weights):
-            raise ValueError(f"WeightedRandomSampler: cannot draw {self.num_samples} samples "
-                             f"without replacement from {np.count_nonzero(weights)} non-zero "
-                             f"weights")
+            # Paddle asserts this (AssertionError); ours is also a ValueError
+            raise AssertedValueError(
+                f"WeightedRandomSampler: cannot draw {self.num_samples} samples without "
+                f"replacement from {np.count_nonzero(weights)} positive weights")
         self.weights = weights
         self.replacement = replacement
 
