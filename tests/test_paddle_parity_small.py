@@ -123,3 +123,19 @@ def test_weighted_sampler_without_replacement_needs_enough_positive_weights():
     assert sorted(picks) == [0, 2]
     with pytest.raises(ValueError, match="replacement should be a boolean"):
         paddle.io.WeightedRandomSampler([0.1, 0.2], 2, replacement=1)
+
+
+# -- save of Layers ----------------------------------------------------------------------------
+@pytest.mark.parametrize("make", [
+    lambda: nn.Linear(2, 2),
+    lambda: (nn.Linear(2, 2), nn.Linear(2, 2)),
+    lambda: [nn.Linear(2, 2)],
+    lambda: {"a": [nn.Linear(2, 2)]},
+])
+def test_save_of_layers_is_a_value_error(tmp_path, make):
+    # Checked against Paddle 3.3: paddle.save of a Layer, alone or inside a tuple, list or
+    # dict, raises ValueError ("do not support saving `paddle.nn.Layer` object").
+    with pytest.raises(ValueError, match="Layer"):
+        paddle.save(make(), str(tmp_path / "x.pdparams"))
+    with pytest.raises(TypeError):  # DyGraph's earlier kind still catches it
+        paddle.save(make(), str(tmp_path / "x.pdparams"))

@@ -36,6 +36,11 @@ import numpy as np
 from dygraph.io.checkpoint_compat import check_exists, is_named_array, protocol_from_configs
 from dygraph.tensor import Tensor, _new_tensor
 
+
+class _LayerSaveError(ValueError, TypeError):
+    """dygraph.save of a Layer: Paddle's ValueError, and the TypeError DyGraph raised for it
+    before, so code written against either catches it."""
+
 __all__ = ["save", "load"]
 
 MAGIC = b"\x89DYGCKPT\r\n\x1a\n"
@@ -116,6 +121,14 @@ class _Encoder:
             return {"type": "bytes", "array": self._add_array(obj, data, where)}
         if isinstance(obj, (dict, list, tuple)):
             return self._container(obj, where)
+        from dygraph.nn.layer.layers import Layer
+
+        if isinstance(obj, Layer):
+            # Paddle 3.3 refuses a Layer anywhere in the object (alone, or in a tuple, list
+            # or dict) with a ValueError; this one is a TypeError too, DyGraph's old kind
+            raise _LayerSaveError(f"dygraph.save: {where} is a Layer "
+                                  f"({type(obj).__qualname__}), which cannot be saved; save "
+                                  f"its state_dict() (or use dygraph.jit.save)")
         raise TypeError(f"dygraph.save: {where} is a {type(obj).__module__}."
                         f"{type(obj).__qualname__}; a checkpoint holds dicts, lists and "
                         f"tuples of Tensors, ndarrays, numbers, strings, bytes and None "
