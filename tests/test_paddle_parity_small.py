@@ -139,3 +139,61 @@ def test_save_of_layers_is_a_value_error(tmp_path, make):
         paddle.save(make(), str(tmp_path / "x.pdparams"))
     with pytest.raises(TypeError):  # DyGraph's earlier kind still catches it
         paddle.save(make(), str(tmp_path / "x.pdparams"))
+
+
+# -- optimizer.lr.ReduceOnPlateau --------------------------------------------------------------
+@pytest.mark.parametrize("kwargs, what", [({"mode": "foo"}, "mode"),
+                                          ({"threshold_mode": "foo"}, "threshold_mode")])
+def test_reduce_on_plateau_unknown_mode_is_a_value_error(kwargs, what):
+    # Checked against Paddle 3.3 (paddle.optimizer.lr.ReduceOnPlateau): mode='foo' raises
+    # ValueError ("mode: foo is unknown!") at construction; no warning and no fallback.
+    # threshold_mode='foo' likewise. Upper case is accepted ('MAX' means 'max').
+    with pytest.raises(ValueError, match=what):
+        paddle.optimizer.lr.ReduceOnPlateau(1.0, **kwargs)
+    s = paddle.optimizer.lr.ReduceOnPlateau(1.0, mode="MAX", patience=0)
+    rates = []
+    for metric in [1.0, 2.0, 3.0, 0.5]:
+        s.step(metric)
+        rates.append(s())
+    assert s.mode == "max" and rates == pytest.approx([1.0, 1.0, 1.0, 0.1])
+
+
+# -- vision.datasets.MNIST ---------------------------------------------------------------------
+def _mnist_files(tmp_path, n=100):
+    import gzip
+    import struct
+
+    images = (np.arange(n * 28 * 28) % 256).astype(np.uint8)
+    labels = (np.arange(n) % 10).astype(np.uint8)
+    image_path, label_path = tmp_path / "img.gz", tmp_path / "lab.gz"
+    with gzip.open(image_path, "wb") as f:
+        f.write(struct.pack(">IIII", 2051, n, 28, 28) + images.tobytes())
+    with gzip.open(label_path, "wb") as f:
+        f.write(struct.pack(">II", 2049, n) + labels.tobytes())
+    return str(image_path), str(label_path)
+
+
+def test_mnist_image_types_follow_backend_and_default_dtype(tmp_path):
+    # Checked against Paddle 3.3: the default backend ('pil') gives a PIL image in mode 'L'
+    # (uint8 when read with np.asarray); 'cv2' gives a 28x28 ndarray of the default dtype
+    # (float32; float64 when set_default_dtype('float64') came before the dataset), the
+    # transform itself receiving float32; the label is int64 of shape [1].
+    pytest.importorskip("PIL")
+    from dygraph.vision.datasets import MNIST
+
+    image_path, label_path = _mnist_files(tmp_path)
+    image, label = MNIST(image_path, label_path, download=False)[1]
+    assert type(image).__name__ == "Image" and image.mode == "L" and image.size == (28, 28)
+    assert np.asarray(image).dtype == np.uint8
+    assert label.dtype == np.int64 and label.tolist() == [1]
+    image, _ = MNIST(image_path, label_path, download=False, backend="cv2")[1]
+    assert isinstance(image, np.ndarray) and image.dtype == np.float32
+    assert image.shape == (28, 28) and image.max() == 255.0
+    seen = []
+    paddle.set_default_dtype("float64")
+    try:
+        ds = MNIST(image_path, label_path, download=False, backend="cv2",
+                   transform=lambda x: seen.append(x.dtype) or x)
+    finally:
+        paddle.set_default_dtype("float32")
+    assert ds.dtype == "float64" and ds[0][0].dtype == np.float64 and seen == [np.float32]

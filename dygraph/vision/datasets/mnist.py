@@ -21,7 +21,9 @@ import os
 
 import numpy as np
 
+from dygraph.framework.dtype import get_default_dtype
 from dygraph.io.dataset import Dataset
+from dygraph.tensor import Tensor
 from dygraph.vision.datasets.download import (
     DownloadError,
     data_home,
@@ -59,9 +61,10 @@ def _check_mode(mode, owner):
 class MNIST(Dataset):
     """The MNIST handwritten digits; `dataset[i]` is `(image, label)`.
 
-    `image` is a PIL image (backend 'pil') or a float32 28x28 array with values 0-255
-    (backend 'cv2'), after `transform` when one is given; `label` is an int64 array of shape
-    [1]. The backend defaults to `dygraph.vision.get_image_backend()`.
+    `image` is a PIL image (backend 'pil', the default: mode 'L', uint8) or a 28x28 array
+    with values 0-255 of the default dtype (backend 'cv2': float32 unless set_default_dtype
+    changed it when the dataset was built), after `transform` when one is given; `label` is
+    an int64 array of shape [1]. The backend defaults to `dygraph.vision.get_image_backend()`.
     `data_dir` (a folder with the standard file names) and `sample=True` (the digits that
     ship with DyGraph) are DyGraph extensions.
 
@@ -87,7 +90,8 @@ class MNIST(Dataset):
         if self.backend == "pil":
             require_pil()
         self.transform = transform
-        self.dtype = np.float32
+        # Paddle 3.3 keeps get_default_dtype() at construction for the 'cv2' images
+        self.dtype = get_default_dtype()
         if sample:
             image_path, label_path = self._sample_paths()
         folder = data_dir if data_dir is not None else os.path.join(data_home(), self.NAME)
@@ -169,11 +173,13 @@ class MNIST(Dataset):
         if self.backend == "pil":
             image = require_pil().fromarray(image)
         else:
-            image = image.astype(self.dtype)
+            image = image.astype(np.float32)  # the transform sees float32 (as Paddle)
         if self.transform is not None:
             image = self.transform(image)
-        if self.backend == "cv2" and isinstance(image, np.ndarray):
-            image = image.astype(self.dtype, copy=False)
+        if self.backend == "cv2" and isinstance(image, (np.ndarray, Tensor)):
+            # Paddle casts what the transform returns (an array or a Tensor) to the dtype
+            image = (image.astype(self.dtype, copy=False) if isinstance(image, np.ndarray)
+                     else image.astype(self.dtype))
         return image, label
 
     def __len__(self):
