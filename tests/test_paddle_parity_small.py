@@ -197,3 +197,76 @@ def test_mnist_image_types_follow_backend_and_default_dtype(tmp_path):
     finally:
         paddle.set_default_dtype("float32")
     assert ds.dtype == "float64" and ds[0][0].dtype == np.float64 and seen == [np.float32]
+
+
+# -- hapi callbacks: Paddle's hooks and order --------------------------------------------------
+def _tiny_model():
+    from dygraph.io import TensorDataset
+
+    net = nn.Linear(4, 2)
+    model = paddle.Model(net)
+    model.prepare(paddle.optimizer.SGD(0.1, parameters=net.parameters()),
+                  nn.CrossEntropyLoss())
+    data = TensorDataset([paddle.randn([8, 4]), paddle.randint(0, 2, [8, 1])])
+    return model, data
+
+
+def test_user_on_train_begin_is_called_and_follows_the_progress_bar():
+    # Checked against Paddle 3.3: CallbackList calls on_train_begin / on_train_end (and
+    # on_eval_*, on_predict_*) of every callback, ProgBarLogger first; when it raises in
+    # on_train_begin the error propagates and later callbacks are not called; with verbose=0
+    # there is no ProgBarLogger, so the user's hooks all run.
+    from dygraph.hapi.callbacks import config_callbacks
+
+    calls = []
+
+    class Record(paddle.callbacks.Callback):
+        def on_train_begin(self, logs=None):
+            calls.append("user.train_begin")
+
+        def on_train_end(self, logs=None):
+            calls.append("user.train_end")
+
+        def on_eval_end(self, logs=None):
+            calls.append("user.eval_end")
+
+    class FailingBar(paddle.callbacks.ProgBarLogger):
+        def on_train_begin(self, logs=None):
+            calls.append("bar.train_begin")
+            raise RuntimeError("bar failed")
+
+    model, data = _tiny_model()
+    model.fit(data, data, batch_size=4, epochs=1, verbose=0, callbacks=[Record()])
+    assert calls == ["user.train_begin", "user.eval_end", "user.train_end"]
+    for callbacks, expected in (([Record(), FailingBar()], ["user.train_begin",
+                                                            "bar.train_begin"]),
+                                ([FailingBar(), Record()], ["bar.train_begin"])):
+        calls.clear()
+        with pytest.raises(RuntimeError, match="bar failed"):
+            model.fit(data, batch_size=4, epochs=1, verbose=2, callbacks=callbacks)
+        assert calls == expected
+    # (Paddle also lists a ModelCheckpoint that does nothing without save_dir; DyGraph adds
+    # one only with a save_dir)
+    names = [type(c).__name__ for c in config_callbacks([Record()], verbose=0).callbacks]
+    assert names == ["Record", "LRScheduler"]
+    names = [type(c).__name__ for c in config_callbacks([Record()], verbose=2).callbacks]
+    assert names == ["ProgBarLogger", "Record", "LRScheduler"]
+
+
+def test_dygraph_style_on_begin_callbacks_still_work():
+    # DyGraph's own hook form (on_begin(mode) / on_end(mode)) is reached through the
+    # default on_{mode}_begin / on_{mode}_end.
+    seen = []
+
+    class Old(paddle.callbacks.Callback):
+        def on_begin(self, mode, logs=None):
+            seen.append(("begin", mode))
+
+        def on_end(self, mode, logs=None):
+            seen.append(("end", mode))
+
+    model, data = _tiny_model()
+    model.fit(data, batch_size=4, epochs=1, verbose=0, callbacks=[Old()])
+    model.predict(data, batch_size=4, verbose=0, callbacks=[Old()])
+    assert seen == [("begin", "train"), ("end", "train"), ("begin", "predict"),
+                    ("end", "predict")]

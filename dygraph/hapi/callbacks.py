@@ -1,9 +1,10 @@
 """Callbacks of `Model.fit`, `evaluate` and `predict` (Paddle's paddle.callbacks).
 
-A callback gets every hook Paddle calls: on_begin/on_end('train'|'eval'|'predict'),
-on_epoch_begin/end, on_train_batch_begin/end, on_eval_batch_begin/end,
+A callback gets every hook Paddle calls: on_train_begin/end, on_eval_begin/end,
+on_predict_begin/end, on_epoch_begin/end, on_train_batch_begin/end, on_eval_batch_begin/end,
 on_predict_batch_begin/end; `self.model` is the Model and `self.params` the run's settings
-(epochs, steps, verbose, metrics, save_dir, ...).
+(epochs, steps, verbose, metrics, save_dir, ...). A DyGraph callback may instead override
+on_begin(mode)/on_end(mode), which the default on_{mode}_begin/end call.
 
 Example:
     >>> class Count(Callback):
@@ -41,10 +42,38 @@ class Callback:
         self.model = model
 
     def on_begin(self, mode, logs=None):
-        """Start of fit ('train'), evaluate ('eval') or predict ('predict')."""
+        """Start of fit ('train'), evaluate ('eval') or predict ('predict'): called by the
+        default on_train_begin, on_eval_begin and on_predict_begin."""
 
     def on_end(self, mode, logs=None):
-        """End of fit, evaluate or predict."""
+        """End of fit, evaluate or predict: called by the default on_{mode}_end."""
+
+    # Paddle's hooks: CallbackList calls these (as Paddle's does), so a callback written
+    # for Paddle that overrides on_train_begin is reached; by default they go to on_begin
+    # and on_end, which DyGraph's own callbacks override.
+    def on_train_begin(self, logs=None):
+        """Start of fit."""
+        self.on_begin("train", logs)
+
+    def on_train_end(self, logs=None):
+        """End of fit."""
+        self.on_end("train", logs)
+
+    def on_eval_begin(self, logs=None):
+        """Start of an evaluation (evaluate, or fit's eval_data)."""
+        self.on_begin("eval", logs)
+
+    def on_eval_end(self, logs=None):
+        """End of an evaluation; `logs` holds the loss and the metrics."""
+        self.on_end("eval", logs)
+
+    def on_predict_begin(self, logs=None):
+        """Start of predict."""
+        self.on_begin("predict", logs)
+
+    def on_predict_end(self, logs=None):
+        """End of predict."""
+        self.on_end("predict", logs)
 
     def on_epoch_begin(self, epoch, logs=None):
         """Start of a training epoch."""
@@ -78,16 +107,53 @@ class CallbackList:
         >>> CallbackList([Callback()]).on_begin('train')
     """
 
+    _MODES = ("train", "eval", "predict")
+
     def __init__(self, callbacks=None):
         self.callbacks = list(callbacks or [])
+        self.params, self.model = {}, None
+
+    def append(self, callback):
+        self.callbacks.append(callback)
+
+    def __iter__(self):
+        return iter(self.callbacks)
 
     def set_params(self, params):
+        self.params = params
         for cb in self.callbacks:
             cb.set_params(params)
 
     def set_model(self, model):
+        self.model = model
         for cb in self.callbacks:
             cb.set_model(model)
+
+    def _check_mode(self, mode):
+        if mode not in self._MODES:
+            raise ValueError(f"CallbackList: mode should be 'train', 'eval' or 'predict', "
+                             f"got {mode!r}")
+
+    def on_begin(self, mode, logs=None):
+        """Call on_{mode}_begin of every callback in order (Paddle's dispatch; an error in
+        one propagates, as in Paddle, and the callbacks after it are not called)."""
+        self._check_mode(mode)
+        for cb in self.callbacks:
+            getattr(cb, f"on_{mode}_begin")(logs)
+
+    def on_end(self, mode, logs=None):
+        """Call on_{mode}_end of every callback in order."""
+        self._check_mode(mode)
+        for cb in self.callbacks:
+            getattr(cb, f"on_{mode}_end")(logs)
+
+    def on_batch_begin(self, mode, step=None, logs=None):
+        self._check_mode(mode)
+        getattr(self, f"on_{mode}_batch_begin")(step, logs)
+
+    def on_batch_end(self, mode, step=None, logs=None):
+        self._check_mode(mode)
+        getattr(self, f"on_{mode}_batch_end")(step, logs)
 
     def __getattr__(self, name):
         if not name.startswith("on_"):
@@ -407,16 +473,19 @@ class CSVLogger(Callback):
 def config_callbacks(callbacks=None, model=None, epochs=None, steps=None, log_freq=2,
                      verbose=2, save_freq=1, save_dir=None, metrics=None, mode="train",
                      **params):
-    """The CallbackList of a run: the user's callbacks plus a ProgBarLogger and (when
-    training with a save_dir) a ModelCheckpoint unless the user gave one.
+    """The CallbackList of a run: a ProgBarLogger first (when `verbose`), the user's
+    callbacks, then (when training with a save_dir) a ModelCheckpoint and an LRScheduler
+    unless the user gave them; hooks run in that order.
 
     Example:
-        >>> cbks = config_callbacks(epochs=1, steps=3, verbose=0)
+        >>> cbks = config_callbacks(epochs=1, steps=3, verbose=2)
         >>> [type(c).__name__ for c in cbks.callbacks]
         ['ProgBarLogger', 'LRScheduler']
     """
     cbks = list(callbacks or [])
-    if not any(isinstance(c, ProgBarLogger) for c in cbks):
+    # as Paddle 3.3: no ProgBarLogger when verbose=0 (it would print nothing), so it can
+    # neither fail nor run before the user's callbacks there
+    if verbose and not any(isinstance(c, ProgBarLogger) for c in cbks):
         cbks = [ProgBarLogger(log_freq, verbose=verbose)] + cbks
     if mode == "train" and not any(isinstance(c, ModelCheckpoint) for c in cbks) and save_dir:
         cbks.append(ModelCheckpoint(save_freq, save_dir))

@@ -282,7 +282,7 @@ class Model:
         cbks.on_end("train", logs)
 
     def _evaluate(self, loader, cbks):
-        cbks.set_params({**cbks.callbacks[0].params, "eval_steps": self._len(loader)})
+        cbks.set_params({**cbks.params, "eval_steps": self._len(loader)})
         cbks.on_begin("eval")
         logs = self._run(loader, cbks, "eval")
         cbks.on_end("eval", logs)

@@ -203,11 +203,12 @@ def test_hooks_run_in_paddles_order():
     model = _model()
     model.fit(Blobs(n=16), Blobs(n=8), epochs=1, batch_size=8, verbose=0,
               callbacks=[Record()])
-    assert calls == [("on_begin", "train"), ("on_epoch_begin",),
+    # Paddle 3.3's hook names and order (checked): on_{mode}_begin/end, not on_begin(mode)
+    assert calls == [("on_train_begin",), ("on_epoch_begin",),
                      ("on_train_batch_begin",), ("on_train_batch_end",),
                      ("on_train_batch_begin",), ("on_train_batch_end",),
-                     ("on_epoch_end",), ("on_begin", "eval"), ("on_eval_batch_begin",),
-                     ("on_eval_batch_end",), ("on_end", "eval"), ("on_end", "train")]
+                     ("on_epoch_end",), ("on_eval_begin",), ("on_eval_batch_begin",),
+                     ("on_eval_batch_end",), ("on_eval_end",), ("on_train_end",)]
 
 
 def test_model_checkpoint_is_not_doubled(tmp_path):
