@@ -21,6 +21,7 @@ import os
 
 import numpy as np
 
+from dygraph.framework.errors import AssertedValueError
 from dygraph.hapi.callbacks import config_callbacks
 from dygraph.hapi.input_spec import InputSpec
 from dygraph.io import DataLoader, Dataset
@@ -376,7 +377,17 @@ class Model:
         self.network.set_state_dict(matched)
         opt_path = params_path[:-len(".pdparams")] + ".pdopt"
         if self._optimizer is not None and not reset_optimizer and os.path.exists(opt_path):
-            self._optimizer.set_state_dict(load(opt_path))
+            try:
+                self._optimizer.set_state_dict(load(opt_path))
+            except ValueError as exc:
+                # The optimizer state is keyed by parameter names. Paddle 3.3 does not map
+                # it onto a rebuilt network whose parameters got new unique names either:
+                # it fails its assert at the next step (AssertionError). DyGraph fails here,
+                # with an error that is both kinds.
+                raise AssertedValueError(
+                    f"Model.load: the optimizer state in {opt_path!r} does not fit this "
+                    f"optimizer ({exc}); load with reset_optimizer=True to restore only the "
+                    "parameters") from exc
 
     def summary(self, input_size=None, dtype=None):
         """The layer table of the network (see dygraph.summary); input sizes default to
