@@ -62,8 +62,6 @@ def test_conv_bias_gradient_lenet_conv2_batch64():
     _assert_as_accurate_as_pairwise(b.grad.numpy(), g.astype(np.float64), (0, 2, 3))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "linear bias sum: dygraph/ops/nn_linear.py sums the bias gradient g2.sum(0) row by row"))
 def test_linear_bias_gradient_4096_rows():
     rng = np.random.default_rng(1)
     x = _leaf(rng.standard_normal((4096, 32)).astype(np.float32))
@@ -72,6 +70,23 @@ def test_linear_bias_gradient_4096_rows():
     g = rng.uniform(0.0, 1.0, (4096, 64)).astype(np.float32)
     F.linear(x, w, b).backward(dygraph.to_tensor(g))
     _assert_as_accurate_as_pairwise(b.grad.numpy(), g.astype(np.float64), (0,))
+
+
+@pytest.mark.parametrize("x_shape, out", [
+    ((4096, 16), 10),      # a classifier head: few columns, summed transposed
+    ((100, 64), 300),      # under 128 rows, summed in float64
+    ((1000, 32), 40),      # blocks of rows and a remainder of 8
+    ((8, 512, 24), 96),    # leading dims flattened: 4096 rows
+])
+def test_linear_bias_gradient_shapes(x_shape, out):
+    rng = np.random.default_rng(5)
+    x = _leaf(rng.standard_normal(x_shape).astype(np.float32))
+    w = _leaf(rng.standard_normal((x_shape[-1], out)).astype(np.float32))
+    b = _leaf(np.zeros(out, np.float32))
+    g = rng.uniform(0.0, 1.0, x_shape[:-1] + (out,)).astype(np.float32)
+    F.linear(x, w, b).backward(dygraph.to_tensor(g))
+    axes = tuple(range(len(x_shape) - 1))
+    _assert_as_accurate_as_pairwise(b.grad.numpy(), g.astype(np.float64), axes)
 
 
 @pytest.fixture(scope="module", params=["compiled", "numpy"])
@@ -116,11 +131,7 @@ def test_batch_norm_bias_gradient_over_64x28x28(batch_norm_run):
     _assert_as_accurate_as_pairwise(bias.grad.numpy(), g, AXES)
 
 
-def test_batch_norm_weight_gradient_over_64x28x28(batch_norm_run, request):
-    if "compiled" in request.node.callspec.id and compiled.available():
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "dygraph/kernels/batch_norm.py _gradient_sums centers x on the mean rounded to "
-            "float32: sum(g * xhat) is off by that rounding times sum(g)")))
+def test_batch_norm_weight_gradient_over_64x28x28(batch_norm_run):
     x, g, _, _, weight, _ = batch_norm_run
     c = _centered(x)
     xhat = c / np.sqrt((c ** 2).mean(axis=AXES, keepdims=True) + 1e-5)
