@@ -147,6 +147,29 @@ SPECS = [
     OpSpec("nn.functional.conv2d", lambda x, w: F.conv2d(x, w, padding=1),
            lambda x, w: conv_ref(x, w, None, 1, 1), [(1, 2, 2, 2), (8, 2, 3, 3)],
            id="wide-filter"),
+    # A 1x1 conv under a sum: the pointwise path, its upstream gradient a broadcast view
+    # (strides 0) of the scalar's, which the products must read as an array.
+    OpSpec("nn.functional.conv2d", lambda x, w: F.conv2d(x, w).sum(),
+           lambda x, w: conv_ref(x, w).sum(), [(4, 32, 8, 8), (48, 32, 1, 1)],
+           id="pointwise-sum-grad"),
+    # 16 channels in and out, 18x18 padded cells for 16x16 outputs: the implicit GEMM
+    # (conv_implicit.py), one GEMM a tap on the shifted grid.
+    OpSpec("nn.functional.conv2d", lambda x, w: F.conv2d(x, w, padding=1),
+           lambda x, w: conv_ref(x, w, None, 1, 1), [(2, 16, 16, 16), (16, 16, 3, 3)],
+           id="implicit-16x16"),
+    # NHWC with a weight row of 8 * 3 * 3 values: channels_last where Numba is installed
+    # (conv_channels_last.py), the layout already the one its products read.
+    OpSpec("nn.functional.conv2d",
+           lambda x, w: F.conv2d(x, w, padding=1, data_format="NHWC"),
+           _nhwc(lambda x, w: conv_ref(x, w, None, 1, 1)), [(2, 6, 5, 8), (4, 8, 3, 3)],
+           id="channels-last-nhwc"),
+    # A depthwise 'same' conv on NHWC input: the compiled 'same' kernels where Numba is
+    # installed (dygraph.kernels.depthwise2d_same, the bias gradient in the filter
+    # gradient's pass), else the einsum channels-last.
+    OpSpec("nn.functional.conv2d",
+           lambda x, w, b: F.conv2d(x, w, b, padding="same", groups=3, data_format="NHWC"),
+           _nhwc(lambda x, w, b: conv_ref(x, w, b, 1, 1, 1, 3)),
+           [(2, 5, 7, 3), (3, 1, 3, 3), (3,)], id="depthwise-nhwc"),
     OpSpec("nn.functional.conv3d", lambda x, w, b: F.conv3d(x, w, b, stride=[1, 2, 1],
                                                             padding=1),
            lambda x, w, b: conv_ref(x, w, b, [1, 2, 1], 1),

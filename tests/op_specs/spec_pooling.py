@@ -72,6 +72,9 @@ SPECS = [
                                                               data_format="NHWC"),
            lambda x: np.moveaxis(pool_ref(np.moveaxis(x, -1, 1), [2, 3], [1, 2]), 1, -1),
            [_distinct((1, 4, 5, 2))], id="nhwc"),
+    OpSpec("nn.functional.max_pool2d", lambda x: F.max_pool2d(x, 2, data_format="NHWC"),
+           lambda x: np.moveaxis(pool_ref(np.moveaxis(x, -1, 1), [2, 2]), 1, -1),
+           [_distinct((2, 4, 6, 3))], id="max2x2-nhwc"),
     # 25 taps per window: the block path.
     OpSpec("nn.functional.max_pool2d", lambda x: F.max_pool2d(x, 5),
            lambda x: pool_ref(x, [5, 5]), [_distinct((1, 2, 5, 5))], id="blocks"),
