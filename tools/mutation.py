@@ -44,10 +44,11 @@ REPO = Path(__file__).resolve().parent.parent
 # docstring examples run too (added by `module_args`: pytest's addopts has
 # --doctest-modules).
 MODULES: dict[str, list[str]] = {
-    "dygraph/autograd/engine.py": ["tests/test_autograd.py"],
+    "dygraph/autograd/engine.py": ["tests/test_autograd.py", "tests/test_mutation_survivors.py"],
     "dygraph/ops/loss_ce.py": [
         "tests/nn/test_loss_layers.py",
         "tests/nn/test_soft_label_cross_entropy.py",
+        "tests/test_mutation_survivors.py",
         "tests/test_op_specs.py",
         # The static-program op (LabelInputCrossEntropy) only runs in these.
         "tests/test_cross_mode.py",
@@ -55,10 +56,12 @@ MODULES: dict[str, list[str]] = {
         "cross_entropy or nll",
     ],
     # print_op's docstring examples are the runs of a program with Print (an effect op).
-    "dygraph/static/executor.py": ["tests/static/", "dygraph/static/print_op.py"],
-    "dygraph/optimizer/adam.py": ["tests/optimizer/"],
+    "dygraph/static/executor.py": ["tests/static/", "dygraph/static/print_op.py",
+                                   "tests/test_mutation_survivors.py"],
+    "dygraph/optimizer/adam.py": ["tests/optimizer/", "tests/test_mutation_survivors.py"],
     "dygraph/io/checkpoint.py": ["tests/test_checkpoint.py", "tests/test_checkpoint_fuzz.py"],
-    "dygraph/amp/grad_scaler.py": ["tests/test_amp.py", "tests/test_amp_o2_float16.py"],
+    "dygraph/amp/grad_scaler.py": ["tests/test_amp.py", "tests/test_amp_o2_float16.py",
+                                   "tests/test_mutation_survivors.py"],
 }
 
 # What the temporary copy needs to run the tests as the repository does.
