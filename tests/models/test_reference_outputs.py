@@ -228,12 +228,7 @@ def run_onnx(name, directory):
 # DyGraph bugs these tests found that are not fixed yet: (model, mode) -> the bug. The
 # test checks the forward, and that the training step still fails, so a fix turns the
 # case into a failure: remove its entry then.
-KNOWN_TRAINING_BUGS = {
-    ("densenet121", "jit_load"): "nn.BatchNorm (DenseNet's layer) keeps using its running "
-                                 "statistics after jit.load + train(): its eval-mode "
-                                 "forward passes use_global_stats=True, which the saved op "
-                                 "keeps",
-}
+KNOWN_TRAINING_BUGS = {}
 
 
 def _run(mode, name, tmp_path):

@@ -145,8 +145,10 @@ class BatchNorm(_BatchNormBase):
         self._trainable_statistics = trainable_statistics
 
     def forward(self, input):  # noqa: A002 - Paddle's argument name
-        global_stats = self._use_global_stats or (not self.training
-                                                  and not self._trainable_statistics)
+        # None follows `training` (running statistics in eval mode), so a program saved in
+        # eval mode and switched to train() after jit.load uses batch statistics again.
+        global_stats = True if self._use_global_stats else (
+            False if not self.training and self._trainable_statistics else None)
         y = F.batch_norm(input, self._mean, self._variance, self.weight, self.bias,
                          training=self.training, momentum=self._momentum,
                          epsilon=self._epsilon, data_format=self._data_format,
