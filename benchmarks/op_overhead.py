@@ -76,12 +76,26 @@ def _numpy_forward_chain():
     return chain
 
 
-def _import_time(module, repeats):
+# What a first training step imports besides the package (DyGraph's compiled kernels load
+# Numba at the first conv; `import torch` loads everything up front): a conv forward and
+# backward after the import, timed with it.
+_FIRST_STEP = {
+    "dygraph": "x = {m}.randn([1, 1, 8, 8]); x.stop_gradient = False; "
+               "{m}.nn.functional.conv2d(x, {m}.randn([2, 1, 3, 3])).sum().backward()",
+    "paddle": "x = {m}.randn([1, 1, 8, 8]); x.stop_gradient = False; "
+              "{m}.nn.functional.conv2d(x, {m}.randn([2, 1, 3, 3])).sum().backward()",
+    "torch": "x = {m}.randn(1, 1, 8, 8, requires_grad=True); "
+             "{m}.nn.functional.conv2d(x, {m}.randn(2, 1, 3, 3)).sum().backward()",
+}
+
+
+def _import_time(module, repeats, first_step=False):
+    step = "; " + _FIRST_STEP[module].format(m=module) if first_step else ""
     samples = []
     for _ in range(repeats):
         out = subprocess.run(
             [sys.executable, "-c",
-             f"import time; t = time.perf_counter(); import {module}; "
+             f"import time; t = time.perf_counter(); import {module}{step}; "
              "print(time.perf_counter() - t)"],
             capture_output=True, text=True, check=True)
         samples.append(float(out.stdout.strip().splitlines()[-1]))
@@ -116,17 +130,19 @@ def main():
                for name, per in samples.items()}
     for name in results:
         results[name]["import"] = _import_time(name, max(3, args.repeats // 2)) * 1e6
+        results[name]["first"] = _import_time(name, max(3, args.repeats // 2), True) * 1e6
     numpy_chain = statistics.median(numpy_samples)
 
     labels = {"a": "(a) add, no grad [us]", "b": "(b) add, with grad [us]",
-              "c": "(c) 30-op chain + backward [us]", "import": "import time [ms]"}
+              "c": "(c) 30-op chain + backward [us]", "import": "import time [ms]",
+              "first": "import + first conv step [ms]"}
     names = list(results)
     header = f"{'measure':34}" + "".join(f"{n:>12}" for n in names)
     ratio_cols = [n for n in names if n != "dygraph"]
     header += "".join(f"{'dy/' + n:>12}" for n in ratio_cols)
     print(header)
     for key, label in labels.items():
-        scale = 1e-3 if key == "import" else 1.0
+        scale = 1e-3 if key in ("import", "first") else 1.0
         row = f"{label:34}" + "".join(f"{results[n][key] * scale:12.2f}" for n in names)
         if "dygraph" in results:
             row += "".join(f"{results['dygraph'][key] / results[n][key]:12.2f}"
