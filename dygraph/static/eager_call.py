@@ -50,21 +50,28 @@ class EagerCall(Op):
         self.always = always  # in the program even without Variable inputs (creation ops)
         self.amp = amp  # the auto_cast settings it was recorded under, applied at each run
 
-    def forward(self, xp, *arrays):
+    def _arguments(self, tensors):
+        """The function's arguments with `tensors` in the places `names` give ("inputs:2":
+        item 2 of a list argument)."""
         kwargs = dict(self.kwargs)
-        tensors = []
-        for name, array, stop in zip(self.names, arrays, self.stops):
-            t = _new_tensor(array, None, 0, stop)
-            key, _, item = name.partition(":")  # "inputs:2": item 2 of a list argument
+        for name, t in zip(self.names, tensors):
+            key, _, item = name.partition(":")
             if item:
                 if kwargs[key] is self.kwargs[key]:
                     kwargs[key] = list(kwargs[key])
                 kwargs[key][int(item)] = t
             else:
                 kwargs[key] = t
-            tensors.append(t)
-        with enable_grad(), (settings_applied(self.amp) if self.amp
-                             else contextlib.nullcontext()):
+        return kwargs
+
+    def _mixed_precision(self):
+        """The auto_cast settings the op was recorded under, for its function's run."""
+        return settings_applied(self.amp) if self.amp else contextlib.nullcontext()
+
+    def forward(self, xp, *arrays):
+        tensors = [_new_tensor(a, None, 0, stop) for a, stop in zip(arrays, self.stops)]
+        kwargs = self._arguments(tensors)
+        with enable_grad(), self._mixed_precision():
             out = self.fn(**kwargs)
         self.tensors = tensors
         self.outs = out if isinstance(out, tuple) else (out,)
@@ -116,18 +123,9 @@ class EagerCall(Op):
         the function runs again on the op's input Tensors, so the graph reaches them."""
         from dygraph.autograd.engine import grad
 
-        kwargs = dict(self.kwargs)
         inputs = list(self.inputs)
-        for name, t in zip(self.names, inputs):
-            key, _, item = name.partition(":")
-            if item:
-                if kwargs[key] is self.kwargs[key]:
-                    kwargs[key] = list(kwargs[key])
-                kwargs[key][int(item)] = t
-            else:
-                kwargs[key] = t
-        with enable_grad(), (settings_applied(self.amp) if self.amp
-                             else contextlib.nullcontext()):
+        kwargs = self._arguments(inputs)
+        with enable_grad(), self._mixed_precision():
             out = self.fn(**kwargs)
             outs = out if isinstance(out, tuple) else (out,)
             pairs = [(o, g) for o, g in zip(outs, grads) if g is not None and not o._sg]
