@@ -3,8 +3,7 @@ predict an image file.
 
     python -m dygraph.examples.mnist [--epochs 3] [--batch-size 64] [--lr 0.001]
         [--data-dir DIR] [--dataset mnist|fashion-mnist] [--download] [--device cpu|gpu]
-        [--save-dir mnist_output] [--seed 1] [--num-workers 0] [--image PATH]
-        [--max-steps N]
+        [--save-dir DIR] [--seed 1] [--num-workers 0] [--image PATH] [--max-steps N]
 
 It trains MNISTNet (conv 20@5x5, relu, max-pool, conv 50@5x5, relu, max-pool, linear 800->10)
 with Adam (lr 1e-3, batch 64) on images scaled to [-1, 1], as the seeds do, with a tqdm bar
@@ -14,7 +13,9 @@ and accuracy, and goes back to train(). Then it saves `mnist.pdparams` (model) a
 checks that it scores the same test accuracy, and predicts an image like the seeds'
 `infer_3.png` step (grey, 28x28, [-1, 1]); without --image it first writes a test digit to
 the save dir. Last, it plots the loss per step and the accuracy per epoch
-(`mnist_curves.png`) when matplotlib is installed.
+(`mnist_curves.png`) when matplotlib is installed. The save dir is --save-dir, by default
+`~/.cache/dygraph/examples/mnist` (under `$DYGRAPH_HOME` or `$XDG_CACHE_HOME` when set, see
+dygraph.examples.outputs), so a run leaves the current directory as it was.
 
 Without --data-dir and without MNIST in the data home it trains on the 8,000 / 2,000-digit
 sample that ships with DyGraph (and says so); the default 3 epochs take about a minute on
@@ -39,6 +40,7 @@ import numpy as np
 import dygraph
 from dygraph.examples.mnist_data import load_data, load_image, unscale_image, write_digit_png
 from dygraph.examples.mnist_train import evaluate, plot_curves, predict, progress_bar, train_epoch
+from dygraph.examples.outputs import output_dir
 from dygraph.io import DataLoader, TensorDataset
 from dygraph.utils import unique_name
 from dygraph.vision.models import MNISTNet
@@ -73,8 +75,9 @@ def build_parser():
     p.add_argument("--download", action="store_true",
                    help="download the full data set into the data home when it is missing")
     p.add_argument("--device", default="cpu", help="cpu, gpu or gpu:N (gpu needs CuPy)")
-    p.add_argument("--save-dir", default="mnist_output",
-                   help="where the checkpoint, the digit image and the plot go (mnist_output)")
+    p.add_argument("--save-dir", default=None,
+                   help="where the checkpoint, the digit image and the plot go (default: "
+                        + output_dir("mnist").replace("%", "%%") + ")")
     p.add_argument("--seed", type=int, default=1, help="random seed (1)")
     p.add_argument("--num-workers", type=int, default=0,
                    help="DataLoader worker processes (0: load in the main process)")
@@ -192,6 +195,7 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     _check_args(parser, args)
+    args.save_dir = output_dir("mnist", args.save_dir)
     # Set-up problems (no CuPy for --device gpu, no data files, a failed download) are the
     # user's to fix: a one-line error, not a traceback.
     try:
@@ -210,6 +214,7 @@ def main(argv=None):
           f"test images")
     if data.is_sample:
         print("Running on the shipped MNIST sample (offline and without data).")
+    print(f"Outputs: {args.save_dir}")
 
     # Optimizer states are keyed by parameter names (as in Paddle): numbering the names afresh
     # gives the reloaded model of _save_and_reload the same names, so the state loads into it.

@@ -3,12 +3,13 @@
 `evaluate`, `predict` and `summary`.
 
     python -m dygraph.examples.mnist_hapi [--epochs 3] [--batch-size 64] [--lr 0.001]
-        [--data-dir DIR] [--save-dir mnist_hapi_output] [--seed 1] [--verbose 1]
-        [--max-steps N] [--amp float16|bfloat16]
+        [--data-dir DIR] [--save-dir DIR] [--seed 1] [--verbose 1] [--max-steps N]
+        [--amp float16|bfloat16]
 
 Like `python -m dygraph.examples.mnist` it trains on the shipped 8,000 / 2,000-digit MNIST
 sample when no data is given, from the same initial weights (same seed), and reaches the
-same test accuracy (docs/MNIST.md).
+same test accuracy (docs/MNIST.md). The checkpoints go to --save-dir, by default
+`~/.cache/dygraph/examples/mnist_hapi` (see dygraph.examples.outputs).
 
 Example:
     >>> import tempfile
@@ -29,6 +30,7 @@ import dygraph
 from dygraph.callbacks import Callback, EarlyStopping, ModelCheckpoint
 from dygraph.examples.mnist import DEFAULT_EPOCHS
 from dygraph.examples.mnist_data import load_data
+from dygraph.examples.outputs import output_dir
 from dygraph.hapi import InputSpec, Model
 from dygraph.io import TensorDataset
 from dygraph.utils import unique_name
@@ -62,7 +64,9 @@ def _parser():
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--data-dir", default=None)
-    p.add_argument("--save-dir", default="mnist_hapi_output")
+    p.add_argument("--save-dir", default=None,
+                   help="where the checkpoints go (default: "
+                        + output_dir("mnist_hapi").replace("%", "%%") + ")")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--verbose", type=int, default=1, choices=(0, 1, 2))
     p.add_argument("--max-steps", type=int, default=None, help="stop after N steps")
@@ -75,6 +79,7 @@ def main(argv=None):
     """Train, evaluate, predict and summarise; returns the figures."""
     parser = _parser()
     args = parser.parse_args(argv)
+    args.save_dir = output_dir("mnist_hapi", args.save_dir)
     dygraph.seed(args.seed)
     try:
         data = load_data(args.data_dir)
@@ -82,6 +87,7 @@ def main(argv=None):
         parser.error(str(exc))
     print(f"Data: {data.source}; {len(data.train_y):,} training and {len(data.test_y):,} "
           f"test images")
+    print(f"Outputs: {args.save_dir}")
     train = TensorDataset([dygraph.to_tensor(data.train_x),
                            dygraph.to_tensor(data.train_y.reshape(-1, 1))])
     test = TensorDataset([dygraph.to_tensor(data.test_x),

@@ -5,8 +5,10 @@
 
 Each rank reads its share of every epoch (DistributedBatchSampler), trains MNISTNet wrapped
 in paddle.DataParallel (gradients averaged over the ranks during backward) with Adam, and
-prints its loss; rank 0 reports the test accuracy and saves the checkpoint. The global batch
-is --batch-size (split over the ranks), so any number of processes trains the same model.
+prints its loss; rank 0 reports the test accuracy and saves the checkpoint in --save-dir,
+by default `~/.cache/dygraph/examples/mnist_parallel` (see dygraph.examples.outputs). The
+global batch is --batch-size (split over the ranks), so any number of processes trains the
+same model.
 Without MNIST in the data home it uses the sample that ships with DyGraph.
 
 Example:
@@ -25,6 +27,7 @@ import dygraph as paddle
 import dygraph.distributed as dist
 from dygraph.examples.mnist_data import load_data
 from dygraph.examples.mnist_train import evaluate, train_epoch
+from dygraph.examples.outputs import output_dir
 from dygraph.io import DistributedBatchSampler
 from dygraph.vision.models import MNISTNet
 
@@ -36,8 +39,11 @@ def main(argv=None):
     parser.add_argument("--batch-size", type=int, default=64, help="global batch")
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--max-steps", type=int, default=None)
-    parser.add_argument("--save-dir", default="mnist_parallel_output")
+    parser.add_argument("--save-dir", default=None,
+                        help="where rank 0 saves the checkpoint (default: "
+                             + output_dir("mnist_parallel").replace("%", "%%") + ")")
     args = parser.parse_args(argv)
+    args.save_dir = output_dir("mnist_parallel", args.save_dir)
     dist.init_parallel_env()
     rank, nranks = dist.get_rank(), dist.get_world_size()
     data = load_data()
@@ -58,8 +64,9 @@ def main(argv=None):
     model.eval()
     _, accuracy = evaluate(model, data.test_x, data.test_y)
     os.makedirs(args.save_dir, exist_ok=True)
-    paddle.save(model.state_dict(), os.path.join(args.save_dir, "mnist.pdparams"))
-    print(f"test accuracy {accuracy:.4f}; saved {args.save_dir}/mnist.pdparams", flush=True)
+    path = os.path.join(args.save_dir, "mnist.pdparams")
+    paddle.save(model.state_dict(), path)
+    print(f"test accuracy {accuracy:.4f}; saved {path}", flush=True)
     return accuracy
 
 
