@@ -3,12 +3,18 @@
     python -m dygraph.distributed.launch --selected_gpus=0,1 --log_dir ./mylog train.py
     python -m dygraph.distributed.launch --nproc_per_node 2 train.py --epochs 3
 
-It prints Paddle's configuration banner, then starts the ranks under Open MPI's mpirun (one
-per selected device, or --nproc_per_node of them; with --ips host1,host2 that many on each
-host, run from the first one). Each rank gets Paddle's PADDLE_* variables, which
-`ParallelEnv`/`fluid.dygraph.parallel.Env` read, and with --log_dir writes its output to
-DIR/workerlog.N. If a rank fails, mpirun ends the others and the launcher exits non-zero;
---timeout sets how long a collective waits for a rank that stopped answering.
+It prints Paddle's configuration banner and where the ranks run, then starts the ranks under
+Open MPI's mpirun (one per selected device, or --nproc_per_node of them; with --ips
+host1,host2 that many on each host, run from the first one). Each rank gets Paddle's PADDLE_*
+variables, which `ParallelEnv`/`fluid.dygraph.parallel.Env` read, and with --log_dir writes
+its output to DIR/workerlog.N. If a rank fails, mpirun ends the others and the launcher
+exits non-zero; --timeout sets how long a collective waits for a rank that stopped answering.
+
+Devices are reported as they are: without CuPy or a CUDA device the ranks run on the CPU
+("launch train in CPU mode", as Paddle says, and `devices: cpu x2`), and --selected_gpus only
+sets how many ranks there are; with GPUs, each rank is given one that exists (a
+--selected_gpus entry CuPy does not see is an error) as FLAGS_selected_gpus, which
+`ParallelEnv().dev_id` reads. The launching host's GPUs stand for every host's.
 
 Example:
     >>> args = parse_args(['--selected_gpus', '0,1', 'train.py', '--lr', '0.1'])
@@ -24,7 +30,8 @@ import sys
 
 from dygraph.distributed.mpirun import mpirun_command
 
-__all__ = ["parse_args", "nprocs", "endpoints", "banner", "launch", "main"]
+__all__ = ["parse_args", "nprocs", "endpoints", "banner", "gpu_count", "host_devices",
+           "device_report", "launch", "main"]
 
 
 def parse_args(argv=None):
@@ -46,9 +53,10 @@ def parse_args(argv=None):
                         help="first port of the trainers' endpoints")
     parser.add_argument("--print_config", type=bool, default=True)
     parser.add_argument("--selected_gpus", "--gpus", default=None,
-                        help="devices, one process each (CPU ranks when there is no GPU)")
+                        help="GPUs as CuPy numbers them, one process each (without a GPU: "
+                             "that many CPU ranks)")
     parser.add_argument("--nproc_per_node", type=int, default=None,
-                        help="processes per host (default: one per selected device, else 1)")
+                        help="processes per host (default: one per selected GPU, else 1)")
     parser.add_argument("--log_dir", default=None, help="write DIR/workerlog.N per rank")
     parser.add_argument("--timeout", type=float, default=60.0,
                         help="seconds a collective waits for a silent rank (default 60)")
@@ -57,13 +65,11 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     if args.nproc_per_node is not None and args.nproc_per_node < 1:
         parser.error(f"--nproc_per_node should be at least 1, got {args.nproc_per_node}")
-    if args.selected_gpus is None:
-        args.selected_gpus = ",".join(str(i) for i in range(args.nproc_per_node or 1))
     return args
 
 
 def nprocs(args):
-    """Processes per host: --nproc_per_node, else one per selected device.
+    """Processes per host: --nproc_per_node, else one per --selected_gpus entry, else 1.
 
     Example:
         >>> nprocs(parse_args(['--nproc_per_node', '3', 'train.py']))
@@ -71,7 +77,81 @@ def nprocs(args):
     """
     if args.nproc_per_node is not None:
         return args.nproc_per_node
-    return len(args.selected_gpus.split(","))
+    return len(_selected(args)) or 1
+
+
+def _selected(args):
+    text = args.selected_gpus or ""
+    return [g.strip() for g in text.split(",") if g.strip()]
+
+
+def gpu_count():
+    """The GPUs this host's ranks can use: CuPy's device count, 0 without CuPy or a CUDA
+    device (within CUDA_VISIBLE_DEVICES).
+
+    Example:
+        >>> gpu_count() >= 0
+        True
+    """
+    from dygraph.device import cuda
+
+    return cuda.device_count()
+
+
+def host_devices(args, gpus=None):
+    """Where the ranks of this host run: ('gpu', [GPU of rank 0, ...]) when the host has
+    GPUs (`gpus`, default gpu_count()), else ('cpu', [local rank numbers]). The list is
+    what each rank reads as FLAGS_selected_gpus (ParallelEnv().dev_id); ranks beyond the
+    selected GPUs share them in turn. Raises ValueError for a --selected_gpus entry that
+    is not a GPU of this host.
+
+    Example:
+        >>> host_devices(parse_args(['--nproc_per_node', '2', 'train.py']), gpus=0)
+        ('cpu', ['0', '1'])
+        >>> host_devices(parse_args(['--gpus', '1,3', 'train.py']), gpus=4)
+        ('gpu', ['1', '3'])
+    """
+    gpus = gpu_count() if gpus is None else gpus
+    n = nprocs(args)
+    if gpus == 0:
+        return "cpu", [str(i) for i in range(n)]
+    selected = _selected(args) or [str(i) for i in range(min(n, gpus))]
+    missing = [g for g in selected if not (g.isdigit() and int(g) < gpus)]
+    if missing:
+        raise ValueError(
+            f"--selected_gpus {args.selected_gpus}: no GPU {', '.join(missing)} on this host; "
+            f"CuPy sees {gpus} GPU(s), numbered 0 to {gpus - 1}")
+    return "gpu", [selected[i % len(selected)] for i in range(n)]
+
+
+def _why_no_gpu():
+    import importlib.util
+
+    if importlib.util.find_spec("cupy") is None:
+        return "CuPy is not installed"
+    return "CuPy sees no CUDA device"
+
+
+def device_report(args, gpus=None):
+    """The lines that say where the ranks of this host run (see host_devices).
+
+    Example:
+        >>> print(device_report(parse_args(['--nproc_per_node', '2', 'train.py']), gpus=0))
+        ... # doctest: +ELLIPSIS
+        launch train in CPU mode (no GPU: ...)
+        devices: cpu x2
+        >>> print(device_report(parse_args(['--nproc_per_node', '2', 'train.py']), gpus=2))
+        launch train in GPU mode
+        devices: gpu 0,1
+    """
+    kind, ids = host_devices(args, gpus)
+    if kind == "cpu":
+        first = f"launch train in CPU mode (no GPU: {_why_no_gpu()})"
+        if args.selected_gpus is not None:
+            first += f"; --selected_gpus {args.selected_gpus} only sets the number of ranks"
+        return f"{first}\ndevices: cpu x{len(ids)}"
+    shared = " (ranks share GPUs in turn)" if len(set(ids)) < len(ids) else ""
+    return f"launch train in GPU mode\ndevices: gpu {','.join(ids)}{shared}"
 
 
 def _hosts(args):
@@ -89,17 +169,22 @@ def endpoints(args):
             for i in range(nprocs(args))]
 
 
-def banner(args):
-    """The configuration banner Paddle's launcher prints.
+def banner(args, gpus=None):
+    """The configuration banner Paddle's launcher prints: the arguments as given, where the
+    ranks run (device_report; `gpus` as there), and the trainers' endpoints.
 
     Example:
-        >>> print(banner(parse_args(['train.py'])).splitlines()[-1][:60])
-        trainers_endpoints: 127.0.0.1:6170 , node_id: 0 , current_no
+        >>> lines = banner(parse_args(['--nproc_per_node', '2', 'train.py']), gpus=0)
+        >>> print(lines.splitlines()[-2])
+        devices: cpu x2
+        >>> print(lines.splitlines()[-1][:60])
+        trainers_endpoints: 127.0.0.1:6170,127.0.0.1:6171 , node_id:
     """
     lines = ["-----------  Configuration Arguments -----------"]
     for name, value in sorted(vars(args).items()):
         lines.append(f"{name}: {value}")
     lines.append("------------------------------------------------")
+    lines += device_report(args, gpus).splitlines()
     hosts = _hosts(args)
     node_id = hosts.index(args.node_ip) if args.node_ip in hosts else 0
     eps = endpoints(args)
@@ -109,11 +194,14 @@ def banner(args):
     return "\n".join(lines)
 
 
-def launch(args):
-    """Start the job described by `args` under mpirun; returns mpirun's exit code."""
+def launch(args, devices=None):
+    """Start the job described by `args` under mpirun, rank r of each host with device
+    `devices[r]` (default: host_devices(args)); returns mpirun's exit code."""
+    if devices is None:
+        devices = host_devices(args)[1]
     hosts = _hosts(args)
     program = [sys.executable, "-u", "-m", "dygraph.distributed.worker",
-               "--endpoints", ",".join(endpoints(args)), "--devices", args.selected_gpus,
+               "--endpoints", ",".join(endpoints(args)), "--devices", ",".join(devices),
                "--timeout", str(args.timeout)]
     if args.log_dir:
         program += ["--log_dir", args.log_dir]
@@ -136,9 +224,14 @@ def launch(args):
 def main(argv=None):
     """Entry point of `python -m dygraph.distributed.launch`."""
     args = parse_args(argv)
-    if args.print_config:
-        print(banner(args), flush=True)
-    code = launch(args)
+    gpus = gpu_count()
+    try:
+        _, devices = host_devices(args, gpus)
+    except ValueError as exc:
+        print(f"dygraph.distributed.launch: {exc}", file=sys.stderr, flush=True)
+        return 2
+    print(banner(args, gpus) if args.print_config else device_report(args, gpus), flush=True)
+    code = launch(args, devices)
     if code != 0:
         where = f"; the ranks' output is in {args.log_dir}/workerlog.N" if args.log_dir else ""
         print(f"dygraph.distributed.launch: the job failed (mpirun exit code {code}){where}",

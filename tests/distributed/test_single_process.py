@@ -10,7 +10,8 @@ import pytest
 
 import dygraph as paddle
 import dygraph.distributed as dist
-from dygraph.distributed.launch import banner, endpoints, parse_args
+from dygraph.distributed import launch
+from dygraph.distributed.launch import banner, device_report, endpoints, host_devices, parse_args
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -90,3 +91,49 @@ def test_the_launcher_describes_a_job_of_two_hosts():
         "node_id: 1 , current_node_ip: 10.0.0.2 , num_nodes: 2 , "
         "node_ips: ['10.0.0.1', '10.0.0.2'] , nranks: 4")
     assert args.training_script_args == ["-x"]
+
+
+def test_the_launcher_puts_ranks_on_the_cpu_without_a_gpu():
+    args = parse_args(["--nproc_per_node", "2", "train.py"])
+    assert host_devices(args, gpus=0) == ("cpu", ["0", "1"])
+    report = device_report(args, gpus=0)
+    assert report.splitlines()[-1] == "devices: cpu x2"
+    assert report.startswith("launch train in CPU mode (no GPU: ")
+    assert "gpu" not in report.lower().replace("no gpu", "")
+    assert "selected_gpus: None" in banner(args)
+    # --selected_gpus on a host without GPUs: that many CPU ranks, and said so.
+    args = parse_args(["--selected_gpus", "0,1,2", "train.py"])
+    assert host_devices(args, gpus=0) == ("cpu", ["0", "1", "2"])
+    assert "--selected_gpus 0,1,2 only sets the number of ranks" in device_report(args, gpus=0)
+    assert device_report(args, gpus=0).endswith("devices: cpu x3")
+
+
+def test_the_launcher_gives_each_rank_a_gpu_that_exists():
+    two = parse_args(["--nproc_per_node", "2", "train.py"])
+    assert host_devices(two, gpus=4) == ("gpu", ["0", "1"])
+    assert device_report(two, gpus=4) == "launch train in GPU mode\ndevices: gpu 0,1"
+    assert host_devices(parse_args(["--gpus", "3,1", "train.py"]), gpus=4) == ("gpu", ["3", "1"])
+    assert host_devices(parse_args(["train.py"]), gpus=8) == ("gpu", ["0"])
+    # More ranks than GPUs: they share the GPUs in turn, and the report says so.
+    assert host_devices(two, gpus=1) == ("gpu", ["0", "0"])
+    assert device_report(two, gpus=1).endswith("gpu 0,0 (ranks share GPUs in turn)")
+    for gpus, bad in (("0,1", "1"), ("0,x", "x"), ("2,3", "2, 3")):
+        with pytest.raises(ValueError, match=f"--selected_gpus {gpus}: no GPU {bad} on this"):
+            host_devices(parse_args(["--gpus", gpus, "train.py"]), gpus=1)
+
+
+def test_the_launcher_main_reports_devices_truthfully(monkeypatch, capsys):
+    started = []
+    monkeypatch.setattr(launch, "launch", lambda args, devices: started.append(devices) or 0)
+    monkeypatch.setattr(launch, "gpu_count", lambda: 0)
+    assert launch.main(["--nproc_per_node", "2", "train.py"]) == 0
+    out = capsys.readouterr().out
+    assert "selected_gpus: None" in out and "devices: cpu x2" in out
+    assert "launch train in CPU mode" in out and "GPU mode" not in out
+    assert started == [["0", "1"]]
+    # A GPU that does not exist is an error before anything starts.
+    monkeypatch.setattr(launch, "gpu_count", lambda: 1)
+    assert launch.main(["--selected_gpus", "0,1", "train.py"]) == 2
+    err = capsys.readouterr().err
+    assert "--selected_gpus 0,1: no GPU 1 on this host; CuPy sees 1 GPU(s)" in err
+    assert started == [["0", "1"]]
