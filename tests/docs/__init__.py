@@ -1,0 +1,1 @@
+"""Tests that the README and docs/ run as written."""
