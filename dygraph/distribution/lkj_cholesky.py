@@ -34,7 +34,9 @@ class LKJCholesky(Distribution):
     Args:
         dim (int): the matrix size, >= 2.
         concentration (float|Tensor): the shape parameter, > 0.
-        sample_method (str): 'onion' or 'cvine', the sampling algorithm.
+        sample_method (str): 'onion' or 'cvine', the sampling algorithm. Both give the
+            LKJ marginal Beta(c - 1 + dim/2, c - 1 + dim/2) for (r_ij + 1) / 2 (Paddle 3.3's
+            samplers spread rows 2 and beyond too widely).
 
     Example:
         >>> import dygraph
@@ -62,8 +64,12 @@ class LKJCholesky(Distribution):
         marginal = self.concentration + 0.5 * (dim - 2)
         offset = dygraph.arange(dim - 1, dtype=self.concentration.dtype)
         if sample_method == "onion":
+            # row k >= 1 has squared length y_k ~ Beta(k / 2, marginal - (k - 1) / 2) (row 0
+            # takes a dummy draw); Paddle 3.3 uses k - 1/2 as the first parameter, which
+            # widens the off-diagonal spread of rows 2 and beyond
             offset = dygraph.concat([dygraph.zeros([1], offset.dtype), offset])
-            self._beta = _beta_sampler(offset + 0.5, marginal.unsqueeze(-1) - 0.5 * offset)
+            self._beta = _beta_sampler(0.5 * offset + 0.5,
+                                       marginal.unsqueeze(-1) - 0.5 * offset)
         elif sample_method == "cvine":
             # partial correlation (i, j), i > j, in row-major order: Beta(c - j/2, c - j/2)
             cols = [j for i in range(1, dim) for j in range(i)]
