@@ -49,8 +49,12 @@ class Categorical(Distribution):
             if isinstance(logits, np.ndarray) and logits.dtype.name in ("float32", "float64"):
                 self.dtype = logits.dtype.name
             self.logits = self._to_tensor(logits)[0].astype(self.dtype)
-        self._prob = self.logits / self.logits.sum(-1, keepdim=True)
         super().__init__(self.logits.shape[:-1])
+
+    @property
+    def _prob(self):
+        """logits normalised by their sum: the class probabilities probs() reads."""
+        return self.logits / self.logits.sum(-1, keepdim=True)
 
     def sample(self, shape=()):
         """Draw class indices (int64) of shape `shape + batch_shape` from softmax(logits).
@@ -92,11 +96,12 @@ class Categorical(Distribution):
         With a batch of distributions and a 1-D `value`, every distribution is evaluated at
         every index (the result is [..., len(value)]).
         """
-        if self._prob.ndim == 1:
-            return dygraph.gather(self._prob, value.reshape([-1])).reshape(value.shape)
+        prob = self._prob
+        if prob.ndim == 1:
+            return dygraph.gather(prob, value.reshape([-1])).reshape(value.shape)
         if value.ndim == 1:
-            value = value.reshape([1] * (self._prob.ndim - 1) + [-1])
-        return dygraph.take_along_axis(self._prob, value, axis=-1)
+            value = value.reshape([1] * (prob.ndim - 1) + [-1])
+        return dygraph.take_along_axis(prob, value, axis=-1)
 
     def log_prob(self, value):
         """log(probs(value))."""

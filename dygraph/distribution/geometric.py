@@ -105,9 +105,13 @@ class Geometric(Distribution):
         return 1.0 - dygraph.pow(1.0 - self.probs, k + 1)
 
     def kl_divergence(self, other):
-        """KL(self || other) between two geometric distributions."""
+        """KL(self || other) = log(p / q) + (1 - p) / p * log((1 - p) / (1 - q)).
+
+        (Paddle 3.3 returns p log(p / q) + (1 - p) log((1 - p) / (1 - q)), the KL of the
+        Bernoulli distributions of one trial, not of the geometric ones.)
+        """
         if not isinstance(other, Geometric):
             raise TypeError(f"Expected type of other is geometric.Geometric, but got "
                             f"{type(other)}")
         p, q = self.probs, other.probs
-        return p * dygraph.log(p / q) + (1.0 - p) * dygraph.log((1.0 - p) / (1.0 - q))
+        return dygraph.log(p / q) + (1.0 - p) / p * dygraph.log((1.0 - p) / (1.0 - q))
