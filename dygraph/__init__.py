@@ -12,7 +12,6 @@ Example:
 """
 
 from dygraph import ops as _ops
-from dygraph import tensor_plumbing as _tensor_plumbing  # noqa: F401 - Tensor methods
 from dygraph.autograd.engine import grad
 from dygraph.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from dygraph.framework.dtype import (
@@ -42,11 +41,12 @@ from dygraph.framework.place import (
 )
 from dygraph.framework.random import Generator, get_rng_state, seed, set_rng_state
 from dygraph.ops import *  # noqa: F401,F403 - the op library is the public API
-from dygraph.ops.creation_extra import range, shape  # noqa: A004 - Paddle's names
-from dygraph.tensor import Tensor, to_tensor
-from dygraph.tensor_checks import *  # noqa: F401,F403 - clone, cast_, is_tensor, ...
-from dygraph.tensor_repr import set_printoptions
-from dygraph.utils.lazy import lazy_attributes
+from dygraph.ops.creation.interop import range, shape  # noqa: A004 - Paddle's names
+from dygraph.tensor import plumbing as _tensor_plumbing  # noqa: F401 - Tensor methods
+from dygraph.tensor.checks import *  # noqa: F401,F403 - clone, cast_, is_tensor, ...
+from dygraph.tensor.printing import set_printoptions
+from dygraph.tensor.tensor import Tensor, to_tensor
+from dygraph.utils.lazy_attributes import lazy_attributes
 
 __version__ = "0.1.0"
 dtype = type(float32)
@@ -80,7 +80,7 @@ _LAZY_NAMES = {
     **{n: ("dygraph.nn.functional", n) for n in ("conv1d", "conv2d", "conv3d", "group_norm",
                                                   "layer_norm", "adaptive_avg_pool1d")},
     "LazyGuard": ("dygraph.nn.lazy_init", "LazyGuard"),
-    "autocast": ("dygraph.amp.autocast", "autocast"),
+    "autocast": ("dygraph.amp.auto_cast", "autocast"),
     "is_autocast_enabled": ("dygraph.amp.auto_cast", "is_autocast_enabled"),
     "get_autocast_dtype": ("dygraph.amp.auto_cast", "get_autocast_dtype"),
     "get_autocast_cpu_dtype": ("dygraph.amp", "get_autocast_cpu_dtype"),

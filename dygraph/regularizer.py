@@ -66,7 +66,7 @@ class WeightDecayRegularizer:
     def __call__(self, param, grad):
         """The regularized gradient of `param` as a new Tensor (Paddle's callable form)."""
         from dygraph.backend import get_array_module
-        from dygraph.tensor import _new_tensor
+        from dygraph.tensor.tensor import _new_tensor
 
         data = self.apply_to_array(param._data, grad._data, get_array_module(param._data))
         return _new_tensor(data.astype(grad._data.dtype, copy=False), None, 0, True)

@@ -11,7 +11,7 @@ import pytest
 import dygraph as D
 import dygraph.nn.functional as F
 from dygraph.autograd import gradcheck, gradgradcheck
-from dygraph.ops import unary_special
+from dygraph.ops.unary import erf as unary_special
 from tests.op_specs import spec_activation, spec_unary
 
 

@@ -15,7 +15,7 @@ pytest.importorskip("numba")
 
 
 def test_the_gate_refuses_other_dtypes_mixed_ones_and_empty_arrays():
-    depthwise2d = pytest.importorskip("dygraph.kernels.depthwise2d")
+    depthwise2d = pytest.importorskip("dygraph.kernels.numba.depthwise2d")
     assert compiled.kernels("depthwise2d", np, np.ones(2, np.float16)) is None
     assert compiled.kernels("depthwise2d", np, np.ones(2, np.float32),
                             np.ones(2, np.float64)) is None

@@ -1,4 +1,4 @@
-"""The compiled ReLU and ReLU6 gradients (dygraph.kernels.masks) against NumPy's
+"""The compiled ReLU and ReLU6 gradients (dygraph.kernels.numba.masks) against NumPy's
 `g * mask`, bit for bit: both dtypes, NaN and inf gradients where the unit is off (NaN, as
 Paddle's multiply gives), signed zeros, the edges 0 and 6; and the op choosing them only
 for contiguous arrays of one shape."""
@@ -12,7 +12,7 @@ from dygraph.backend import compiled
 from tests.compiled_helpers import numpy_path
 
 pytest.importorskip("numba")
-masks = pytest.importorskip("dygraph.kernels.masks")
+masks = pytest.importorskip("dygraph.kernels.numba.masks")
 
 
 def _special(dtype):

@@ -1,5 +1,5 @@
-"""The compiled 2x2 max pooling (dygraph.kernels.pool2d) against the NumPy path of
-dygraph.ops.pool_kernels, exactly: values, winning taps (ties, NaN anywhere in a window),
+"""The compiled 2x2 max pooling (dygraph.kernels.numba.pool2d) against the NumPy path of
+dygraph.ops.pool.windows, exactly: values, winning taps (ties, NaN anywhere in a window),
 the gradient scatter, odd sizes whose last row and column no window reads, both dtypes;
 and which poolings it takes."""
 
@@ -8,12 +8,12 @@ import pytest
 
 import dygraph
 import dygraph.nn.functional as F
-from dygraph.ops import pool_kernels
-from dygraph.ops.pool_kernels import PoolGeometry
+from dygraph.ops.pool import windows as pool_kernels
+from dygraph.ops.pool.windows import PoolGeometry
 from tests.compiled_helpers import numpy_path
 
 pytest.importorskip("numba")
-pool2d = pytest.importorskip("dygraph.kernels.pool2d")
+pool2d = pytest.importorskip("dygraph.kernels.numba.pool2d")
 
 
 def _geometry(shape, ksize=(2, 2), stride=(2, 2), pads=((0, 0), (0, 0)), ceil=False):

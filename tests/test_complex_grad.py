@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import dygraph as D
-from dygraph.ops.activation import Relu
-from dygraph.ops.math import Multiply
-from dygraph.ops.unary import Exp
+from dygraph.ops.activation.piecewise import Relu
+from dygraph.ops.math.arithmetic import Multiply
+from dygraph.ops.unary.core import Exp
 
 _Z = np.array([1 + 2j, -1 + 0.5j, 0.3 - 0.7j])
 

@@ -21,7 +21,7 @@ import pytest
 
 import dygraph
 from dygraph import static
-from dygraph.tensor import _new_tensor
+from dygraph.tensor.tensor import _new_tensor
 from tests.op_specs import all_specs
 
 SPECS = all_specs()

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import dygraph as D
-from dygraph.ops import special
+from dygraph.ops.unary import special
 
 
 def _t(values, dtype=None):

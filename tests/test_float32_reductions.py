@@ -93,7 +93,7 @@ def test_linear_bias_gradient_shapes(x_shape, out):
 def batch_norm_run(request):
     """Batch norm in training over [64, 16, 28, 28] with momentum 0 (the running statistics
     become the batch's), and its backward for a positive cotangent; on the compiled kernel
-    (dygraph.kernels.batch_norm, where Numba is installed) and on the NumPy path."""
+    (dygraph.kernels.numba.batch_norm, where Numba is installed) and on the NumPy path."""
     rng = np.random.default_rng(2)
     x32 = (rng.standard_normal((64, 16, 28, 28)) + 2.0).astype(np.float32)
     g32 = rng.uniform(0.0, 1.0, x32.shape).astype(np.float32)

@@ -9,7 +9,7 @@ import pytest
 
 import dygraph
 import dygraph.nn.functional as F
-from dygraph.ops.workspace import workspace
+from dygraph.backend.workspace import workspace
 from dygraph.vision.models import MNISTNet
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/statm"),
@@ -85,7 +85,7 @@ def test_workspace_limit_caps_what_is_kept():
 
 def _pooled(array):
     """True when `array` lives in workspace memory (a result block or a view of one)."""
-    from dygraph.ops.workspace import _Block
+    from dygraph.backend.workspace import _Block
 
     base = array
     while base is not None and not isinstance(base, _Block):

@@ -39,7 +39,7 @@ def test_grad_twice_with_retain_graph_gives_the_same_gradient():
     np.testing.assert_array_equal(first.numpy(), second.numpy())
 
 
-# --- ops/loss_ce.py -----------------------------------------------------------------------
+# --- ops/loss/cross_entropy.py ----------------------------------------------------------
 
 
 def _log_softmax64(x):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import dygraph as D
-from dygraph.ops.statistic import norm
+from dygraph.ops.reduction.statistics import norm
 
 RNG = np.random.default_rng(3)
 X = RNG.standard_normal((3, 4, 5))

@@ -7,8 +7,8 @@ import pytest
 
 import dygraph
 import dygraph.nn.functional as F
-from dygraph.ops import scalar_max
-from dygraph.ops.scalar_max import maximum_scalar
+from dygraph.ops.activation import scalar_max
+from dygraph.ops.activation.scalar_max import maximum_scalar
 
 BLOCK = scalar_max._BLOCK
 SPECIALS = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45]

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import dygraph
-from dygraph.ops import elementwise_extra
+from dygraph.ops.math import elementwise as elementwise_extra
 
 _PI = Decimal("3.14159265358979323846264338327950288419716939937510582097494459")
 

@@ -45,7 +45,7 @@ REPO = Path(__file__).resolve().parent.parent
 # --doctest-modules).
 MODULES: dict[str, list[str]] = {
     "dygraph/autograd/engine.py": ["tests/test_autograd.py", "tests/test_mutation_survivors.py"],
-    "dygraph/ops/loss_ce.py": [
+    "dygraph/ops/loss/cross_entropy.py": [
         "tests/nn/test_loss_layers.py",
         "tests/nn/test_soft_label_cross_entropy.py",
         "tests/test_mutation_survivors.py",

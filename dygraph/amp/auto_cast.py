@@ -29,8 +29,7 @@ from dygraph.autograd import grad_mode
 from dygraph.autograd.function import Op, apply
 
 __all__ = ["auto_cast", "amp_guard", "is_autocast_enabled", "get_autocast_dtype",
-           "active_settings", "settings_applied",
-           "WHITE_LIST", "BLACK_LIST"]
+           "active_settings", "settings_applied", "WHITE_LIST", "BLACK_LIST", "autocast"]
 
 # Paddle's float16/bfloat16 O1 white list, in DyGraph's op names (linear is matmul + add).
 WHITE_LIST = frozenset({"matmul", "linear", "conv", "einsum", "dot"})
@@ -121,7 +120,7 @@ def cast_inputs(config, op, inputs):
 
 def round_outputs(result):
     """bfloat16 outputs of a low-precision op: rounded as the hardware would store them."""
-    from dygraph.tensor import Tensor
+    from dygraph.tensor.tensor import Tensor
 
     if isinstance(result, Tensor):
         return apply(RoundToBFloat16(), result) if result._data.dtype == np.float32 else result
@@ -225,3 +224,10 @@ def get_autocast_dtype():
     """
     config = grad_mode.state.amp
     return config.dtype if config is not None else "float16"
+
+
+def autocast(device_type=None, dtype="float16", enabled=True, cache_enabled=True):
+    """auto_cast(enable=enabled, dtype=dtype) at level O1; the device type does not change
+    what is computed (every device runs the same ops), and there is no cast cache."""
+    name = getattr(dtype, "name", dtype)
+    return auto_cast(enable=enabled, dtype=name)

@@ -5,7 +5,7 @@ from dygraph.autograd.engine import grad, run_backward
 from dygraph.autograd.functional import hessian, jacobian
 from dygraph.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from dygraph.autograd.gradcheck import gradcheck, gradgradcheck
-from dygraph.autograd.pylayer import PyLayer, PyLayerContext
+from dygraph.autograd.py_layer import PyLayer, PyLayerContext
 from dygraph.autograd.saved_hooks import saved_tensors_hooks
 
 __all__ = ["backward", "grad", "PyLayer", "PyLayerContext", "gradcheck", "gradgradcheck",

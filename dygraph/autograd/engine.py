@@ -12,9 +12,9 @@ import numpy as np
 from dygraph.autograd import grad_mode
 from dygraph.autograd.backward_math import math_for
 from dygraph.backend import get_array_module, is_writeable
+from dygraph.backend.workspace import POOLED_SIZE, workspace
 from dygraph.framework.errors import op_error
-from dygraph.ops.workspace import POOLED_SIZE, workspace
-from dygraph.tensor import Tensor, _new_tensor
+from dygraph.tensor.tensor import Tensor, _new_tensor
 
 __all__ = ["grad"]
 
@@ -387,7 +387,7 @@ def _seed_grad(t, g, create_graph):
         seed = get_array_module(data).ones(data.shape, dtype=data.dtype)
         return _new_tensor(seed, None, 0, True) if create_graph else seed
     if not isinstance(g, Tensor):
-        from dygraph.tensor import to_tensor
+        from dygraph.tensor.tensor import to_tensor
 
         g = to_tensor(g, dtype=t.dtype)
     if g._data.shape != t._data.shape:

@@ -31,7 +31,7 @@ from dygraph.autograd import grad_mode
 from dygraph.autograd.complex_grad import involves_complex, record_complex
 from dygraph.autograd.saved_hooks import pack_saved
 from dygraph.framework.errors import forward_error, op_error
-from dygraph.tensor import _new_tensor
+from dygraph.tensor.tensor import _new_tensor
 
 # Per-thread switches (grad recording; the 1.x guard's "every intermediate keeps its
 # gradient", because the 1.x examples read `.gradient()` of intermediates after backward).

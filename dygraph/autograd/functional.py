@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from dygraph.autograd.engine import grad
 from dygraph.framework.errors import op_error
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 
 __all__ = ["jacobian", "hessian", "Jacobian", "Hessian"]
 
@@ -63,7 +63,7 @@ class Jacobian:
             y = self._rows[:, k] if self.is_batched else self._rows[k]
             (g,) = grad(y, self._xs, create_graph=True, allow_unused=True)
             if g is None:
-                from dygraph.ops.creation import zeros_like
+                from dygraph.ops.creation.constructors import zeros_like
 
                 g = zeros_like(self._xs)
             row = g.reshape([g.shape[0], -1]) if self.is_batched else g.reshape([-1])
@@ -87,7 +87,7 @@ class Jacobian:
         return full
 
     def __getitem__(self, index):
-        from dygraph.ops.manipulation import stack
+        from dygraph.ops.manipulation.rearrange import stack
 
         full = self._full_index(index)
         lazy = full[self._lazy]

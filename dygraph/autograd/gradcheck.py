@@ -16,7 +16,7 @@ import numpy as np
 
 from dygraph.autograd.engine import grad
 from dygraph.autograd.grad_mode import no_grad
-from dygraph.tensor import Tensor, _new_tensor
+from dygraph.tensor.tensor import Tensor, _new_tensor
 
 __all__ = ["gradcheck", "gradgradcheck"]
 

@@ -27,7 +27,7 @@ Example:
 """
 
 from dygraph.autograd import grad_mode
-from dygraph.tensor import Tensor, _new_tensor
+from dygraph.tensor.tensor import Tensor, _new_tensor
 
 __all__ = ["saved_tensors_hooks"]
 

@@ -3,7 +3,7 @@
 `numpy.matmul` always overwrites its output and copies operands whose rows are not evenly
 spaced. Some kernels need what BLAS itself offers: C += A @ B (beta = 1), and operands that
 are windows into a bigger buffer (a leading dimension larger than the row). The implicit-GEMM
-convolution (ops/conv_implicit.py) adds one product per filter tap into the same output,
+convolution (ops/conv/implicit_gemm.py) adds one product per filter tap into the same output,
 each reading the input at a shifted offset, so it needs no im2col copy at all.
 
 The functions come from the OpenBLAS that NumPy loaded (found through the process's mapped

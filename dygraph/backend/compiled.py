@@ -88,7 +88,7 @@ def kernels(name, xp, *arrays):
     if dtype not in _FLOATS or any(a.dtype != dtype or a.size == 0 for a in arrays):
         return None
     try:
-        return importlib.import_module(f"dygraph.kernels.{name}")
+        return importlib.import_module(f"dygraph.kernels.numba.{name}")
     except ImportError as exc:  # Numba present but broken: the NumPy paths still work
         _STATE["installed"] = False
         warnings.warn(f"dygraph: compiled kernels turned off, Numba did not import ({exc}); "

@@ -23,7 +23,7 @@ from dygraph.autograd.function import Op, apply
 from dygraph.distributed import env
 from dygraph.distributed.backend import as_transport_array, transport_op
 from dygraph.distributed.task import Task, check_same_call
-from dygraph.tensor import Tensor, to_tensor
+from dygraph.tensor.tensor import Tensor, to_tensor
 
 __all__ = ["ReduceOp", "Task", "all_reduce", "broadcast", "reduce", "all_gather",
            "all_gather_object", "scatter", "alltoall", "send", "recv", "wait"]

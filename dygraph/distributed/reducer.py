@@ -26,7 +26,7 @@ import numpy as np
 from dygraph.autograd.engine import queue_callback
 from dygraph.backend import as_numpy, place_of, to_place
 from dygraph.distributed.task import Task, check_same_call
-from dygraph.tensor import _new_tensor
+from dygraph.tensor.tensor import _new_tensor
 
 __all__ = ["Reducer"]
 

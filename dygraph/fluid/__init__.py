@@ -21,8 +21,8 @@ from dygraph.fluid.framework import (
     program_guard,
 )
 from dygraph.framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace
-from dygraph.tensor import Tensor as Variable
-from dygraph.utils.lazy import lazy_attributes
+from dygraph.tensor.tensor import Tensor as Variable
+from dygraph.utils.lazy_attributes import lazy_attributes
 
 _SUBMODULES = {"dygraph", "optimizer", "initializer", "param_attr", "regularizer", "clip",
                "io", "contrib", "unique_name"}

@@ -48,7 +48,7 @@ def _binary(name, reflected=False):
     def method(self, other):
         if _internal():
             return plain(self, other)
-        from dygraph.ops import math
+        from dygraph.ops.math import arithmetic as math
 
         fn = {"add": math.add, "sub": math.subtract, "mul": math.multiply,
               "truediv": math.divide, "floordiv": math.floor_divide}[name]
@@ -90,7 +90,7 @@ class FreeDim(int):
             >>> n.shape, n.dtype
             ((), dygraph.int64)
         """
-        from dygraph.ops.shape import shape_of
+        from dygraph.ops.manipulation.shape import shape_of
 
         return shape_of(self.var, self.axis)
 

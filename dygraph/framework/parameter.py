@@ -13,7 +13,7 @@ import weakref
 
 import numpy as np
 
-from dygraph.tensor import Tensor, _init_from
+from dygraph.tensor.tensor import Tensor, _init_from
 
 __all__ = ["Parameter", "unique_name", "live_parameters"]
 

@@ -8,8 +8,8 @@ Example:
 """
 
 from dygraph.hapi import callbacks
-from dygraph.hapi.input_spec import InputSpec
 from dygraph.hapi.model import Model
 from dygraph.hapi.summary import flops, summary
+from dygraph.static.input_spec import InputSpec
 
 __all__ = ["Model", "callbacks", "summary", "flops", "InputSpec"]

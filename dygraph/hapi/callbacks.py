@@ -329,7 +329,7 @@ class LRScheduler(Callback):
         self.by_step, self.by_epoch = by_step, by_epoch
 
     def _step(self):
-        from dygraph.optimizer.lr_base import LRScheduler as Scheduler
+        from dygraph.optimizer.lr.base import LRScheduler as Scheduler
 
         optimizer = getattr(self.model, "_optimizer", None)
         schedule = getattr(optimizer, "_learning_rate", None)

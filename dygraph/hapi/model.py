@@ -23,11 +23,11 @@ import numpy as np
 
 from dygraph.framework.errors import AssertedValueError
 from dygraph.hapi.callbacks import config_callbacks
-from dygraph.hapi.input_spec import InputSpec
 from dygraph.io import DataLoader, Dataset
 from dygraph.io.checkpoint import load, save
 from dygraph.metric import Metric
-from dygraph.tensor import Tensor, to_tensor
+from dygraph.static.input_spec import InputSpec
+from dygraph.tensor.tensor import Tensor, to_tensor
 
 __all__ = ["Model"]
 

@@ -5,7 +5,7 @@ Each has `feeds` and `fetches` (names), `run(feed)` -> list of arrays in fetch o
 
 Example:
     >>> import numpy as np
-    >>> from dygraph.ops.pooling import MaxPool
+    >>> from dygraph.ops.pool.pooling import MaxPool
     >>> _INFERENCE_ATTRS[MaxPool]
     {'need_arg': False}
 """
@@ -14,8 +14,8 @@ import numpy as np
 
 from dygraph.autograd.function import _FORWARD_ERRORS
 from dygraph.framework.errors import op_error
-from dygraph.ops.conv import Conv
-from dygraph.ops.pooling import MaxPool
+from dygraph.ops.conv.convolution import Conv
+from dygraph.ops.pool.pooling import MaxPool
 from dygraph.static.eager_call import EagerCall
 from dygraph.static.executor import Executor, Scope, _Plan
 from dygraph.static.io import load_inference_model

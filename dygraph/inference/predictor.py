@@ -154,7 +154,7 @@ class Predictor:
                              f"({self._backend.feeds}), got {len(inputs)}")
         feed = {n: np.asarray(getattr(v, "_data", v)) for n, v in
                 zip(self._backend.feeds, inputs)}
-        from dygraph.tensor import to_tensor
+        from dygraph.tensor.tensor import to_tensor
 
         return [to_tensor(a) for a in self._backend.run(feed)]
 

@@ -34,7 +34,7 @@ import zlib
 import numpy as np
 
 from dygraph.io.checkpoint_compat import check_exists, is_named_array, protocol_from_configs
-from dygraph.tensor import Tensor, _new_tensor
+from dygraph.tensor.tensor import Tensor, _new_tensor
 
 
 class _LayerSaveError(ValueError, TypeError):

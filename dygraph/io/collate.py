@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from dygraph.tensor import Tensor, _new_tensor
+from dygraph.tensor.tensor import Tensor, _new_tensor
 
 __all__ = ["default_collate_fn", "default_convert_fn", "fetch_batch", "to_tensors", "wrap_batch"]
 
@@ -168,7 +168,7 @@ def _convert(data, on_gpu):
 
 
 def _device_tensor(data):
-    from dygraph.tensor import to_tensor
+    from dygraph.tensor.tensor import to_tensor
 
     return to_tensor(data)
 

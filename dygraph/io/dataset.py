@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from dygraph.framework.random import rng
-from dygraph.tensor import Tensor, _new_tensor
+from dygraph.tensor.tensor import Tensor, _new_tensor
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ComposeDataset", "ChainDataset",
            "ConcatDataset", "Subset", "random_split"]

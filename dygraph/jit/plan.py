@@ -10,7 +10,7 @@ gradient ops together, so a swap of two forward ops swaps their gradient ops as 
 Example:
     >>> import numpy as np
     >>> from dygraph.static.program import Operator
-    >>> from dygraph.ops.unary import Exp
+    >>> from dygraph.ops.unary.core import Exp
     >>> plan = Plan([Operator(Exp(), ['x'], ['y'])], {'x'}, ['y'])
     >>> list(plan({'x': np.zeros(2)}))
     [array([1., 1.])]

@@ -30,7 +30,7 @@ from dygraph.autograd import grad_mode
 from dygraph.autograd.function import Op, apply
 from dygraph.jit.plan import Plan, rewrite, select
 from dygraph.static.backward import _backward
-from dygraph.tensor import _new_tensor
+from dygraph.tensor.tensor import _new_tensor
 
 __all__ = ["CompiledProgram", "RunProgram"]
 

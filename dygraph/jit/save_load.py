@@ -16,14 +16,14 @@ Example:
 """
 
 from dygraph.framework.parameter import Parameter
-from dygraph.hapi.input_spec import InputSpec
 from dygraph.jit.run_program import CompiledProgram
 from dygraph.jit.static_function import StaticFunction
 from dygraph.nn import Layer
 from dygraph.static import io as _io
 from dygraph.static.capture import Slot
 from dygraph.static.executor import Scope, _Plan
-from dygraph.tensor import Tensor, _new_tensor, to_tensor
+from dygraph.static.input_spec import InputSpec
+from dygraph.tensor.tensor import Tensor, _new_tensor, to_tensor
 
 __all__ = ["save", "load", "TranslatedLayer"]
 

@@ -23,11 +23,11 @@ import warnings
 import numpy as np
 
 from dygraph.autograd import grad_mode
-from dygraph.hapi.input_spec import InputSpec
 from dygraph.jit import config
 from dygraph.jit.guards import Guards, SideEffect
 from dygraph.jit.trace import Arg, flatten, tensor_args, trace
-from dygraph.tensor import Tensor
+from dygraph.static.input_spec import InputSpec
+from dygraph.tensor.tensor import Tensor
 
 __all__ = ["to_static", "StaticFunction", "ProgramCache"]
 

@@ -22,7 +22,7 @@ from dygraph.framework.random import get_rng_state, set_rng_state
 from dygraph.jit.run_program import CompiledProgram
 from dygraph.static.capture import capture
 from dygraph.static.program import Program, Variable, data, program_guard
-from dygraph.tensor import Tensor, to_tensor
+from dygraph.tensor.tensor import Tensor, to_tensor
 
 __all__ = ["Arg", "flatten", "unflatten", "trace", "tensor_args", "ConcreteProgram"]
 

@@ -22,7 +22,7 @@ from dygraph.autograd.grad_mode import no_grad
 from dygraph.jit.static_function import StaticFunction
 from dygraph.static import io as _io
 from dygraph.static.executor import Scope
-from dygraph.tensor import Tensor, to_tensor
+from dygraph.tensor.tensor import Tensor, to_tensor
 
 __all__ = ["TracedLayer"]
 

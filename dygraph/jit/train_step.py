@@ -34,7 +34,7 @@ import numpy as np
 from dygraph.autograd import grad_mode
 from dygraph.autograd.function import Op
 from dygraph.framework.errors import op_error
-from dygraph.tensor import _new_tensor
+from dygraph.tensor.tensor import _new_tensor
 
 __all__ = ["Accumulate", "StepCall", "TrainStep", "tracing_step", "refuse_in_trace",
            "record_backward", "record_call"]

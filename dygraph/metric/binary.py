@@ -15,7 +15,7 @@ Example:
 import numpy as np
 
 from dygraph.metric.metrics import Metric
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 
 __all__ = ["Precision", "Recall", "Auc"]
 

@@ -6,7 +6,7 @@ they work on arrays.
 import numpy as np
 
 from dygraph.framework.errors import describe, op_error
-from dygraph.tensor import Tensor, to_tensor
+from dygraph.tensor.tensor import Tensor, to_tensor
 
 __all__ = ["Metric", "Accuracy", "accuracy"]
 

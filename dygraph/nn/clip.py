@@ -20,7 +20,7 @@ import math
 
 from dygraph.backend import get_array_module
 from dygraph.framework.errors import as_number, op_error
-from dygraph.tensor import _new_tensor
+from dygraph.tensor.tensor import _new_tensor
 
 __all__ = ["ClipGradBase", "ClipGradByValue", "ClipGradByNorm", "ClipGradByGlobalNorm"]
 

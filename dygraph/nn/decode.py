@@ -17,8 +17,8 @@ import numpy as np
 from dygraph import ops as P
 from dygraph.framework.errors import op_error
 from dygraph.nn.functional import gather_tree, log_softmax
-from dygraph.nn.functional._device import index
-from dygraph.tensor import Tensor, to_tensor
+from dygraph.ops.device_constants import index
+from dygraph.tensor.tensor import Tensor, to_tensor
 
 __all__ = ["Decoder", "BeamSearchDecoder", "dynamic_decode"]
 

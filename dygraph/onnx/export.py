@@ -20,13 +20,13 @@ import os
 
 import numpy as np
 
-from dygraph.hapi.input_spec import InputSpec
 from dygraph.onnx import map_basic, map_nn, map_rnn, map_shape  # noqa: F401 (fill MAPPINGS)
 from dygraph.onnx.graph import MAPPINGS, Graph, require_onnx
 from dygraph.static import capture as _capture
 from dygraph.static.capture import Constant
+from dygraph.static.input_spec import InputSpec
 from dygraph.static.program import Program, Variable, data, program_guard
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 
 __all__ = ["export", "to_onnx_model", "capture_layer"]
 

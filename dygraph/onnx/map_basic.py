@@ -4,27 +4,28 @@ Binary ops broadcast in ONNX as in NumPy, so they map one to one; activations wi
 ONNX op of the chosen opset are written as their formula.
 
 Example:
-    >>> from dygraph.ops.activation import Relu
+    >>> from dygraph.ops.activation.piecewise import Relu
     >>> from dygraph.onnx.graph import MAPPINGS
     >>> Relu in MAPPINGS
     True
 """
 
 import math
-from importlib import import_module
 
 import numpy as np
 
 from dygraph.onnx.graph import maps
+from dygraph.ops import compare
+from dygraph.ops.activation import piecewise as act
+from dygraph.ops.activation import smooth, softmax
 from dygraph.ops.common import Cast
-
-# The op modules by their full names: `from dygraph.ops import norm` would find the
-# function dygraph.ops.norm instead of the module, once the package exports it.
-(act, smooth, softmax, compare, reduction, unary, unary_explog, unary_trig, arith,
- cumulative, statistic) = (
-    import_module(f"dygraph.ops.{name}") for name in (
-        "activation", "activation_smooth", "activation_softmax", "compare", "reduction",
-        "unary", "unary_explog", "unary_trig", "math", "cumulative", "statistic"))
+from dygraph.ops.math import arithmetic as arith
+from dygraph.ops.reduction import cumulative
+from dygraph.ops.reduction import reduce as reduction
+from dygraph.ops.reduction import statistics as statistic
+from dygraph.ops.unary import core as unary
+from dygraph.ops.unary import explog as unary_explog
+from dygraph.ops.unary import trig as unary_trig
 
 __all__ = []
 

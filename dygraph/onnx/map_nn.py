@@ -2,7 +2,7 @@
 matmul, and the functions static capture records whole (dropout, embedding).
 
 Example:
-    >>> from dygraph.ops.conv import Conv
+    >>> from dygraph.ops.conv.convolution import Conv
     >>> from dygraph.onnx.graph import MAPPINGS
     >>> Conv in MAPPINGS
     True
@@ -13,14 +13,14 @@ import math
 import numpy as np
 
 from dygraph.onnx.graph import maps
-from dygraph.ops.conv import Conv
-from dygraph.ops.linalg import MatMul
-from dygraph.ops.nn_dropout import dropout
-from dygraph.ops.nn_linear import Linear, Lookup, embedding
-from dygraph.ops.nn_resample import Resample
-from dygraph.ops.norm import Normalize, batch_norm
-from dygraph.ops.norm_running import RunningBatchNorm
-from dygraph.ops.pooling import AvgPool, MaxPool
+from dygraph.ops.conv.convolution import Conv
+from dygraph.ops.linalg.products import MatMul
+from dygraph.ops.nn.dropout import dropout
+from dygraph.ops.nn.linear import Linear, Lookup, embedding
+from dygraph.ops.nn.resample import Resample
+from dygraph.ops.normalization.norms import Normalize, batch_norm
+from dygraph.ops.normalization.running import RunningBatchNorm
+from dygraph.ops.pool.pooling import AvgPool, MaxPool
 from dygraph.static.eager_call import EagerCall
 
 __all__ = []

@@ -11,7 +11,7 @@ itself, W as weight_ih reordered and B from the biases. Time stays free: the
 runtime loops over the steps.
 
 Example:
-    >>> from dygraph.nn.layer.rnn_sequence import LSTMSequence
+    >>> from dygraph.ops.rnn.sequence import LSTMSequence
     >>> from dygraph.onnx.graph import MAPPINGS
     >>> LSTMSequence in MAPPINGS
     True
@@ -19,10 +19,10 @@ Example:
 
 import numpy as np
 
-from dygraph.nn.layer.rnn_kernels import BatchFull, GRUPointwise, LSTMPointwise
-from dygraph.nn.layer.rnn_layer_op import GRULayer, LSTMLayer
-from dygraph.nn.layer.rnn_sequence import GRUSequence, LSTMSequence, SimpleRNNSequence
 from dygraph.onnx.graph import maps
+from dygraph.ops.rnn.fused_gates import BatchFull, GRUPointwise, LSTMPointwise
+from dygraph.ops.rnn.layer_op import GRULayer, LSTMLayer
+from dygraph.ops.rnn.sequence import GRUSequence, LSTMSequence, SimpleRNNSequence
 
 __all__ = []
 

@@ -6,7 +6,7 @@ Reshape targets keep the -1 and 0 entries the op was built with, so an export wi
 batch dimension runs at any batch size.
 
 Example:
-    >>> from dygraph.ops.shape import Reshape
+    >>> from dygraph.ops.manipulation.shape import Reshape
     >>> from dygraph.onnx.graph import MAPPINGS
     >>> Reshape in MAPPINGS
     True
@@ -15,10 +15,10 @@ Example:
 import numpy as np
 
 from dygraph.onnx.graph import INT64_MAX, INT64_MIN, maps
-from dygraph.ops.indexing import GetItem
-from dygraph.ops.manipulation import Concat, Flip, Split, Stack, Tile, Unbind
-from dygraph.ops.manipulation_pad import ConstantPad
-from dygraph.ops.shape import BroadcastTo, Reshape, ShapeOf, Transpose
+from dygraph.ops.manipulation.indexing import GetItem
+from dygraph.ops.manipulation.pad import ConstantPad
+from dygraph.ops.manipulation.rearrange import Concat, Flip, Split, Stack, Tile, Unbind
+from dygraph.ops.manipulation.shape import BroadcastTo, Reshape, ShapeOf, Transpose
 
 __all__ = []
 

@@ -1,50 +1,46 @@
-"""Every operation, by family. Each family module lists its public ops in `__all__`, the
-ones without a gradient in `NONDIFF` and those that are not Tensor methods in `NOT_METHODS`.
-Importing this package attaches the ops to Tensor and fills the Tensor namespace that
-gradient formulas use under create_graph.
+"""Every operation, by family: one sub-package per family (math/, unary/, reduction/,
+search/, creation/, manipulation/, linalg/, conv/, pool/, normalization/, activation/, loss/,
+nn/, fft/, rnn/) and a few single-module families (compare, complex). Each family module
+lists its public ops in `__all__`, the ones without a gradient in `NONDIFF` and those that
+are not Tensor methods in `NOT_METHODS`. Importing this package attaches the ops to Tensor
+(dygraph/tensor/methods.py) and fills the Tensor namespace that gradient formulas use under
+create_graph.
+
+Example:
+    >>> import dygraph.ops
+    >>> dygraph.ops.add(dygraph.to_tensor([1.0]), dygraph.to_tensor([2.0])).numpy()
+    array([3.], dtype=float32)
 """
 
 from dygraph.autograd.backward_math import register
-from dygraph.ops import (
-    aliases,
-    compare,
-    compare_extra,
-    complex,
-    creation,
-    creation_extra,
-    elementwise_extra,
-    indexing,
-    linalg,
-    manipulation,
-    manipulation_join,
-    manipulation_view,
-    math,
-    math_extra,
-    random_fill,
-    reduction,
-    reduction_extra,
-    scatter_extra,
-    search,
-    search_extra,
-    shape,
-    special,
-    unary,
-)
+from dygraph.ops import aliases, compare, complex
 from dygraph.ops import common as _common
-from dygraph.ops.lazy_methods import attach_lazy
-from dygraph.ops.tensor_methods import attach
+from dygraph.ops.creation import constructors, interop, random
+from dygraph.ops.linalg import products
+from dygraph.ops.manipulation import (
+    indexing,
+    join,
+    rearrange,
+    scatter_index,
+    shape,
+    view,
+)
+from dygraph.ops.math import arithmetic, composite, elementwise
+from dygraph.ops.reduction import reduce, scans_and_nan
+from dygraph.ops.search import order_and_membership, sorting
+from dygraph.ops.unary import core as unary
+from dygraph.ops.unary import special
+from dygraph.tensor.methods import attach_methods
 
-FAMILIES = (math, unary, reduction, search, shape, manipulation, indexing, linalg, compare,
-            creation, manipulation_join, manipulation_view, scatter_extra, search_extra,
-            math_extra, creation_extra, complex, elementwise_extra, compare_extra, special,
-            reduction_extra, random_fill)
+FAMILIES = (arithmetic, unary, reduce, sorting, shape, rearrange, indexing, products, compare,
+            constructors, join, view, scatter_index, order_and_membership, composite, interop,
+            complex, elementwise, special, scans_and_nan, random)
 for _family in FAMILIES:
     if not hasattr(_family, "NOT_METHODS"):
         _family.NOT_METHODS = set()
-creation.NOT_METHODS = set(creation.__all__)
+constructors.NOT_METHODS = set(constructors.__all__)
 
-OPS = attach(FAMILIES)
-attach_lazy(_common.Tensor)
+OPS = attach_methods(FAMILIES, aliases)
 OPS["cast"] = _common.cast
 
 
@@ -66,15 +62,13 @@ for _method in sorted(n for n in dir(_common.Tensor) if n.endswith("_")
 for _alias, _method in (("mul_", "multiply_"), ("sub_", "subtract_"), ("div_", "divide_"),
                         ("clamp_", "clip_")):
     if hasattr(_common.Tensor, _method):
-        setattr(_common.Tensor, _alias, getattr(_common.Tensor, _method))
         OPS[_alias] = _inplace_function(_method)
-OPS.update(aliases.install(OPS))  # cat, clamp, swapaxes, torch-style softmax, where_, ...
 __all__ = sorted(OPS)
 globals().update(OPS)
 
 
 def _sum(x, axis=None, keepdims=False):
-    return reduction.sum(x, axis=axis, keepdim=keepdims)
+    return reduce.sum(x, axis=axis, keepdim=keepdims)
 
 
 def _transpose(x, axes):
@@ -89,7 +83,7 @@ def _swapaxes(x, a, b):
 
 def _like(fill):
     def make(x):
-        return creation.full_like(x, fill)
+        return constructors.full_like(x, fill)
 
     return make
 
@@ -98,11 +92,11 @@ def _like(fill):
 for _name, _fn in {
     "sum": _sum, "reshape": shape.reshape, "transpose": _transpose,
     "broadcast_to": shape.broadcast_to, "expand_dims": shape.unsqueeze,
-    "swapaxes": _swapaxes, "astype": _common.cast, "matmul": linalg.matmul,
+    "swapaxes": _swapaxes, "astype": _common.cast, "matmul": products.matmul,
     "exp": unary.exp, "log": unary.log, "sqrt": unary.sqrt, "sin": unary.sin,
     "cos": unary.cos, "tanh": unary.tanh, "abs": unary.abs, "sign": unary.sign,
-    "floor": unary.floor, "power": math.pow, "maximum": math.maximum,
-    "minimum": math.minimum, "isnan": compare.isnan, "zeros_like": _like(0),
+    "floor": unary.floor, "power": arithmetic.pow, "maximum": arithmetic.maximum,
+    "minimum": arithmetic.minimum, "isnan": compare.isnan, "zeros_like": _like(0),
     "ones_like": _like(1), "where": unary.where,
 }.items():
     register(_name, tensor_fn=_fn)

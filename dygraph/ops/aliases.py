@@ -6,7 +6,7 @@ of the original covers it), or a thin wrapper around one.
 """
 
 from dygraph.ops.inplace import run_inplace
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 
 # alias -> (existing op name, whether Paddle also has it as a Tensor method)
 _SAME = {"cat": ("concat", False), "concatenate": ("concat", False),
@@ -34,7 +34,7 @@ def softmax(input, dim=None, dtype=None, *, out=None):  # noqa: A002 - Paddle's 
 
 
 def _where_into(x, condition, y):
-    from dygraph.ops.unary import where
+    from dygraph.ops.unary.core import where
 
     return where(condition, x, y)
 

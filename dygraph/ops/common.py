@@ -8,7 +8,7 @@ from dygraph.backend import is_gpu_array
 from dygraph.framework import dtype as _dt
 from dygraph.framework.errors import op_error
 from dygraph.framework.free_dim import FreeDim
-from dygraph.tensor import Tensor, _new_tensor, to_tensor
+from dygraph.tensor.tensor import Tensor, _new_tensor, to_tensor
 
 _FLOAT_KINDS = frozenset("fc")
 

@@ -205,12 +205,12 @@ def angle(x, name=None):
         >>> float(dygraph.angle(dygraph.to_tensor([1j]))[0])  # doctest: +ELLIPSIS
         1.5707963...
     """
-    from dygraph.ops.math import atan2
+    from dygraph.ops.math.arithmetic import atan2
 
     x = as_tensor(x, "angle")
     if _is_complex(x):
         return atan2(imag(x), real(x))
-    from dygraph.ops.creation import zeros_like
+    from dygraph.ops.creation.constructors import zeros_like
 
     x = float_operand(x, "angle")
     return atan2(zeros_like(x), x)  # +0, not x * 0: atan2(-0, -1) would give -pi
@@ -225,7 +225,7 @@ def polar(abs, angle, name=None):  # noqa: A002 - Paddle's argument names
         >>> [round(v, 4) for v in dygraph.as_real(z).numpy()[0].tolist()]
         [-0.0, 2.0]
     """
-    from dygraph.ops.unary import cos, sin
+    from dygraph.ops.unary.core import cos, sin
 
     r, theta = binary_operands(float_operand(abs, "polar"), float_operand(angle, "polar"),
                                "polar")

@@ -7,7 +7,7 @@ at backward instead of using the changed values.
 """
 
 from dygraph.autograd import grad_mode
-from dygraph.tensor import Tensor, _new_tensor
+from dygraph.tensor.tensor import Tensor, _new_tensor
 
 
 def _needs_record(x, args):

@@ -21,9 +21,10 @@ import math
 
 import numpy as np
 
-from dygraph.backend import compiled, cuda_kernels, get_array_module
+from dygraph.backend import compiled, get_array_module
+from dygraph.backend.workspace import workspace
 from dygraph.framework.errors import as_number, op_error
-from dygraph.ops.workspace import workspace
+from dygraph.kernels.cuda import elementwise as cuda_kernels
 from dygraph.optimizer.foreach import ForeachMixin
 from dygraph.optimizer.optimizer import Optimizer
 from dygraph.optimizer.state import _HOST
@@ -111,7 +112,7 @@ _BLOCK = 1 << 16
 
 
 def _compiled(data, grad, acc):
-    """The compiled one-pass update (dygraph.kernels.adam) when it takes these arrays: not
+    """The compiled one-pass update (dygraph.kernels.numba.adam) when it takes these arrays: not
     AMSGrad, the moments of the parameter's dtype, all C-ordered."""
     if "moment2_max" in acc:
         return None

@@ -23,7 +23,7 @@ import numpy as np
 
 from dygraph.autograd.grad_mode import enable_grad, no_grad
 from dygraph.framework.errors import op_error
-from dygraph.ops.manipulation_args import xp_of
+from dygraph.ops.manipulation.args import xp_of
 from dygraph.optimizer.line_search import strong_wolfe
 from dygraph.optimizer.optimizer import Optimizer
 

@@ -25,10 +25,10 @@ from dygraph.autograd.grad_mode import state as _state
 from dygraph.backend import get_array_module
 from dygraph.framework.errors import as_number, check_learning_rate, op_error
 from dygraph.framework.step_calls import made_at_each_run
-from dygraph.optimizer.lr import LRScheduler
+from dygraph.optimizer.lr.base import LRScheduler
 from dygraph.optimizer.state import _MASTER, AccumulatorState, compute_dtype
 from dygraph.regularizer import L2Decay, WeightDecayRegularizer
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 
 __all__ = ["Optimizer"]
 

@@ -19,8 +19,8 @@ import numpy as np
 
 from dygraph.backend import get_array_module
 from dygraph.framework.errors import op_error
-from dygraph.optimizer.lr_base import LRScheduler
-from dygraph.tensor import Tensor, _new_tensor
+from dygraph.optimizer.lr.base import LRScheduler
+from dygraph.tensor.tensor import Tensor, _new_tensor
 
 __all__ = ["AccumulatorState"]
 

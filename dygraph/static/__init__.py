@@ -15,11 +15,11 @@ Example:
 """
 
 from dygraph.framework.place import CPUPlace, CUDAPlace
-from dygraph.hapi.input_spec import InputSpec
 from dygraph.static import nn
 from dygraph.static.backward import append_backward, gradients
 from dygraph.static.capture import disable_static, enable_static, in_dynamic_mode
 from dygraph.static.executor import Executor, Scope, global_scope, scope_guard
+from dygraph.static.input_spec import InputSpec
 from dygraph.static.io import load_inference_model, save_inference_model
 from dygraph.static.parameters import create_global_var, create_parameter
 from dygraph.static.persist import load, save

@@ -111,7 +111,7 @@ class GradOf(Op):
         from dygraph.autograd.engine import grad
         from dygraph.autograd.function import apply
         from dygraph.autograd.grad_mode import enable_grad
-        from dygraph.tensor import _new_tensor
+        from dygraph.tensor.tensor import _new_tensor
 
         arrays = [slot._data for slot in self.inputs]
         n = len(self.fwd.inputs)

@@ -24,7 +24,7 @@ import copy
 
 from dygraph.autograd import grad_mode
 from dygraph.autograd.function import Op, apply
-from dygraph.tensor import _new_tensor
+from dygraph.tensor.tensor import _new_tensor
 
 __all__ = ["BlockOp"]
 

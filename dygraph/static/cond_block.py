@@ -29,7 +29,7 @@ from dygraph.static.block_op import (
     run_block,
     state_names,
 )
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 
 __all__ = ["IfBlocks"]
 

@@ -26,7 +26,7 @@ from dygraph.autograd.function import Op, apply
 from dygraph.autograd.grad_mode import enable_grad
 from dygraph.framework.free_dim import FreeDim
 from dygraph.static.program import Variable
-from dygraph.tensor import Tensor, _new_tensor, to_tensor
+from dygraph.tensor.tensor import Tensor, _new_tensor, to_tensor
 
 __all__ = ["EagerCall", "capture_call"]
 
@@ -148,7 +148,7 @@ def capture_call(fn, args, kwargs, free_dims=(), always=False):
     bound.apply_defaults()  # every argument by name: a test clone can turn `training` off
     values = {k: v for k, v in bound.arguments.items() if signature.parameters[k].kind not in
               (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD) or v}
-    from dygraph.ops.manipulation import stack
+    from dygraph.ops.manipulation.rearrange import stack
 
     for k, v in values.items():  # a free dimension's size is an input read at each run
         if type(v) is FreeDim:

@@ -266,7 +266,7 @@ class Executor:
         results = plan.run(scope, feed)
         if return_numpy:
             return results
-        from dygraph.tensor import to_tensor
+        from dygraph.tensor.tensor import to_tensor
 
         return [to_tensor(r) for r in results]
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from dygraph.autograd.function import Op
 from dygraph.static.backward import append_backward
-from dygraph.tensor import _new_tensor
+from dygraph.tensor.tensor import _new_tensor
 
 __all__ = ["minimize_static"]
 

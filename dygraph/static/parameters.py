@@ -60,7 +60,7 @@ def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, n
     array = np.full([int(d) for d in shape], value, np_dtype)
     state = grad_mode.state
     if state.static_program is None:
-        from dygraph.tensor import to_tensor
+        from dygraph.tensor.tensor import to_tensor
 
         return to_tensor(array)
     from dygraph.static.capture import Constant

@@ -25,7 +25,7 @@ import numpy as np
 from dygraph.autograd import grad_mode
 from dygraph.autograd.function import Op, apply
 from dygraph.ops.common import as_tensor
-from dygraph.tensor import Tensor, _new_tensor
+from dygraph.tensor.tensor import Tensor, _new_tensor
 
 __all__ = ["Print", "PrintCall", "print_call"]
 

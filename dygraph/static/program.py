@@ -28,7 +28,7 @@ from dygraph.autograd.function import Op
 from dygraph.framework import dtype as _dt
 from dygraph.framework.free_dim import FreeDim
 from dygraph.framework.stand_in import StandIn, is_stand_in
-from dygraph.tensor import Tensor, _init_from
+from dygraph.tensor.tensor import Tensor, _init_from
 
 __all__ = ["Program", "Block", "Variable", "Operator", "program_guard",
            "default_main_program", "default_startup_program", "data", "ValueDependentError",

@@ -37,10 +37,11 @@ import numpy as np
 from dygraph.autograd.function import Op, declared_attrs
 from dygraph.autograd.whole_call import WHOLE_CALLS
 from dygraph.framework.dtype import DType
-from dygraph.ops.im2col import Geometry
-from dygraph.ops.nn_resample import AxisMap
-from dygraph.ops.nn_vision import Window
-from dygraph.ops.pool_kernels import PoolGeometry
+from dygraph.ops.conv.im2col import Geometry
+from dygraph.ops.nn.resample import AxisMap
+from dygraph.ops.nn.vision import Window
+from dygraph.ops.pool.windows import PoolGeometry
+from dygraph.static.former_paths import current_path
 
 __all__ = ["FORMAT", "VERSION", "BLOCK", "FUNCTION", "MAX_DEPTH", "MAX_NDIM", "RECORDS",
            "OP_MODULES", "OpTable", "Encoder", "Decoder", "dtype_name", "dtype_from_name",
@@ -71,29 +72,31 @@ _DTYPES = {np.dtype(n).name: np.dtype(n) for n in (
 # Every module that defines op classes (a test keeps the list complete): the table imports
 # them all, since `import dygraph` leaves some for their first use.
 OP_MODULES = (
-    "dygraph.amp.auto_cast", "dygraph.autograd.pylayer", "dygraph.distributed.collective",
-    "dygraph.jit.run_program", "dygraph.jit.train_step", "dygraph.nn.functional.loss_rnnt",
-    "dygraph.nn.layer.rnn_kernels", "dygraph.nn.layer.rnn_layer_op",
-    "dygraph.nn.layer.rnn_sequence", "dygraph.ops.activation", "dygraph.ops.activation_smooth",
-    "dygraph.ops.activation_softmax", "dygraph.ops.common", "dygraph.ops.compare",
-    "dygraph.ops.compare_extra", "dygraph.ops.complex", "dygraph.ops.conv",
-    "dygraph.ops.cumulative", "dygraph.ops.einsum", "dygraph.ops.elementwise_extra",
-    "dygraph.ops.fft_ops", "dygraph.ops.indexing", "dygraph.ops.linalg",
-    "dygraph.ops.linalg_decomp", "dygraph.ops.linalg_eig", "dygraph.ops.linalg_inverse",
-    "dygraph.ops.linalg_lu", "dygraph.ops.linalg_norm", "dygraph.ops.loss_ce",
-    "dygraph.ops.loss_common", "dygraph.ops.loss_ctc", "dygraph.ops.loss_regression",
-    "dygraph.ops.manipulation", "dygraph.ops.manipulation_diag", "dygraph.ops.manipulation_pad",
-    "dygraph.ops.manipulation_scatter", "dygraph.ops.math", "dygraph.ops.nn_dropout",
-    "dygraph.ops.nn_linear", "dygraph.ops.nn_resample", "dygraph.ops.nn_vision",
-    "dygraph.ops.norm", "dygraph.ops.norm_running", "dygraph.ops.pooling",
-    "dygraph.ops.reduction", "dygraph.ops.reduction_extra", "dygraph.ops.search",
-    "dygraph.ops.shape", "dygraph.ops.special", "dygraph.ops.statistic",
-    "dygraph.ops.tensor_methods", "dygraph.ops.unary", "dygraph.ops.unary_explog",
-    "dygraph.ops.unary_special", "dygraph.ops.unary_trig", "dygraph.signal",
-    "dygraph.static.backward", "dygraph.static.block_op", "dygraph.static.capture",
-    "dygraph.static.cond_block", "dygraph.static.control_flow", "dygraph.static.eager_call",
-    "dygraph.static.optimize", "dygraph.static.print_op", "dygraph.static.program",
-    "dygraph.static.while_loop", "dygraph.tensor_diagonal", "dygraph.tensor_plumbing",
+    "dygraph.amp.auto_cast", "dygraph.autograd.py_layer", "dygraph.distributed.collective",
+    "dygraph.jit.run_program", "dygraph.jit.train_step", "dygraph.ops.activation.piecewise",
+    "dygraph.ops.activation.smooth", "dygraph.ops.activation.softmax", "dygraph.ops.common",
+    "dygraph.ops.compare", "dygraph.ops.complex", "dygraph.ops.conv.convolution",
+    "dygraph.ops.fft.stft", "dygraph.ops.fft.transforms", "dygraph.ops.linalg.decompositions",
+    "dygraph.ops.linalg.eig", "dygraph.ops.linalg.einsum", "dygraph.ops.linalg.inverse",
+    "dygraph.ops.linalg.lu", "dygraph.ops.linalg.products", "dygraph.ops.linalg.vector_norm",
+    "dygraph.ops.loss.common", "dygraph.ops.loss.cross_entropy", "dygraph.ops.loss.ctc",
+    "dygraph.ops.loss.regression", "dygraph.ops.loss.rnnt", "dygraph.ops.manipulation.diag",
+    "dygraph.ops.manipulation.indexing", "dygraph.ops.manipulation.pad",
+    "dygraph.ops.manipulation.rearrange", "dygraph.ops.manipulation.scatter",
+    "dygraph.ops.manipulation.shape", "dygraph.ops.math.arithmetic",
+    "dygraph.ops.math.elementwise", "dygraph.ops.nn.dropout", "dygraph.ops.nn.linear",
+    "dygraph.ops.nn.resample", "dygraph.ops.nn.vision", "dygraph.ops.normalization.norms",
+    "dygraph.ops.normalization.running", "dygraph.ops.pool.pooling",
+    "dygraph.ops.reduction.cumulative", "dygraph.ops.reduction.reduce",
+    "dygraph.ops.reduction.scans_and_nan", "dygraph.ops.reduction.statistics",
+    "dygraph.ops.rnn.fused_gates", "dygraph.ops.rnn.layer_op", "dygraph.ops.rnn.sequence",
+    "dygraph.ops.search.sorting", "dygraph.ops.unary.core", "dygraph.ops.unary.erf",
+    "dygraph.ops.unary.explog", "dygraph.ops.unary.special", "dygraph.ops.unary.trig",
+    "dygraph.static.backward", "dygraph.static.block_op",
+    "dygraph.static.capture", "dygraph.static.cond_block", "dygraph.static.control_flow",
+    "dygraph.static.eager_call", "dygraph.static.optimize", "dygraph.static.print_op",
+    "dygraph.static.program", "dygraph.static.while_loop", "dygraph.tensor.diagonal",
+    "dygraph.tensor.operators", "dygraph.tensor.plumbing",
 )
 
 
@@ -167,7 +170,7 @@ class OpTable:
     """The op classes a file may name: every Op subclass defined in dygraph.
 
     Example:
-        >>> OpTable().lookup("dygraph.ops.math:Add", "op 3").__name__
+        >>> OpTable().lookup("dygraph.ops.math.arithmetic:Add", "op 3").__name__
         'Add'
     """
 
@@ -184,7 +187,7 @@ class OpTable:
                 self.classes[f"{cls.__module__}:{cls.__qualname__}"] = cls
 
     def lookup(self, path, where):
-        cls = self.classes.get(path) if isinstance(path, str) else None
+        cls = self.classes.get(current_path(path)) if isinstance(path, str) else None
         if cls is None:
             raise ValueError(f"{where}: {path!r} is not an op class of dygraph")
         return cls
@@ -312,7 +315,7 @@ class Decoder:
                 raise self.fail(where, f"no block {body!r}")
             return self.blocks[body]
         if tag == "__function__" and kind == FUNCTION:
-            fn = WHOLE_CALLS.get(body) if isinstance(body, str) else None
+            fn = WHOLE_CALLS.get(current_path(body)) if isinstance(body, str) else None
             if fn is None:
                 raise self.fail(where, f"{str(body)[:80]!r} is not a function a program "
                                        "may call")
@@ -320,7 +323,8 @@ class Decoder:
         raise self.fail(where, f"unknown or misplaced entry {tag!r}")
 
     def record(self, v, where, depth):
-        entry = RECORDS.get(v["__record__"]) if isinstance(v["__record__"], str) else None
+        record = v["__record__"]
+        entry = RECORDS.get(current_path(record)) if isinstance(record, str) else None
         fields = v.get("fields")
         if entry is None or set(v) != {"__record__", "fields"}:
             raise self.fail(where, f"{str(v['__record__'])[:80]!r} is not a record type "

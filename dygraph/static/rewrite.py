@@ -41,8 +41,8 @@ def pool_before_relu(ops, kept):
     """`ops` (a plan's Operators) with every eligible relu -> max pool pair swapped,
     gradients included (see the module docstring); `kept`: names that must keep their
     values (fetches, persistables). The program's own Operators are not changed."""
-    from dygraph.ops.activation import Relu
-    from dygraph.ops.pooling import MaxPool
+    from dygraph.ops.activation.piecewise import Relu
+    from dygraph.ops.pool.pooling import MaxPool
 
     ops = list(ops)
     readers = {}

@@ -10,7 +10,7 @@ name becomes code.
 Example:
     >>> import numpy as np
     >>> from dygraph.static.program import Operator
-    >>> from dygraph.ops.unary import Exp
+    >>> from dygraph.ops.unary.core import Exp
     >>> run = straight_line([Operator(Exp(), ["x"], ["y"])], [["x"]], {"x"}, ["y"], set())
     >>> run({}, {"x": np.zeros(2)})
     (array([1., 1.]),)

@@ -20,7 +20,7 @@ Example:
 
 import dygraph
 from dygraph.nn import Layer
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 
 __all__ = ["viterbi_decode", "ViterbiDecoder"]
 

@@ -1,10 +1,10 @@
-"""The fused GPU kernels (dygraph.backend.cuda_kernels) against the array formulas they
+"""The fused GPU kernels (dygraph.kernels.cuda.elementwise) against the array formulas they
 replace, run on the same CuPy arrays."""
 
 import numpy as np
 import pytest
 
-from dygraph.backend import cuda_kernels
+from dygraph.kernels.cuda import elementwise as cuda_kernels
 from dygraph.optimizer.adam import _adam_step
 from tests.gpu import requires_gpu
 

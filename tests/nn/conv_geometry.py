@@ -1,6 +1,6 @@
 """Building a conv Geometry in tests from Paddle-style arguments (ints for every dim)."""
 
-from dygraph.ops.im2col import Geometry
+from dygraph.ops.conv.im2col import Geometry
 
 
 def geometry(stride, padding, dilation, groups, d):

@@ -1,6 +1,6 @@
-"""The compiled batch norm (dygraph.kernels.batch_norm) against the NumPy path of
-dygraph.ops.norm.Normalize: outputs, all three gradients and the running statistics, on
-2-D to 5-D inputs, maps of one position, blocks of positions, with and without weight
+"""The compiled batch norm (dygraph.kernels.numba.batch_norm) against the NumPy path of
+dygraph.ops.normalization.norms.Normalize: outputs, all three gradients and the running
+statistics, on 2-D to 5-D inputs, maps of one position, blocks of positions, with and without weight
 and bias, data far from zero; and the NumPy backward after the kernels were turned off."""
 
 import numpy as np
@@ -11,7 +11,7 @@ import dygraph.nn.functional as F
 from tests.compiled_helpers import kernels_off, numpy_path
 
 pytest.importorskip("numba")
-batch_norm = pytest.importorskip("dygraph.kernels.batch_norm")
+batch_norm = pytest.importorskip("dygraph.kernels.numba.batch_norm")
 
 
 def _run(x_data, g_data, affine, dtype):

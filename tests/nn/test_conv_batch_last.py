@@ -1,4 +1,4 @@
-"""The batch-last convolution (ops/conv_batch_last.py): the data gradient against the
+"""The batch-last convolution (ops/conv/batch_last.py): the data gradient against the
 reference conv through its adjoint identity, <conv(x', w), g> = <x', dx(g)>, the forward
 and the filter gradient from the kept columns, and the choice conv_paths makes for it."""
 
@@ -8,14 +8,16 @@ import pytest
 import dygraph
 import dygraph.nn.functional as F
 from dygraph.backend import blas
-from dygraph.ops import conv_batch_last, conv_kernels, conv_paths
-from dygraph.ops.conv_batch_last import (
+from dygraph.ops.conv import batch_last as conv_batch_last
+from dygraph.ops.conv import paths as conv_paths
+from dygraph.ops.conv import products as conv_kernels
+from dygraph.ops.conv.batch_last import (
     BatchLastColumns,
     data_batch_last,
     filter_batch_last,
     forward_batch_last,
 )
-from dygraph.ops.conv_implicit import implicit_data
+from dygraph.ops.conv.implicit_gemm import implicit_data
 from tests.compiled_helpers import kernels_off
 from tests.nn.conv_geometry import geometry
 from tests.op_specs.spec_conv import conv_ref
@@ -58,7 +60,7 @@ def test_data_gradient_is_the_adjoint_of_the_reference_conv(dtype, x_shape, w_sh
 def test_compiled_tap_additions_give_the_numpy_loops_sums(x_shape, w_shape, stride, padding,
                                                           dilation, groups):
     pytest.importorskip("numba")
-    # dygraph.kernels.batch_last adds the taps in NumPy's order: the same sums, bit for bit.
+    # dygraph.kernels.numba.batch_last adds the taps in NumPy's order: the same sums, bit for bit.
     rng = np.random.default_rng(4)
     geo = geometry(stride, padding, dilation, groups, 2)
     w = rng.standard_normal(w_shape).astype(np.float32)

@@ -1,5 +1,5 @@
-"""The channels-last convolution (ops/conv_channels_last.py, with the compiled copies of
-dygraph.kernels.channels_last): the copies against NumPy's, the forward and all three
+"""The channels-last convolution (ops/conv/channels_last.py, with the compiled copies of
+dygraph.kernels.numba.channels_last): the copies against NumPy's, the forward and all three
 gradients through the op against the reference conv and against the paths it replaces
 (run with the kernels off), the transposed conv through its data gradient, and the choice
 conv_forward and conv_data make for it."""
@@ -10,14 +10,15 @@ import pytest
 import dygraph
 import dygraph.nn.functional as F
 from dygraph.backend import compiled
-from dygraph.ops import conv_channels_last, conv_kernels
-from dygraph.ops.conv_channels_last import ChannelsLastColumns
+from dygraph.ops.conv import channels_last as conv_channels_last
+from dygraph.ops.conv import products as conv_kernels
+from dygraph.ops.conv.channels_last import ChannelsLastColumns
 from tests.compiled_helpers import kernels_off
 from tests.nn.conv_geometry import geometry
 from tests.op_specs.spec_conv import conv_ref, conv_transpose_ref
 
 pytest.importorskip("numba")
-channels_last = pytest.importorskip("dygraph.kernels.channels_last")
+channels_last = pytest.importorskip("dygraph.kernels.numba.channels_last")
 pytestmark = pytest.mark.skipif(not compiled.enabled(),
                                 reason="compiled kernels turned off (DYGRAPH_COMPILED=0)")
 

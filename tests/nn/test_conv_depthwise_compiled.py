@@ -1,4 +1,4 @@
-"""The compiled 2-D depthwise kernels (dygraph.kernels.depthwise2d, and depthwise2d_same
+"""The compiled 2-D depthwise kernels (dygraph.kernels.numba.depthwise2d, and depthwise2d_same
 for 'same' padding at stride 1 or 2) against the direct reference conv and against the
 einsum path they replace (conv_depthwise), on strides, dilations, asymmetric and wide
 paddings, rows no window reads, both float dtypes and a batch split over threads; and the
@@ -10,14 +10,15 @@ import pytest
 import dygraph
 import dygraph.nn.functional as F
 from dygraph.backend import parallel
-from dygraph.ops import conv_depthwise, conv_paths
-from dygraph.ops.im2col import Geometry
+from dygraph.ops.conv import depthwise as conv_depthwise
+from dygraph.ops.conv import paths as conv_paths
+from dygraph.ops.conv.im2col import Geometry
 from tests.compiled_helpers import kernels_off
 from tests.op_specs.spec_conv import conv_ref
 
 pytest.importorskip("numba")
-depthwise2d = pytest.importorskip("dygraph.kernels.depthwise2d")
-same = pytest.importorskip("dygraph.kernels.depthwise2d_same")
+depthwise2d = pytest.importorskip("dygraph.kernels.numba.depthwise2d")
+same = pytest.importorskip("dygraph.kernels.numba.depthwise2d_same")
 
 # (x shape, kernel, stride, (lo, hi) pads per dim, dilation)
 CASES = [

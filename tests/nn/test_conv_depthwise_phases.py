@@ -7,8 +7,8 @@ import pytest
 
 import dygraph
 import dygraph.nn.functional as F
-from dygraph.ops import conv_depthwise
-from dygraph.ops.im2col import Geometry
+from dygraph.ops.conv import depthwise as conv_depthwise
+from dygraph.ops.conv.im2col import Geometry
 from tests.op_specs.spec_conv import conv_ref
 
 # (x shape, kernel, stride, (lo, hi) pads per dim, dilation)

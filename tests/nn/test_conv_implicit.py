@@ -1,4 +1,4 @@
-"""The implicit-GEMM convolution (ops/conv_implicit.py) and the BLAS call under it
+"""The implicit-GEMM convolution (ops/conv/implicit_gemm.py) and the BLAS call under it
 (backend/blas.py, tested in tests/test_blas.py).
 
 The kernels are checked against the direct reference of the conv spec entries (one einsum
@@ -13,8 +13,8 @@ import pytest
 import dygraph
 import dygraph.nn.functional as F
 from dygraph.backend import blas
-from dygraph.ops import conv_paths
-from dygraph.ops.conv_implicit import (
+from dygraph.ops.conv import paths as conv_paths
+from dygraph.ops.conv.implicit_gemm import (
     implicit_data,
     implicit_filter,
     implicit_forward,

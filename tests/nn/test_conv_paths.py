@@ -22,11 +22,12 @@ import pytest
 import dygraph
 import dygraph.nn.functional as F
 from dygraph.backend import blas, compiled
-from dygraph.ops import conv as conv_op
-from dygraph.ops import conv_paths, pool_kernels
-from dygraph.ops.conv_kernels import conv_backward, conv_data, conv_filter, conv_forward
-from dygraph.ops.pool_kernels import PoolGeometry
-from dygraph.tensor import _new_tensor
+from dygraph.ops.conv import convolution as conv_op
+from dygraph.ops.conv import paths as conv_paths
+from dygraph.ops.conv.products import conv_backward, conv_data, conv_filter, conv_forward
+from dygraph.ops.pool import windows as pool_kernels
+from dygraph.ops.pool.windows import PoolGeometry
+from dygraph.tensor.tensor import _new_tensor
 from tests.nn.conv_geometry import geometry
 from tests.op_specs.spec_conv import conv_ref
 from tests.op_specs.spec_pooling import pool_ref

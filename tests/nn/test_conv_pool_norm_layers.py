@@ -368,7 +368,7 @@ def test_saved_columns_survive_later_calls_and_a_second_backward():
 def test_conv_in_sample_chunks_equals_one_pass(monkeypatch, x_shape, w_shape):
     """Big batches build their columns a few samples at a time (all three filter-gradient
     layouts: per sample, few positions, and the flipped product of many positions)."""
-    from dygraph.ops import im2col
+    from dygraph.ops.conv import im2col
 
     def run():
         x, w = _t(x_shape, False, "float64"), _t(w_shape, False, "float64")
@@ -398,7 +398,7 @@ def test_empty_batch():
 def test_result_memory_is_reused_only_after_every_view_is_gone():
     import gc
 
-    from dygraph.ops.workspace import workspace
+    from dygraph.backend.workspace import workspace
 
     gc.collect()  # buffers earlier tests left in the pool would be handed out first
     workspace.free.clear()

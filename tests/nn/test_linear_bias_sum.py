@@ -1,4 +1,4 @@
-"""The bias gradient sum of the Linear op (dygraph/ops/nn_linear.py _bias_grad) on every
+"""The bias gradient sum of the Linear op (dygraph/ops/nn/linear.py _bias_grad) on every
 layout, row count and dtype its upstream gradient arrives in: as accurate as np.sum's
 pairwise sum of each column (tests/test_float32_reductions.py measures it through F.linear
 at training sizes), in the gradient's dtype."""
@@ -6,7 +6,7 @@ at training sizes), in the gradient's dtype."""
 import numpy as np
 import pytest
 
-from dygraph.ops.nn_linear import _bias_grad
+from dygraph.ops.nn.linear import _bias_grad
 
 # Error over np.sum's pairwise error on the same columns, as in
 # tests/test_float32_reductions.py: on values of both signs another order as accurate

@@ -10,7 +10,7 @@ import pytest
 import dygraph
 import dygraph.nn as nn
 import dygraph.nn.functional as F
-from dygraph.nn.functional.pooling_extra import _fractional_windows
+from dygraph.ops.pool.lp_unpool_fractional import _fractional_windows
 
 
 @pytest.mark.parametrize("size, out, u, k, starts, ends", [

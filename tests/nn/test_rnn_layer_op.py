@@ -9,7 +9,7 @@ import dygraph
 from dygraph.autograd import gradcheck, gradgradcheck
 from dygraph.autograd.function import apply
 from dygraph.nn.layer import rnn
-from dygraph.nn.layer.rnn_layer_op import GRULayer, LSTMLayer
+from dygraph.ops.rnn.layer_op import GRULayer, LSTMLayer
 from tests.nn.graph_helpers import op_names
 
 BIASES = {"both": {}, "none": {"bias_ih_attr": False, "bias_hh_attr": False},

@@ -13,8 +13,8 @@ from dygraph.autograd import gradcheck, gradgradcheck
 from dygraph.autograd.function import apply
 from dygraph.backend import blas, compiled
 from dygraph.nn import GRUCell, LSTMCell, SimpleRNNCell
-from dygraph.nn.layer import rnn_sequence as rs
-from dygraph.nn.layer.rnn_sequence import keep_mask, run_sequence
+from dygraph.ops.rnn import sequence as rs
+from dygraph.ops.rnn.sequence import keep_mask, run_sequence
 from tests.nn.graph_helpers import op_names
 
 CELLS = {
@@ -95,7 +95,7 @@ def test_array_walks_without_blas_match_step_loop(monkeypatch, kind, reverse):
 @pytest.mark.parametrize("reverse", [False, True])
 def test_lstm_walk_without_compiled_kernels_matches_step_loop(monkeypatch, use_blas, reverse):
     # The NumPy path of the LSTM's element-wise step, which runs without Numba (the
-    # compiled one, dygraph.kernels.lstm_cell, is the default where Numba is installed).
+    # compiled one, dygraph.kernels.numba.lstm_cell, is the default where Numba is installed).
     monkeypatch.setattr(compiled, "enabled", lambda: False)
     if not use_blas:
         monkeypatch.setattr(blas, "available", lambda xp, dtype: False)

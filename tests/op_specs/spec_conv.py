@@ -94,8 +94,8 @@ SPECS = [
            lambda x, w: conv_ref(x, w, None, [2, 1], [1, 0, 0, 2], [1, 2], 2),
            [(2, 4, 6, 5), (6, 2, 2, 2)], id="strided-groups"),
     # Depthwise convs: where Numba is installed the compiled kernels, those for 'same'
-    # padding at stride 1 or 2 (dygraph.kernels.depthwise2d_same, with the bias gradient
-    # in the filter gradient's pass) on any map, the others (dygraph.kernels.depthwise2d)
+    # padding at stride 1 or 2 (dygraph.kernels.numba.depthwise2d_same, with the bias gradient
+    # in the filter gradient's pass) on any map, the others (dygraph.kernels.numba.depthwise2d)
     # from 64 output positions a plane; else and below that the einsum channels-last
     # (conv_depthwise.py); with a stride, padding and dilation (tests/test_parallel.py
     # runs them split over threads).
@@ -164,7 +164,7 @@ SPECS = [
            _nhwc(lambda x, w: conv_ref(x, w, None, 1, 1)), [(2, 6, 5, 8), (4, 8, 3, 3)],
            id="channels-last-nhwc"),
     # A depthwise 'same' conv on NHWC input: the compiled 'same' kernels where Numba is
-    # installed (dygraph.kernels.depthwise2d_same, the bias gradient in the filter
+    # installed (dygraph.kernels.numba.depthwise2d_same, the bias gradient in the filter
     # gradient's pass), else the einsum channels-last.
     OpSpec("nn.functional.conv2d",
            lambda x, w, b: F.conv2d(x, w, b, padding="same", groups=3, data_format="NHWC"),

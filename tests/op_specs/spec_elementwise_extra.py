@@ -1,5 +1,5 @@
-"""Spec entries for the extra elementwise math (dygraph/ops/elementwise_extra.py) and the
-special functions (dygraph/ops/special.py). The special-function references are SciPy's."""
+"""Spec entries for the extra elementwise math (dygraph/ops/math/elementwise.py) and the
+special functions (dygraph/ops/unary/special.py). The special-function references are SciPy's."""
 
 import math
 

@@ -1,4 +1,5 @@
-"""Spec entries for the newer dygraph.linalg functions (linalg_solvers.py, linalg_extra.py).
+"""Spec entries for the newer dygraph.linalg functions (ops/linalg/solvers.py,
+ops/linalg/eigen_lowrank_stats.py).
 
 Triangular and LU inputs are diagonally dominant (far from singular, and partial pivoting
 keeps the same pivots under the finite-difference steps); eig inputs have well separated

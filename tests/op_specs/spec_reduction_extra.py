@@ -1,4 +1,5 @@
-"""Spec entries for the extra scans and NaN-ignoring reductions (dygraph/ops/reduction_extra.py)."""
+"""Spec entries for the scans and NaN-ignoring reductions
+(dygraph/ops/reduction/scans_and_nan.py)."""
 
 import numpy as np
 

@@ -1,4 +1,4 @@
-"""The compiled Adam update (dygraph.kernels.adam) against the NumPy path of
+"""The compiled Adam update (dygraph.kernels.numba.adam) against the NumPy path of
 dygraph.optimizer.adam, bit for bit over several steps: Adam and AdamW, float32 and
 float64, a parameter big enough for the blocked NumPy update and small ones that go
 through the multi-tensor (flat) update; AMSGrad stays on the NumPy path."""
@@ -12,7 +12,7 @@ from dygraph.optimizer import adam as adam_module
 from tests.compiled_helpers import numpy_path
 
 pytest.importorskip("numba")
-kernel = pytest.importorskip("dygraph.kernels.adam")
+kernel = pytest.importorskip("dygraph.kernels.numba.adam")
 
 SHAPES = [(1200, 1000), (3, 4), (7,), (5, 2)]  # 1.2M values: the blocked NumPy update
 

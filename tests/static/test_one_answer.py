@@ -112,7 +112,7 @@ def test_to_static_and_jit_save_of_an_index_op_give_eager_numbers(tmp_path):
 
 
 def _baked_sort(x):
-    from dygraph.ops.search import sort
+    from dygraph.ops.search.sorting import sort
 
     return sort.__wrapped__(x) * 2  # the wrapper without its whole-call capture
 
@@ -122,7 +122,7 @@ def test_a_value_computed_from_a_stand_in_is_refused_never_baked():
                                                   "computed in Python from the build-time "
                                                   "stand-in"):
         _program(_baked_sort)
-    from dygraph.ops.search import argsort
+    from dygraph.ops.search.sorting import argsort
 
     main, _, out = _program(argsort.__wrapped__)
     with pytest.raises(ValueDependentError, match="a fetched Tensor was computed in Python"):

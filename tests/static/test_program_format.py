@@ -62,6 +62,9 @@ def _edit(prefix, change):
         json.dump(model, f)
 
 
+_CONV = "conv.convolution:Conv"
+
+
 def _op(model, cls_suffix):
     return next(o for o in model["ops"] if o["class"].endswith(cls_suffix))
 
@@ -85,7 +88,7 @@ def test_a_selector_outside_its_table_is_refused(tmp_path):
         with pytest.raises(ValueError, match=r"m\.pdmodel: op \d+ attribute 'fn_name'"):
             _run(prefix)
     prefix = _saved(tmp_path, "r")
-    _edit(prefix, lambda m: _op(m, "reduction:Extreme")["attrs"].update(fn="tofile"))
+    _edit(prefix, lambda m: _op(m, "reduction.reduce:Extreme")["attrs"].update(fn="tofile"))
     with pytest.raises(ValueError, match="'tofile' is not one of"):
         _run(prefix)
 
@@ -94,17 +97,17 @@ def test_records_are_the_geometry_types_with_their_own_fields(tmp_path):
     """The reported attack: a workspace _Block record whose __array_interface__ points at
     an address of the file's choosing."""
     prefix = _saved(tmp_path)
-    block = {"__record__": "dygraph.ops.workspace:_Block",
+    block = {"__record__": "dygraph.backend.workspace:_Block",
              "fields": {"buf": None, "__array_interface__": {"__dict__": {
                  "data": {"__tuple__": [4096, False]}, "shape": {"__tuple__": [2]},
                  "typestr": "<f8", "version": 3}}}}
-    _edit(prefix, lambda m: _op(m, "conv:Conv")["attrs"].update(geo=block))
+    _edit(prefix, lambda m: _op(m, _CONV)["attrs"].update(geo=block))
     with pytest.raises(ValueError, match="is not a record type a program may hold"):
         _run(prefix)
     prefix = _saved(tmp_path, "extra_field")
 
     def extra_field(model):
-        _op(model, "conv:Conv")["attrs"]["geo"]["fields"]["__class__"] = 1
+        _op(model, _CONV)["attrs"]["geo"]["fields"]["__class__"] = 1
     _edit(prefix, extra_field)
     with pytest.raises(ValueError, match="a Geometry record has exactly the fields"):
         _run(prefix)
@@ -114,17 +117,17 @@ def test_only_declared_attributes_may_be_set(tmp_path):
     prefix = _saved(tmp_path)
     for name, value in (("forward", 1), ("save_inputs", True), ("packed_inputs", [1]),
                         ("__dict__", {"__dict__": {}})):
-        _edit(prefix, lambda m, n=name, v=value: _op(m, "conv:Conv")["attrs"].update({n: v}))
+        _edit(prefix, lambda m, n=name, v=value: _op(m, _CONV)["attrs"].update({n: v}))
         with pytest.raises(ValueError, match=f"Conv has no attribute '{name}'"):
             _run(prefix)
-        _edit(prefix, lambda m, n=name: _op(m, "conv:Conv")["attrs"].pop(n))
+        _edit(prefix, lambda m, n=name: _op(m, _CONV)["attrs"].pop(n))
 
 
 def test_functions_and_blocks_only_where_declared(tmp_path):
     prefix = _saved(tmp_path)
     for value in ({"__function__": "dygraph.io.checkpoint:save"}, {"__block__": 1},
                   {"__array__": "no such array"}, {"__tuple__": [1], "x": 2}):
-        _edit(prefix, lambda m, v=value: _op(m, "conv:Conv")["attrs"].update(keep_cols=v))
+        _edit(prefix, lambda m, v=value: _op(m, _CONV)["attrs"].update(keep_cols=v))
         with pytest.raises(ValueError, match="attribute 'keep_cols'"):
             _run(prefix)
 
@@ -137,7 +140,7 @@ def test_version_1_files_still_load_without_their_run_state(tmp_path):
 
     def as_version_1(model):
         model["version"] = 1
-        _op(model, "conv:Conv")["attrs"]["in_sizes"] = {"__tuple__": [9, 9]}  # run state
+        _op(model, _CONV)["attrs"]["in_sizes"] = {"__tuple__": [9, 9]}  # run state
         model["vars"]["x"]["dtype"] = "<f4"
     _edit(prefix, as_version_1)
     program, feeds, fetches = static.load_inference_model(prefix, exe)
@@ -381,3 +384,36 @@ def test_a_program_that_would_write_a_file_is_refused_and_writes_nothing(tmp_pat
     with pytest.raises(ValueError, match="is not a function a program may call"):
         _run(prefix)
     assert not marker.exists()
+
+
+def test_a_file_naming_former_module_paths_loads(tmp_path):
+    """A program saved before the layout by concept names its ops, records and functions by
+    the module paths of then (dygraph.ops.conv, dygraph.ops.compare_extra, ...); it loads and
+    gives the same numbers, through static/former_paths.py."""
+    from dygraph.static.former_paths import FORMER_MODULES, current_path
+
+    prefix = _saved(tmp_path)
+    exe = static.Executor()
+    program, _, fetches = static.load_inference_model(prefix, exe)
+    want = exe.run(program, feed=_feed(), fetch_list=fetches)[0]
+    former = {new: old for old, new in FORMER_MODULES.items()}
+    renamed = []
+
+    def to_former(value):
+        if isinstance(value, dict):
+            return {k: to_former(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [to_former(v) for v in value]
+        if isinstance(value, str) and ":" in value:
+            module, _, qualname = value.partition(":")
+            if module in former:
+                renamed.append(value)
+                return f"{former[module]}:{qualname}"
+        return value
+
+    _edit(prefix, lambda model: model.update(to_former(model)))
+    assert len(renamed) >= 4  # the conv, compare, max and cast op classes at least
+    program, _, fetches = static.load_inference_model(prefix, exe)
+    np.testing.assert_array_equal(exe.run(program, feed=_feed(), fetch_list=fetches)[0], want)
+    assert current_path("dygraph.ops.conv:Conv") == "dygraph.ops.conv.convolution:Conv"
+    assert current_path("no.such:Thing") == "no.such:Thing"

@@ -3,7 +3,7 @@ checkpoints, data parallelism, learning-rate decays)."""
 
 from dygraph.fluid.dygraph import base
 from dygraph.fluid.dygraph.base import enabled, grad, guard, no_grad, to_variable
-from dygraph.utils.lazy import lazy_attributes
+from dygraph.utils.lazy_attributes import lazy_attributes
 
 # Names that live in modules of this package, loaded on first use.
 _LAZY_NAMES = {

@@ -21,7 +21,7 @@ from dygraph.autograd.engine import grad
 from dygraph.autograd.grad_mode import no_grad
 from dygraph.autograd.grad_mode import state as _thread_state
 from dygraph.framework import place as _place
-from dygraph.tensor import Tensor, to_tensor
+from dygraph.tensor.tensor import Tensor, to_tensor
 
 __all__ = ["guard", "enabled", "to_variable", "no_grad", "grad"]
 

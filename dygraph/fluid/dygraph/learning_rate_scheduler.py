@@ -17,8 +17,8 @@ import math
 
 import numpy as np
 
-from dygraph.optimizer.lr import LRScheduler
-from dygraph.tensor import Tensor, to_tensor
+from dygraph.optimizer.lr.base import LRScheduler
+from dygraph.tensor.tensor import Tensor, to_tensor
 
 __all__ = ["LearningRateDecay", "PiecewiseDecay", "NaturalExpDecay", "ExponentialDecay",
            "InverseTimeDecay", "PolynomialDecay", "CosineDecay", "NoamDecay"]

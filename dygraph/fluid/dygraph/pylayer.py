@@ -30,8 +30,8 @@ Example:
 
 import numpy as np
 
-from dygraph.autograd.pylayer import PyLayer as _AutogradPyLayer
-from dygraph.tensor import Tensor, to_tensor
+from dygraph.autograd.py_layer import PyLayer as _AutogradPyLayer
+from dygraph.tensor.tensor import Tensor, to_tensor
 
 __all__ = ["PyLayer"]
 

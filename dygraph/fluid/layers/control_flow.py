@@ -12,7 +12,7 @@ from dygraph.fluid.dygraph.base import to_variable
 from dygraph.static.branches import case, switch_case
 from dygraph.static.control_flow import IfElse, cond
 from dygraph.static.while_loop import while_loop
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 
 __all__ = ["IfElse", "cond", "while_loop", "case", "switch_case", "less_than", "less_equal",
            "greater_than", "greater_equal", "equal", "not_equal"]

@@ -6,7 +6,7 @@ Inputs may be NumPy arrays, as 1.x dygraph code passed them straight in.
 
 import dygraph
 from dygraph.fluid.dygraph.base import to_variable
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 
 __all__ = ["elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",
            "elementwise_max", "elementwise_min", "elementwise_pow", "elementwise_mod",

@@ -10,7 +10,7 @@ import numpy as np
 import dygraph
 from dygraph.fluid.dygraph.base import to_variable
 from dygraph.framework.random import rng
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 
 __all__ = ["fc", "relu", "sigmoid", "tanh", "softmax", "leaky_relu", "log_softmax", "cross_entropy",
            "softmax_with_cross_entropy", "square_error_cost", "accuracy", "dropout",

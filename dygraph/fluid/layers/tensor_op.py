@@ -5,7 +5,7 @@ import numpy as np
 import dygraph
 from dygraph.fluid.dygraph.base import to_variable
 from dygraph.framework.random import rng
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 
 __all__ = ["fill_constant", "cast", "concat", "split", "reshape", "transpose", "argmax",
            "argmin", "topk", "expand", "stack", "unsqueeze", "squeeze", "slice", "gather",

@@ -42,7 +42,7 @@ from dygraph.jit.dy2static.values import (
     number_tensor,
     snapshot,
 )
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 
 __all__ = ["convert_ifelse", "convert_ifexp", "branch_condition", "static_flow",
            "in_static_flow"]

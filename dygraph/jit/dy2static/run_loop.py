@@ -37,7 +37,7 @@ from dygraph.jit.dy2static.values import (
     number_tensor,
     snapshot,
 )
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 
 __all__ = ["convert_while_loop"]
 

@@ -22,7 +22,7 @@ from dygraph.framework.free_dim import FreeDim
 from dygraph.jit.dy2static.errors import Dy2StaticUnsupported
 from dygraph.jit.dy2static.run_if import branch_condition, in_static_flow
 from dygraph.jit.dy2static.values import RETURN_UNSET, as_pred, is_static, number_tensor
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 
 __all__ = ["convert_and", "convert_or", "convert_not", "convert_print", "convert_iter",
            "range_args", "range_cond", "return_value", "convert_assert", "convert_shape",

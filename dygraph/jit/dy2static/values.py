@@ -11,7 +11,7 @@ import numpy as np
 
 from dygraph.jit.dy2static.errors import Dy2StaticUnsupported, Undefined
 from dygraph.static.program import Variable
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 
 __all__ = ["is_static", "is_number", "number_tensor", "as_pred", "ReturnUnset",
            "RETURN_UNSET", "describe", "display", "load_vars", "snapshot", "check_unchanged"]

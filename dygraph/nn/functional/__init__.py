@@ -1,25 +1,30 @@
 """dygraph.nn.functional: the neural-network ops as functions (Paddle's paddle.nn.functional).
 
-The ops live in dygraph/ops (one module per family); this package gathers them, plus the
-composite functions of its own modules (activation_extra, ...).
+A facade: every function lives in its op family under dygraph/ops (activation/, conv/,
+pool/, normalization/, loss/, nn/); this package gathers their public names.
+
+Example:
+    >>> import dygraph
+    >>> import dygraph.nn.functional as F
+    >>> F.relu(dygraph.to_tensor([-1.0, 2.0])).numpy()
+    array([0., 2.], dtype=float32)
 """
 
-import importlib as _importlib
+from dygraph.ops import loss as _loss
+from dygraph.ops.activation import gated as _gated
+from dygraph.ops.activation import inplace as _inplace_activations
+from dygraph.ops.activation import piecewise as _activation
+from dygraph.ops.conv import convolution as _conv
+from dygraph.ops.nn import common as _common
+from dygraph.ops.nn import sequence as _sequence
+from dygraph.ops.normalization import norms as _norms
+from dygraph.ops.normalization import rms_norm as _rms_norm
+from dygraph.ops.pool import lp_unpool_fractional as _lp_unpool_fractional
+from dygraph.ops.pool import pooling as _pooling
 
-from dygraph.ops.activation import *  # noqa: F401,F403
-from dygraph.ops.conv import *  # noqa: F401,F403
-from dygraph.ops.loss import *  # noqa: F401,F403
-from dygraph.ops.nn_common import *  # noqa: F401,F403
-from dygraph.ops.norm import *  # noqa: F401,F403
-from dygraph.ops.pooling import *  # noqa: F401,F403
-
-# By module path: `dygraph.ops.norm` as an attribute is the norm *function* (ops exports it).
-_MODULES = tuple(_importlib.import_module(f"dygraph.ops.{name}") for name in
-                 ("activation", "conv", "pooling", "norm", "loss", "nn_common"))
-_EXTRA = tuple(_importlib.import_module(f"dygraph.nn.functional.{name}") for name in
-               ("activation_extra", "loss_extra", "loss_margin_extra", "pooling_extra",
-                "vision_extra", "common_extra", "loss_tree", "loss_rnnt"))
-for _module in _EXTRA:
+_MODULES = (_activation, _gated, _inplace_activations, _conv, _pooling, _lp_unpool_fractional,
+            _norms, _rms_norm, _loss, _common, _sequence)
+for _module in _MODULES:
     globals().update({_n: getattr(_module, _n) for _n in _module.__all__})
-__all__ = sorted({name for m in _MODULES + _EXTRA for name in m.__all__})
-NONDIFF = {name for m in _MODULES + _EXTRA for name in m.NONDIFF}
+__all__ = sorted({name for m in _MODULES for name in m.__all__})
+NONDIFF = {name for m in _MODULES for name in getattr(m, "NONDIFF", ())}

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 
 __all__ = ["Initializer", "calculate_gain", "set_global_initializer"]
 

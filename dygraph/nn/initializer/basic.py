@@ -13,7 +13,7 @@ import numpy as np
 
 from dygraph.framework.random import rng
 from dygraph.nn.initializer.base import Initializer, draw_normal, draw_uniform
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 
 __all__ = ["Constant", "Assign", "Normal", "TruncatedNormal", "Uniform"]
 

@@ -12,8 +12,11 @@ from dygraph.framework.errors import describe, op_error
 from dygraph.nn import functional as F
 from dygraph.nn.layer.common import Linear
 from dygraph.nn.layer.layers import Layer
-from dygraph.ops import creation, linalg, manipulation, shape
 from dygraph.ops.common import as_tensor, cast
+from dygraph.ops.creation import constructors as creation
+from dygraph.ops.linalg import products as linalg
+from dygraph.ops.manipulation import rearrange as manipulation
+from dygraph.ops.manipulation import shape
 
 __all__ = ["MultiHeadAttention"]
 

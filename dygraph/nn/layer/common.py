@@ -1,5 +1,5 @@
-"""The common layers of dygraph.nn: Linear, Bilinear, the dropouts, Embedding, Flatten,
-Identity, the upsampling layers, pixel (un)shuffle, padding, Unfold/Fold, CosineSimilarity.
+"""The common layers of dygraph.nn: Linear, Bilinear, the dropouts, Embedding, Flatten and
+Unflatten, Identity, the upsampling layers, padding, Unfold/Fold, CosineSimilarity.
 
 Each is a thin Layer over its dygraph.nn.functional op, with Paddle's constructor
 arguments, parameter names (`weight`, `bias`) and default initializers (XavierUniform for
@@ -10,12 +10,12 @@ from dygraph.autograd.grad_mode import no_grad
 from dygraph.framework.dtype import get_default_dtype
 from dygraph.nn import functional as F
 from dygraph.nn.layer.layers import Layer
-from dygraph.ops.shape import flatten
+from dygraph.ops.manipulation.shape import flatten, reshape
 
 __all__ = ["Identity", "Linear", "Bilinear", "Dropout", "Dropout2D", "Dropout3D",
            "AlphaDropout", "Embedding", "Flatten", "Upsample", "UpsamplingNearest2D",
-           "UpsamplingBilinear2D", "PixelShuffle", "PixelUnshuffle", "Pad1D", "Pad2D",
-           "Pad3D", "ZeroPad2D", "Unfold", "Fold", "CosineSimilarity"]
+           "UpsamplingBilinear2D", "Pad1D", "Pad2D", "Pad3D", "ZeroPad2D", "Unfold", "Fold",
+           "CosineSimilarity", "FeatureAlphaDropout", "Unflatten"]
 
 
 def _name_suffix(name):
@@ -316,46 +316,6 @@ class UpsamplingBilinear2D(UpsamplingNearest2D):
     _mode, _align_corners = "bilinear", True
 
 
-class PixelShuffle(Layer):
-    """F.pixel_shuffle as a layer.
-
-    Example:
-        >>> import dygraph
-        >>> dygraph.nn.PixelShuffle(2)(dygraph.ones([1, 8, 3, 3])).shape
-        [1, 2, 6, 6]
-    """
-
-    _fn, _factor_name = staticmethod(F.pixel_shuffle), "upscale_factor"
-
-    def __init__(self, upscale_factor, data_format="NCHW", name=None):
-        super().__init__()
-        self._factor, self._data_format, self._name = upscale_factor, data_format, name
-
-    def forward(self, x):
-        return self._fn(x, self._factor, self._data_format)
-
-    def extra_repr(self):
-        text = f"{self._factor_name}={self._factor}"
-        if self._data_format != "NCHW":
-            text += f", data_format={self._data_format}"
-        return text + _name_suffix(self._name)
-
-
-class PixelUnshuffle(PixelShuffle):
-    """F.pixel_unshuffle as a layer.
-
-    Example:
-        >>> import dygraph
-        >>> dygraph.nn.PixelUnshuffle(2)(dygraph.ones([1, 2, 6, 6])).shape
-        [1, 8, 3, 3]
-    """
-
-    _fn, _factor_name = staticmethod(F.pixel_unshuffle), "downscale_factor"
-
-    def __init__(self, downscale_factor, data_format="NCHW", name=None):
-        super().__init__(downscale_factor, data_format, name)
-
-
 class Pad1D(Layer):
     """F.pad over the last spatial dim of a 3-D input: padding is an int or
     [left, right]; mode 'constant' (with value), 'reflect', 'replicate' or 'circular'.
@@ -487,3 +447,48 @@ class CosineSimilarity(Layer):
 
     def extra_repr(self):
         return f"axis={self._axis}, eps={self._eps}"
+
+
+class FeatureAlphaDropout(Layer):
+    """F.feature_alpha_dropout while training; the identity after eval().
+
+    Example:
+        >>> import dygraph
+        >>> layer = dygraph.nn.FeatureAlphaDropout(0.5)
+        >>> layer.eval()(dygraph.ones([1, 2])).numpy()
+        array([[1., 1.]], dtype=float32)
+    """
+
+    def __init__(self, p=0.5, name=None):
+        super().__init__()
+        self.p, self._name = p, name
+
+    def forward(self, x):
+        return F.feature_alpha_dropout(x, self.p, training=self.training)
+
+    def extra_repr(self):
+        return f"p={self.p}"
+
+
+class Unflatten(Layer):
+    """Split dim `axis` into `shape` (the inverse of Flatten).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.nn.Unflatten(1, [2, 3])(dygraph.ones([4, 6, 5])).shape
+        [4, 2, 3, 5]
+    """
+
+    def __init__(self, axis, shape, name=None):
+        super().__init__()
+        self.axis, self.shape, self._name = axis, shape, name
+
+    def forward(self, input):  # noqa: A002 - Paddle's argument name
+        dims = list(input.shape)
+        axis = self.axis % len(dims)
+        shape = [int(s) for s in (self.shape.tolist() if hasattr(self.shape, "tolist")
+                                  else self.shape)]
+        return reshape(input, dims[:axis] + shape + dims[axis + 1:])
+
+    def extra_repr(self):
+        return f"axis={self.axis}, shape={self.shape}"

@@ -14,7 +14,7 @@ from dygraph.framework.errors import op_error
 from dygraph.nn import functional as F
 from dygraph.nn.initializer import Normal
 from dygraph.nn.layer.layers import Layer
-from dygraph.ops.spatial_args import channel_last, conv_padding, ntuple
+from dygraph.ops.conv.spatial_args import channel_last, conv_padding, ntuple
 
 __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
            "Conv3DTranspose"]

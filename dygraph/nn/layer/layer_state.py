@@ -18,7 +18,7 @@ import numpy as np
 from dygraph.backend import as_numpy, to_place
 from dygraph.framework import dtype as _dt
 from dygraph.framework.place import _parse_device
-from dygraph.tensor import Tensor, _new_tensor
+from dygraph.tensor.tensor import Tensor, _new_tensor
 
 __all__ = ["LayerStateMixin"]
 

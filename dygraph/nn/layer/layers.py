@@ -28,7 +28,7 @@ from dygraph.framework.step_calls import made_at_each_run
 from dygraph.nn.layer.layer_members import LayerTreeMixin, MemberDict
 from dygraph.nn.layer.layer_state import LayerStateMixin
 from dygraph.nn.param_attr import make_parameter
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 
 __all__ = ["Layer"]
 
@@ -299,7 +299,7 @@ class Layer(LayerTreeMixin, LayerStateMixin):
             True
         """
         np_dtype = _dt.convert_dtype(dtype if dtype is not None else self._dtype).np_dtype
-        from dygraph.ops.creation import zeros
+        from dygraph.ops.creation.constructors import zeros
 
         tensor = zeros([0], np_dtype)
         tensor.name = (f"{self._full_name}.{name}" if name is not None

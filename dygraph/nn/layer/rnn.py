@@ -20,12 +20,13 @@ from dygraph.nn.layer.rnn_cells import (
     first_leaf,
     map_structure,
 )
-from dygraph.nn.layer.rnn_layer_op import gru_layer, lstm_layer
-from dygraph.nn.layer.rnn_sequence import run_sequence
-from dygraph.ops import manipulation, shape
 from dygraph.ops.common import amp_casts, as_tensor
-from dygraph.ops.unary import where
-from dygraph.tensor import Tensor, _new_tensor
+from dygraph.ops.manipulation import rearrange as manipulation
+from dygraph.ops.manipulation import shape
+from dygraph.ops.rnn.layer_op import gru_layer, lstm_layer
+from dygraph.ops.rnn.sequence import run_sequence
+from dygraph.ops.unary.core import where
+from dygraph.tensor.tensor import Tensor, _new_tensor
 
 __all__ = ["RNNCellBase", "SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "BiRNN",
            "SimpleRNN", "LSTM", "GRU"]

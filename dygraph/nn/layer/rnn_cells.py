@@ -15,11 +15,12 @@ from dygraph.framework.dtype import convert_dtype
 from dygraph.framework.errors import describe, op_error
 from dygraph.nn.initializer import Uniform
 from dygraph.nn.layer.layers import Layer
-from dygraph.nn.layer.rnn_kernels import BatchFull, gru_pointwise, lstm_pointwise
-from dygraph.ops import creation, linalg
-from dygraph.ops.activation import relu
-from dygraph.ops.unary import tanh
-from dygraph.tensor import Tensor
+from dygraph.ops.activation.piecewise import relu
+from dygraph.ops.creation import constructors as creation
+from dygraph.ops.linalg import products as linalg
+from dygraph.ops.rnn.fused_gates import BatchFull, gru_pointwise, lstm_pointwise
+from dygraph.ops.unary.core import tanh
+from dygraph.tensor.tensor import Tensor
 
 __all__ = ["RNNCellBase", "SimpleRNNCell", "LSTMCell", "GRUCell"]
 

@@ -16,7 +16,8 @@ from dygraph.nn.layer.common import Dropout, Linear
 from dygraph.nn.layer.container import LayerList
 from dygraph.nn.layer.layers import Layer
 from dygraph.nn.layer.norm import LayerNorm
-from dygraph.ops import creation, manipulation_diag
+from dygraph.ops.creation import constructors as creation
+from dygraph.ops.manipulation import diag as manipulation_diag
 
 __all__ = ["MultiHeadAttention", "TransformerEncoderLayer", "TransformerEncoder",
            "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]

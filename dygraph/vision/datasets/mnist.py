@@ -23,7 +23,7 @@ import numpy as np
 
 from dygraph.framework.dtype import get_default_dtype
 from dygraph.io.dataset import Dataset
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 from dygraph.vision.datasets.download import (
     DownloadError,
     data_home,

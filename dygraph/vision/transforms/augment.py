@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dygraph.framework.random import rng
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 from dygraph.vision.transforms import functional as F
 from dygraph.vision.transforms.transforms import BaseTransform, Compose, _size_pair
 

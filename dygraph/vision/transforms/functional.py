@@ -16,8 +16,8 @@ import numbers
 
 import numpy as np
 
-from dygraph.tensor import Tensor, _new_tensor
-from dygraph.tensor import to_tensor as _make_tensor
+from dygraph.tensor.tensor import Tensor, _new_tensor
+from dygraph.tensor.tensor import to_tensor as _make_tensor
 from dygraph.vision.image import is_pil_image, require_pil
 from dygraph.vision.transforms.functional_color import (
     adjust_brightness,

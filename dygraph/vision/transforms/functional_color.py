@@ -17,7 +17,7 @@ import importlib
 
 import numpy as np
 
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 from dygraph.vision.image import is_pil_image, require_pil
 from dygraph.vision.transforms.functional_warp import per_image
 

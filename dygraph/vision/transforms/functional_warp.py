@@ -21,7 +21,7 @@ import numbers
 
 import numpy as np
 
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 from dygraph.vision.image import is_pil_image, require_pil
 
 __all__ = ["affine", "perspective", "erase", "rotate_array", "affine_matrix",

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dygraph.framework.random import rng
-from dygraph.tensor import Tensor
+from dygraph.tensor.tensor import Tensor
 from dygraph.vision.image import is_pil_image
 from dygraph.vision.transforms import functional as F
 

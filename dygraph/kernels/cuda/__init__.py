@@ -1,0 +1,1 @@
+"""CUDA kernels compiled by CuPy on first use."""

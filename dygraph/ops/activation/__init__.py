@@ -1,0 +1,1 @@
+"""Activation functions of dygraph.nn.functional."""

@@ -1,0 +1,1 @@
+"""Convolutions: the ops, their three products and the paths that compute them."""

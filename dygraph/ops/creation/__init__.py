@@ -1,0 +1,1 @@
+"""Creation ops: constructors, random fills, conversion from other arrays."""

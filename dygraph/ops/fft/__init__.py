@@ -1,0 +1,1 @@
+"""Fourier transforms: the ops and the functions of dygraph.fft and dygraph.signal."""

@@ -1,0 +1,3 @@
+"""Linear algebra: matmul and products, decompositions, solvers, norms; the functions of
+dygraph.linalg.
+"""

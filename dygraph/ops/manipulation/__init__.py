@@ -1,0 +1,1 @@
+"""Shape manipulation, indexing, gathers and scatters."""

@@ -1,0 +1,1 @@
+"""Elementwise arithmetic and the ops composed from it."""

@@ -1,0 +1,450 @@
+"""Elementwise binary arithmetic: add, subtract, multiply, divide, pow and friends.
+
+Each op is its forward and its gradient side by side. Broadcasting is undone by the engine,
+so a gradient here may have the broadcast shape.
+"""
+
+from dygraph.autograd.function import Op, apply
+from dygraph.backend.workspace import POOLED_SIZE, workspace
+from dygraph.ops.common import as_tensor, binary_operands, float_operand
+from dygraph.tensor.tensor import Tensor
+
+__all__ = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "mod",
+           "floor_mod", "pow", "maximum", "minimum", "fmax", "fmin", "atan2", "scale", "lerp",
+           "add_n", "increment", "neg"]
+NONDIFF = {"floor_divide", "increment"}
+
+
+def _same_shape_result(xp, a, b):
+    """A workspace array for the result of a big element-wise op on two arrays of one shape
+    and dtype (a residual add, a gate product), else None: such results are allocated
+    every step, and fresh memory costs its page faults again (backend/workspace.py)."""
+    if a.size >= POOLED_SIZE and a.shape == b.shape and a.dtype == b.dtype:
+        return workspace.output(xp, a.shape, a.dtype)
+    return None
+
+
+class Add(Op):
+    complex_grad = "same"
+
+    def forward(self, xp, a, b):
+        if a.size < POOLED_SIZE:  # the small case first: no call (hot in every net)
+            return a + b
+        out = _same_shape_result(xp, a, b)
+        return a + b if out is None else xp.add(a, b, out=out)
+
+    def backward(self, m, g):
+        return g, g
+
+
+class Subtract(Op):
+    complex_grad = "same"
+
+    def forward(self, xp, a, b):
+        if a.size < POOLED_SIZE:  # the small case first: no call (hot in every net)
+            return a - b
+        out = _same_shape_result(xp, a, b)
+        return a - b if out is None else xp.subtract(a, b, out=out)
+
+    def backward(self, m, g):
+        return g, (-g if self.edges[1] is not None else None)
+
+
+class Multiply(Op):
+    complex_grad = "holomorphic"
+    save_inputs = True
+
+    def forward(self, xp, a, b):
+        if a.size < POOLED_SIZE:  # the small case first: no call (hot in every net)
+            return a * b
+        out = _same_shape_result(xp, a, b)
+        return a * b if out is None else xp.multiply(a, b, out=out)
+
+    def backward(self, m, g):
+        e = self.edges
+        return (g * self.x(1, m) if e[0] is not None else None,
+                g * self.x(0, m) if e[1] is not None else None)
+
+
+class Divide(Op):
+    complex_grad = "holomorphic"
+    save_inputs = True
+
+    def forward(self, xp, a, b):
+        return a / b
+
+    def backward(self, m, g):
+        b = self.x(1, m)
+        a = self.x(0, m) if self.edges[1] is not None else None
+        ga = g / b
+        gb = -ga * a / b if a is not None else None
+        return ga, gb
+
+
+class FloorDivide(Op):
+    differentiable = False
+
+    def forward(self, xp, a, b):
+        if a.dtype.kind in "iu" and (b == 0).any():
+            raise ZeroDivisionError("floor_divide: integer division by zero")
+        return xp.floor_divide(a, b)
+
+
+class Remainder(Op):
+    save_inputs = True
+
+    def forward(self, xp, a, b):
+        return xp.remainder(a, b)
+
+    def backward(self, m, g):
+        a, b = self.x(0, m), self.x(1, m)
+        return g, (-g * m.floor(a / b) if self.edges[1] is not None else None)
+
+
+class Pow(Op):
+    complex_grad = "holomorphic"
+    save_inputs = True
+    save_output = True
+
+    def forward(self, xp, a, b):
+        return xp.power(a, b)
+
+    def backward(self, m, g):
+        a, b = self.x(0, m), self.x(1, m)
+        gb = None
+        if self.edges[1] is not None:
+            safe = m.where(a > 0, a, m.ones_like(a))
+            gb = g * self.y(m) * m.log(safe)
+        return self._base_grad(m, g, a, b), gb
+
+    def backward_complex(self, m, g):
+        # The holomorphic derivatives, conjugated around by the engine: d/db is a**b log(a)
+        # for every a != 0 (principal log); the real formula's a > 0 test means nothing here.
+        a, b = self.x(0, m), self.x(1, m)
+        gb = None
+        if self.edges[1] is not None:
+            safe = m.where(a == 0, m.ones_like(a), a)
+            gb = g * self.y(m) * m.log(safe)
+        return self._base_grad(m, g, a, b), gb
+
+    def _base_grad(self, m, g, a, b):
+        if self.edges[0] is None:
+            return None
+        # b * a**(b-1) is 0 * inf at a = 0, b = 0, where the derivative is 0; a stand-in
+        # exponent keeps the discarded branch finite.
+        zero_b = b == 0
+        safe_b = m.where(zero_b, m.ones_like(b), b)
+        return m.where(zero_b, m.zeros_like(g), g * safe_b * m.power(a, safe_b - 1))
+
+
+class Maximum(Op):
+    save_inputs = True
+
+    def forward(self, xp, a, b):
+        return xp.maximum(a, b)
+
+    def backward(self, m, g):
+        mask = self.x(0, m) >= self.x(1, m)
+        zero = m.zeros_like(g)
+        return m.where(mask, g, zero), m.where(mask, zero, g)
+
+
+class Minimum(Op):
+    save_inputs = True
+
+    def forward(self, xp, a, b):
+        return xp.minimum(a, b)
+
+    def backward(self, m, g):
+        mask = self.x(0, m) <= self.x(1, m)
+        zero = m.zeros_like(g)
+        return m.where(mask, g, zero), m.where(mask, zero, g)
+
+
+class Fmax(Maximum):
+    def forward(self, xp, a, b):
+        return xp.fmax(a, b)
+
+    def backward(self, m, g):
+        a, b = self.x(0, m), self.x(1, m)
+        mask = (a >= b) | m.isnan(b)
+        zero = m.zeros_like(g)
+        return m.where(mask, g, zero), m.where(mask, zero, g)
+
+
+class Fmin(Minimum):
+    def forward(self, xp, a, b):
+        return xp.fmin(a, b)
+
+    def backward(self, m, g):
+        a, b = self.x(0, m), self.x(1, m)
+        mask = (a <= b) | m.isnan(b)
+        zero = m.zeros_like(g)
+        return m.where(mask, g, zero), m.where(mask, zero, g)
+
+
+class Atan2(Op):
+    save_inputs = True
+
+    def forward(self, xp, a, b):
+        return xp.arctan2(a, b)
+
+    def backward(self, m, g):
+        a, b = self.x(0, m), self.x(1, m)
+        denom = a * a + b * b
+        return g * b / denom, -g * a / denom
+
+
+class Neg(Op):
+    complex_grad = "same"
+
+    def forward(self, xp, a):
+        return -a
+
+    def backward(self, m, g):
+        return (-g,)
+
+
+def add(x, y, name=None):
+    """Elementwise x + y with broadcasting.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.add(dygraph.to_tensor([1.0, 2.0]), dygraph.to_tensor(1.0)).numpy()
+        array([2., 3.], dtype=float32)
+    """
+    return apply(Add(), *binary_operands(x, y, "add"))
+
+
+def subtract(x, y, name=None):
+    """Elementwise x - y.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.subtract(dygraph.to_tensor([3.0]), dygraph.to_tensor([1.0])).numpy()
+        array([2.], dtype=float32)
+    """
+    return apply(Subtract(), *binary_operands(x, y, "subtract"))
+
+
+def multiply(x, y, name=None):
+    """Elementwise x * y.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.multiply(dygraph.to_tensor([3.0]), dygraph.to_tensor([2.0])).numpy()
+        array([6.], dtype=float32)
+    """
+    return apply(Multiply(), *binary_operands(x, y, "multiply"))
+
+
+def divide(x, y, name=None):
+    """Elementwise true division x / y; integer inputs give the default float.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.divide(dygraph.to_tensor([3]), dygraph.to_tensor([2])).numpy()
+        array([1.5], dtype=float32)
+    """
+    x, y = binary_operands(x, y, "divide")
+    if x._data.dtype.kind not in "fc":
+        x, y = float_operand(x, "divide"), float_operand(y, "divide")
+    return apply(Divide(), x, y)
+
+
+def floor_divide(x, y, name=None):
+    """Elementwise floor(x / y) (no gradient).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.floor_divide(dygraph.to_tensor([7]), dygraph.to_tensor([2])).numpy()
+        array([3])
+    """
+    return apply(FloorDivide(), *binary_operands(x, y, "floor_divide"))
+
+
+def remainder(x, y, name=None):
+    """Elementwise x mod y with the sign of y (Python's %).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.remainder(dygraph.to_tensor([7.0]), dygraph.to_tensor([3.0])).numpy()
+        array([1.], dtype=float32)
+    """
+    return apply(Remainder(), *binary_operands(x, y, "remainder"))
+
+
+mod = remainder
+floor_mod = remainder
+
+
+def pow(x, y, name=None):  # noqa: A001 - Paddle's public name
+    """Elementwise x ** y; y may be a number or a Tensor.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.pow(dygraph.to_tensor([1, 2, 3]), 2).numpy()
+        array([1, 4, 9])
+    """
+    return apply(Pow(), *binary_operands(x, y, "pow"))
+
+
+def maximum(x, y, name=None):
+    """Elementwise maximum (gradient to x on ties).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.maximum(dygraph.to_tensor([1.0, 5.0]), dygraph.to_tensor([3.0, 2.0])).numpy()
+        array([3., 5.], dtype=float32)
+    """
+    return apply(Maximum(), *binary_operands(x, y, "maximum"))
+
+
+def minimum(x, y, name=None):
+    """Elementwise minimum (gradient to x on ties).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.minimum(dygraph.to_tensor([1.0, 5.0]), dygraph.to_tensor([3.0, 2.0])).numpy()
+        array([1., 2.], dtype=float32)
+    """
+    return apply(Minimum(), *binary_operands(x, y, "minimum"))
+
+
+def fmax(x, y, name=None):
+    """Elementwise maximum that ignores NaN.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.fmax(dygraph.to_tensor([float('nan')]), dygraph.to_tensor([1.0])).numpy()
+        array([1.], dtype=float32)
+    """
+    return apply(Fmax(), *binary_operands(x, y, "fmax"))
+
+
+def fmin(x, y, name=None):
+    """Elementwise minimum that ignores NaN.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.fmin(dygraph.to_tensor([float('nan')]), dygraph.to_tensor([1.0])).numpy()
+        array([1.], dtype=float32)
+    """
+    return apply(Fmin(), *binary_operands(x, y, "fmin"))
+
+
+def atan2(x, y, name=None):
+    """Elementwise arctan(x / y) in the right quadrant.
+
+    Example:
+        >>> import dygraph
+        >>> round(float(dygraph.atan2(dygraph.to_tensor([1.0]), dygraph.to_tensor([1.0]))), 4)
+        0.7854
+    """
+    x, y = binary_operands(x, y, "atan2")
+    return apply(Atan2(), float_operand(x, "atan2"), float_operand(y, "atan2"))
+
+
+def neg(x, name=None):
+    """Elementwise -x.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.neg(dygraph.to_tensor([1.0])).numpy()
+        array([-1.], dtype=float32)
+    """
+    return apply(Neg(), as_tensor(x, "neg"))
+
+
+def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
+    """scale * x + bias (or scale * (x + bias) when bias_after_scale=False).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.scale(dygraph.to_tensor([1.0]), scale=2.0, bias=1.0).numpy()
+        array([3.], dtype=float32)
+    """
+    x = as_tensor(x, "scale")
+    if isinstance(scale, Tensor):
+        out = multiply(x, scale) if bias_after_scale else multiply(add(x, bias), scale)
+        return add(out, bias) if bias_after_scale else out
+    if bias_after_scale:
+        out = multiply(x, scale) if scale != 1.0 else x
+        out = add(out, bias) if bias != 0.0 else out
+    else:
+        out = multiply(add(x, bias), scale)
+    if out is x:
+        out = apply(_Copy(), x)
+    if act is not None:
+        from dygraph.ops.activation import piecewise as activation
+
+        out = getattr(activation, act)(out)
+    return out
+
+
+class _Copy(Op):
+    complex_grad = "same"
+
+    def forward(self, xp, a):
+        return a.copy()
+
+    def backward(self, m, g):
+        return (g,)
+
+
+def lerp(x, y, weight, name=None):
+    """x + weight * (y - x).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.lerp(dygraph.to_tensor([0.0]), dygraph.to_tensor([10.0]), 0.3).numpy()
+        array([3.], dtype=float32)
+    """
+    return add(x, multiply(weight, subtract(y, x)))
+
+
+def add_n(inputs, name=None):
+    """Sum of a list of tensors of one shape.
+
+    Example:
+        >>> import dygraph
+        >>> t = dygraph.ones([2])
+        >>> dygraph.add_n([t, t, t]).numpy()
+        array([3., 3.], dtype=float32)
+    """
+    if isinstance(inputs, Tensor):
+        return apply(_Copy(), inputs)
+    tensors = [as_tensor(t, "add_n") for t in inputs]
+    return apply(AddN(), *tensors)
+
+
+class AddN(Op):
+    complex_grad = "same"
+
+    def forward(self, xp, *arrays):
+        shapes = {a.shape for a in arrays}
+        if len(shapes) > 1:
+            from dygraph.framework.errors import op_error
+
+            raise op_error("add_n", f"all inputs must have one shape, got "
+                           f"{[list(a.shape) for a in arrays]}")
+        out = arrays[0].copy()
+        for a in arrays[1:]:
+            out += a
+        return out
+
+    def backward(self, m, g):
+        return tuple(g for _ in self.edges)
+
+
+def increment(x, value=1.0, name=None):
+    """x + value, written back into x (in place, as Paddle's increment).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.increment(dygraph.to_tensor([1.0])).numpy()
+        array([2.], dtype=float32)
+    """
+    x._bump_version("increment")
+    x._data += value
+    return x

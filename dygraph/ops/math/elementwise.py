@@ -1,0 +1,410 @@
+"""More elementwise math: copysign, hypot, ldexp, frexp, logaddexp, sinc, frac, logit,
+stanh, deg2rad/rad2deg, gcd/lcm, heaviside, nextafter, sgn, and the torch-style aliases
+(mul, sub, div, true_divide, negative, positive).
+
+The differentiable ones are compositions of existing ops, so their gradients (and double
+backward) come from those ops; integer-only and bool-valued ones have no gradient.
+"""
+
+import math as _pymath
+
+import numpy as np
+
+from dygraph.autograd.function import Op, apply
+from dygraph.autograd.whole_call import captured_whole
+from dygraph.framework.errors import op_error
+from dygraph.ops.common import as_tensor, binary_operands, cast, float_operand
+from dygraph.ops.inplace import make_inplace
+from dygraph.ops.math import arithmetic as _math
+from dygraph.ops.unary import core as _unary
+from dygraph.tensor.tensor import Tensor, _new_tensor
+
+__all__ = ["copysign", "hypot", "ldexp", "frexp", "logaddexp", "nextafter", "heaviside",
+           "gcd", "lcm", "sinc", "sgn", "frac", "deg2rad", "rad2deg", "logit", "stanh",
+           "positive", "negative", "true_divide", "div", "mul", "sub"]
+NONDIFF = {"frexp", "nextafter", "gcd", "lcm"}
+# sinc's Taylor series runs for |pi x| < _SINC_TAYLOR, sin(t) / t beyond. Its derivatives
+# by the quotient rule cancel like 3 / t^2 (the first) and 6 / t^3 (the second): 1e4 eps
+# just above a cutoff of 1e-2; from 1 on they lose a few eps at most.
+_SINC_TAYLOR = 1.0
+# The series' coefficients (-1)^k / (2k+1)! in powers of t^2, to t^18: at |t| < 1 the first
+# term left out changes the second derivative by under a quarter of float64's eps of it
+# (float32 stops at t^12, under 1e-9).
+_SINC_SERIES = tuple((-1) ** k / _pymath.factorial(2 * k + 1) for k in range(10))
+
+
+class _NoGrad(Op):
+    """An elementwise NumPy function of the inputs, returning one or more arrays."""
+
+    attrs = ("fn", "fn_name")
+
+    differentiable = False
+
+    def __init__(self, fn_name, fn):
+        self.fn_name = fn_name
+        self.fn = fn
+
+    @property
+    def name(self):
+        return self.fn_name
+
+    def forward(self, xp, *arrays):
+        return self.fn(xp, *arrays)
+
+
+def _xp(t):
+    if type(t._data) is np.ndarray:
+        return np
+    from dygraph.backend import get_array_module
+
+    return get_array_module(t._data)
+
+
+def _constant(array):
+    """A constant Tensor (no gradient) holding `array` (computed on the input's device)."""
+    return _new_tensor(array, None, 0, True)
+
+
+def _real(x, op):
+    if x._data.dtype.kind == "c":
+        raise op_error(op, f"expects real tensors, got {x.dtype}", TypeError)
+    return x
+
+
+def _integer_operands(x, y, op):
+    x, y = binary_operands(x, y, op)
+    if x._data.dtype.kind not in "iu":
+        raise op_error(op, f"expects integer tensors, got {x.dtype} and {y.dtype}", TypeError)
+    return x, y
+
+
+@captured_whole
+def copysign(x, y, name=None):
+    """|x| with the sign of y (the sign bit, so -0.0 counts as negative); the gradient
+    flows to x only.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.copysign(dygraph.to_tensor([1.0, -2.0]), dygraph.to_tensor([-1.0, 3.0])).numpy()
+        array([-1.,  2.], dtype=float32)
+    """
+    x, y = binary_operands(_real(float_operand(x, "copysign"), "copysign"), y, "copysign")
+    _real(y, "copysign")
+    y = cast(y, x._data.dtype)
+    xp = _xp(y)
+    sign = _constant(xp.where(xp.signbit(y._data), -1, 1).astype(x._data.dtype))
+    return _unary.abs(x) * sign
+
+
+def hypot(x, y, name=None):
+    """sqrt(x**2 + y**2), elementwise with broadcasting.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.hypot(dygraph.to_tensor([3.0]), dygraph.to_tensor([4.0])).numpy()
+        array([5.], dtype=float32)
+    """
+    x, y = binary_operands(float_operand(x, "hypot"), y, "hypot")
+    return _unary.sqrt(x * x + y * y)
+
+
+@captured_whole
+def ldexp(x, y, name=None):
+    """x * 2**y for an integer exponent y; integer x gives the default float.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.ldexp(dygraph.to_tensor([1.0, 3.0]), dygraph.to_tensor([2, 1])).numpy()
+        array([4., 6.], dtype=float32)
+    """
+    x = _real(float_operand(x, "ldexp"), "ldexp")
+    y = as_tensor(y, "ldexp")
+    if y._data.dtype.kind not in "iu":
+        raise op_error("ldexp", f"y must be an integer tensor, got {y.dtype}", TypeError)
+    power = _constant(_xp(y).ldexp(_xp(y).ones((), x._data.dtype), y._data))
+    return x * power
+
+
+def frexp(x, name=None):
+    """(mantissa, exponent) with x = mantissa * 2**exponent and 0.5 <= |mantissa| < 1;
+    both in x's float dtype, as in Paddle.
+
+    Example:
+        >>> import dygraph
+        >>> m, e = dygraph.frexp(dygraph.to_tensor([8.0]))
+        >>> m.numpy(), e.numpy()
+        (array([0.5], dtype=float32), array([4.], dtype=float32))
+    """
+    x = float_operand(x, "frexp")
+
+    def fn(xp, a):
+        mantissa, exponent = xp.frexp(a)
+        return mantissa, exponent.astype(a.dtype)
+
+    return apply(_NoGrad("frexp", fn), x)
+
+
+def logaddexp(x, y, name=None):
+    """log(exp(x) + exp(y)) without overflow.
+
+    Example:
+        >>> import dygraph
+        >>> float(dygraph.logaddexp(dygraph.to_tensor(1000.0), dygraph.to_tensor(1000.0)))
+        1000.693...
+    """
+    x, y = binary_operands(float_operand(x, "logaddexp"), y, "logaddexp")
+    try:
+        np.broadcast_shapes(x._data.shape, y._data.shape)
+    except ValueError:
+        raise op_error("logaddexp", f"shapes {x.shape} and {y.shape} do not broadcast") \
+            from None
+    # The shift by the (constant) max keeps exp() finite; it does not change the value or
+    # the gradient of the expression.
+    xp = _xp(x)
+    top = xp.maximum(x._data, y._data)
+    top = _constant(xp.where(xp.isfinite(top), top, 0).astype(x._data.dtype))
+    return top + _unary.log(_unary.exp(x - top) + _unary.exp(y - top))
+
+
+def nextafter(x, y, name=None):
+    """The next representable float after x towards y (no gradient).
+
+    Example:
+        >>> import dygraph
+        >>> x = dygraph.to_tensor([1.0], dtype='float64')
+        >>> bool(dygraph.nextafter(x, x + 1) > x)
+        True
+    """
+    x, y = binary_operands(float_operand(x, "nextafter"), y, "nextafter")
+    return apply(_NoGrad("nextafter", lambda xp, a, b: xp.nextafter(a, b)), x, y)
+
+
+@captured_whole
+def heaviside(x, y, name=None):
+    """The step function: 0 where x < 0, y where x == 0, 1 where x > 0; the gradient
+    flows to y where x == 0.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.heaviside(dygraph.to_tensor([-1.0, 0.0, 2.0]), dygraph.to_tensor(5.0)).numpy()
+        array([0., 5., 1.], dtype=float32)
+    """
+    x, y = binary_operands(x, y, "heaviside")
+    step = _constant((x._data > 0).astype(x._data.dtype))
+    return _unary.where(x == 0, y, step)
+
+
+def gcd(x, y, name=None):
+    """Greatest common divisor of integer tensors (gcd(0, 0) = 0).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.gcd(dygraph.to_tensor([12, -3]), dygraph.to_tensor([8, 6])).numpy()
+        array([4, 3])
+    """
+    x, y = _integer_operands(x, y, "gcd")
+    return apply(_NoGrad("gcd", lambda xp, a, b: xp.gcd(a, b)), x, y)
+
+
+def lcm(x, y, name=None):
+    """Least common multiple of integer tensors (0 when either is 0).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.lcm(dygraph.to_tensor([12, -3]), dygraph.to_tensor([8, 6])).numpy()
+        array([24,  6])
+    """
+    x, y = _integer_operands(x, y, "lcm")
+    return apply(_NoGrad("lcm", lambda xp, a, b: xp.lcm(a, b)), x, y)
+
+
+def sinc(x, name=None):
+    """sin(pi x) / (pi x), with sinc(0) = 1.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.sinc(dygraph.to_tensor([0.0, 0.5])).numpy().round(4)
+        array([1.    , 0.6366], dtype=float32)
+    """
+    x = float_operand(x, "sinc")
+    t = x * _pymath.pi
+    near = _unary.abs(t) < _SINC_TAYLOR
+    # Near 0 the Taylor polynomial (Horner's rule in t^2) gives the right value and
+    # derivatives; elsewhere sin(t)/t. Each branch is evaluated at a safe point where the
+    # other is taken: 1 for sin(t)/t, 0 for the polynomial (its t^12 overflows float32
+    # beyond |t| = 1600, and a masked inf gradient times 0 is nan).
+    small = _unary.where(near, t, 0.0)
+    t2 = small * small
+    coefficients = _SINC_SERIES if np.finfo(x._data.dtype).eps < 1e-10 else _SINC_SERIES[:7]
+    taylor = t2 * coefficients[-1] + coefficients[-2]
+    for c in reversed(coefficients[:-2]):
+        taylor = taylor * t2 + c
+    safe = _unary.where(near, 1.0, t)
+    return _unary.where(near, taylor, _unary.sin(safe) / safe)
+
+
+def sgn(x, name=None):
+    """The sign of real x (-1, 0, 1); x / |x| for complex x (0 at 0).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.sgn(dygraph.to_tensor([-2.0, 0.0, 3.0])).numpy()
+        array([-1.,  0.,  1.], dtype=float32)
+    """
+    x = as_tensor(x, "sgn")
+    if x._data.dtype.kind != "c":
+        return _unary.sign(x)
+    magnitude = _unary.abs(x)
+    zero = magnitude == 0
+    safe = _unary.where(zero, 1.0, magnitude)
+    return _unary.where(zero, x * 0, x / cast(safe, x._data.dtype))
+
+
+def frac(x, name=None):
+    """The fractional part x - trunc(x) (sign of x kept); integers give 0.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.frac(dygraph.to_tensor([1.25, -2.5])).numpy()
+        array([ 0.25, -0.5 ], dtype=float32)
+    """
+    x = as_tensor(x, "frac")
+    return x - _unary.trunc(x)
+
+
+def deg2rad(x, name=None):
+    """Degrees to radians; integers give the default float.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.deg2rad(dygraph.to_tensor([180])).numpy().round(5)
+        array([3.14159], dtype=float32)
+    """
+    return float_operand(x, "deg2rad") * (_pymath.pi / 180.0)
+
+
+def rad2deg(x, name=None):
+    """Radians to degrees; integers give the default float.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.rad2deg(dygraph.to_tensor([3.141592653589793], dtype='float64')).numpy()
+        array([180.])
+    """
+    return float_operand(x, "rad2deg") * (180.0 / _pymath.pi)
+
+
+def logit(x, eps=None, name=None):
+    """log(x / (1 - x)); with eps, x is first clipped to [eps, 1 - eps] (no gradient
+    outside that range).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.logit(dygraph.to_tensor([0.5, 0.0]), eps=0.1).numpy().round(4)
+        array([ 0.    , -2.1972], dtype=float32)
+    """
+    x = float_operand(x, "logit")
+    if eps is not None and eps > 0:
+        x = _unary.clip(x, eps, 1.0 - eps)
+    return _unary.log(x / (1.0 - x))
+
+
+def stanh(x, scale_a=0.67, scale_b=1.7159, name=None):
+    """The scaled tanh scale_b * tanh(scale_a * x).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.stanh(dygraph.to_tensor([0.0])).numpy()
+        array([0.], dtype=float32)
+    """
+    return _unary.tanh(float_operand(x, "stanh") * scale_a) * scale_b
+
+
+def positive(x, name=None):
+    """x itself (+x); bool tensors are refused, as in Paddle.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.positive(dygraph.to_tensor([-1.0])).numpy()
+        array([-1.], dtype=float32)
+    """
+    x = as_tensor(x, "positive")
+    if x._data.dtype == np.bool_:
+        raise op_error("positive", "does not accept bool tensors (got dtype bool)", TypeError)
+    return x
+
+
+def negative(x, name=None):
+    """-x (the same as `neg`).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.negative(dygraph.to_tensor([1.0, -2.0])).numpy()
+        array([-1.,  2.], dtype=float32)
+    """
+    return _math.neg(x)
+
+
+def true_divide(input, other, name=None):  # noqa: A002 - Paddle's argument name
+    """x / y as floats (the same as `divide`).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.true_divide(dygraph.to_tensor([3]), dygraph.to_tensor([2])).numpy()
+        array([1.5], dtype=float32)
+    """
+    return _math.divide(input, other)
+
+
+def div(x, y, name=None, rounding_mode=None):
+    """x / y; rounding_mode 'trunc' rounds toward zero, 'floor' rounds down (integers stay
+    integers for both).
+
+    Example:
+        >>> import dygraph
+        >>> x, y = dygraph.to_tensor([-7, 7]), dygraph.to_tensor([2, 2])
+        >>> dygraph.div(x, y, rounding_mode='trunc').numpy()
+        array([-3,  3])
+    """
+    if rounding_mode is None:
+        return _math.divide(x, y)
+    if rounding_mode == "floor":
+        x, y = binary_operands(x, y, "div")
+        if x._data.dtype.kind in "iu":
+            return _math.floor_divide(x, y)
+        return _unary.floor(_math.divide(x, y))
+    if rounding_mode == "trunc":
+        x, y = binary_operands(x, y, "div")
+        quotient = _unary.trunc(_math.divide(x, y))
+        return cast(quotient, x._data.dtype) if x._data.dtype.kind in "iu" else quotient
+    raise op_error("div", f"rounding_mode must be None, 'trunc' or 'floor', got "
+                   f"{rounding_mode!r}")
+
+
+def mul(x, y, name=None):
+    """x * y (the same as `multiply`).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.mul(dygraph.to_tensor([2.0]), dygraph.to_tensor([3.0])).numpy()
+        array([6.], dtype=float32)
+    """
+    return _math.multiply(x, y)
+
+
+def sub(x, y, name=None, alpha=1):
+    """x - alpha * y (the same as `subtract` for alpha=1).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.sub(dygraph.to_tensor([1.0]), dygraph.to_tensor([2.0]), alpha=3).numpy()
+        array([-5.], dtype=float32)
+    """
+    if alpha != 1:
+        y = _math.multiply(y, alpha) if isinstance(y, Tensor) else y * alpha
+    return _math.subtract(x, y)
+
+
+# Paddle's in-place forms of these ops (x.hypot_(y), paddle.gcd_(x, y), ...).
+for _name in ("copysign", "hypot", "ldexp", "gcd", "lcm", "sinc", "frac", "logit"):
+    setattr(Tensor, _name + "_", make_inplace(_name + "_", globals()[_name]))

@@ -1,0 +1,1 @@
+"""Normalization ops: batch, layer, group, instance norm and their sums."""

@@ -1,0 +1,529 @@
+"""Normalization ops of dygraph.nn.functional: batch_norm, layer_norm, group_norm,
+instance_norm and local_response_norm.
+
+The first four are one op, Normalize: y = (x - mean) / sqrt(var + eps) * weight + bias, with
+the statistics taken over some axes of x (or fixed, as batch_norm's running statistics in
+eval mode). Its gradient is the closed form
+
+    dx = rstd * (g' - mean(g') - xhat * mean(g' * xhat)),   g' = g * weight
+
+written with `m.`, so the gradient of the gradient comes for free.
+"""
+
+import math
+
+import numpy as np
+
+from dygraph.autograd.function import Op, apply
+from dygraph.autograd.grad_mode import no_grad
+from dygraph.autograd.grad_mode import state as _state
+from dygraph.autograd.whole_call import register_whole_call
+from dygraph.backend import compiled, get_array_module
+from dygraph.backend.workspace import workspace
+from dygraph.framework.errors import op_error
+from dygraph.ops.common import as_tensor, cast
+from dygraph.ops.conv.spatial_args import to_channels_first, to_channels_last
+from dygraph.ops.normalization.sums import axis_dots, axis_sums
+from dygraph.ops.pool.windows import PoolGeometry
+
+__all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "local_response_norm"]
+NONDIFF = set()
+
+# Dtypes whose statistics are sums in BLAS products (norm_sums); float16/bfloat16 keep
+# NumPy's mean, which accumulates in float32.
+_BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+class Normalize(Op):
+    """Standardize x over `axes` of x viewed as `nshape` (None: x's own shape; a -1 in it,
+    never the batch size, so that static programs keep a free batch), then scale and shift
+    by w and b (broadcast as `pshape`). `fixed` = (mean, rstd) arrays replace the batch
+    statistics.
+
+    Example:
+        >>> import dygraph
+        >>> from dygraph.autograd.function import apply
+        >>> x = dygraph.to_tensor([[1.0, 3.0]])
+        >>> apply(Normalize((1,), 0.0, (1, 2), (1, 2)), x).numpy()
+        array([[-1.,  1.]], dtype=float32)
+    """
+
+    attrs = ("axes", "eps", "fixed", "pshape", "template")
+
+    save_inputs = True
+
+    def __init__(self, axes, eps, nshape, pshape, fixed=None):
+        self.axes, self.eps, self.template, self.pshape, self.fixed = (
+            axes, eps, nshape, pshape, fixed)
+
+    def _trailing_rows(self, x):
+        """The size n of the normalized trailing axes when this is a layer norm (statistics
+        and parameters over the same trailing axes, float32/64 data), else 0."""
+        k = len(self.axes)
+        if (self.template is not None or self.fixed is not None or x.dtype not in _BLAS_FLOATS
+                or self.axes != tuple(range(x.ndim - k, x.ndim))
+                or self.pshape[x.ndim - k:] != x.shape[x.ndim - k:]):
+            return 0
+        return math.prod(x.shape[x.ndim - k:])
+
+    def _forward_rows(self, xp, x, w, b, n):
+        """Layer norm on x as [rows, n]: the row sums as one product with a vector (BLAS)
+        and the row sums of squares as one einsum, instead of reductions over short rows
+        and their temporaries (2-3x faster on a Transformer's [512, 128])."""
+        x2 = x.reshape(-1, n)
+        mean = x2 @ xp.full(n, 1.0 / n, x.dtype)
+        # xhat (kept for backward) and y in workspace memory (backend/workspace.py).
+        xhat = xp.subtract(x2, mean[:, None], out=workspace.output(xp, x2.shape, x.dtype))
+        var = xp.einsum("ij,ij->i", xhat, xhat) / n
+        rstd = (1.0 / xp.sqrt(var + self.eps)).astype(x.dtype, copy=False)[:, None]
+        xhat *= rstd
+        self.xhat, self.rstd = xhat, rstd
+        y = workspace.output(xp, x.shape, x.dtype)
+        rows = y.reshape(x2.shape)
+        if w is not None:
+            xp.multiply(xhat, w.reshape(-1), out=rows)
+        else:
+            rows[...] = xhat
+        if b is not None:
+            rows += b.reshape(-1)
+        return y
+
+    def _backward_rows(self, xp, g, w):
+        """dx, dw, db of `_forward_rows` on arrays, with the same row sums."""
+        e, xhat, n = self.edges, self.xhat, self.xhat.shape[1]
+        g2 = g.reshape(-1, n)
+        grads = [None] * len(e)
+        if e[0] is not None:
+            gh = g2
+            if w is not None:
+                gh = xp.multiply(g2, w.reshape(-1), out=workspace.take(xp, g2.shape, g.dtype))
+            mean_g = gh @ xp.full(n, 1.0 / n, g.dtype)
+            mean_gx = xp.einsum("ij,ij->i", gh, xhat) / n
+            out = workspace.output(xp, self.shape, g.dtype)
+            dx = xp.multiply(xhat, mean_gx[:, None], out=out.reshape(g2.shape))
+            dx += mean_g[:, None]
+            xp.subtract(gh, dx, out=dx)
+            dx *= self.rstd
+            if gh is not g2:
+                workspace.give(gh)
+            grads[0] = out
+        if w is not None and e[1] is not None:
+            grads[1] = xp.einsum("ij,ij->j", g2, xhat).reshape(w.shape)
+        if len(e) > 2 and e[2] is not None:
+            grads[2] = (xp.ones(len(g2), g.dtype) @ g2).reshape(self.inputs[2]._data.shape)
+        return tuple(grads)
+
+    def forward(self, xp, x, w=None, b=None):
+        self.shape = x.shape
+        self.rows = self._trailing_rows(x)
+        if self.rows:
+            self.nshape = x.shape
+            return self._forward_rows(xp, x, w, b, self.rows)
+        xs = x if self.template is None else x.reshape(self.template)
+        self.nshape = xs.shape  # this run's (resolves a -1)
+        self.stats = None
+        kernel = self._compiled(xp, x)
+        if kernel is not None:
+            return self._forward_compiled(kernel, x, w, b)
+        if self.fixed is None:
+            blas_floats = x.dtype in _BLAS_FLOATS
+            if blas_floats:
+                # Channel sums as products with ones (norm_sums): several times faster
+                # than NumPy's reductions over (0, 2, 3).
+                n = float(self.count)
+                mean = axis_sums(xp, xs, self.axes) / n
+                xhat = xp.subtract(xs, mean, out=workspace.output(xp, xs.shape, xs.dtype))
+                var = axis_dots(xp, xhat, xhat, self.axes) / n
+            else:  # float16/bfloat16: NumPy's mean keeps float32 sums
+                mean = xs.mean(axis=self.axes, keepdims=True)
+                xhat = xs - mean
+                var = xp.mean(xhat * xhat, axis=self.axes, keepdims=True)
+            rstd = (1.0 / xp.sqrt(var + self.eps)).astype(x.dtype, copy=False)
+            self.batch_mean, self.batch_var = mean, var
+            if blas_floats and self._per_channel():
+                return self._scale_centered(xp, xhat, rstd, w, b)
+            xhat *= rstd
+        else:
+            mean, rstd = self.fixed
+            xhat = (xs - mean) * rstd
+        self.xhat, self.rstd, self.centered = xhat, rstd, None
+        y = xhat.reshape(x.shape)
+        y = y * w.reshape(self.pshape) if w is not None else y.copy()
+        if b is not None:
+            y += b.reshape(self.pshape)
+        return y
+
+    def _compiled(self, xp, x):
+        """The compiled batch norm (dygraph.kernels.numba.batch_norm) when it takes this op: batch
+        statistics over every axis but the channels' (axis 1), per-channel parameters."""
+        if self.fixed is not None or self.template is not None or not self._per_channel():
+            return None
+        kernel = compiled.kernels("batch_norm", xp, x)
+        return kernel if kernel is not None and kernel.fits(x, self.axes) else None
+
+    def _forward_compiled(self, kernel, x, w, b):
+        """Batch norm in two passes over x; backward reads x and the float64 statistics
+        (neither xhat nor x - mean is kept)."""
+        y, mean, var = kernel.forward(x, None if w is None else w.reshape(-1),
+                                      None if b is None else b.reshape(-1), self.eps)
+        rstd = 1.0 / np.sqrt(var + self.eps)
+        self.stats = (mean, rstd)
+        self.xhat = self.centered = None
+        self.rstd = rstd.astype(x.dtype).reshape(self.pshape)
+        self.batch_mean = mean.astype(x.dtype).reshape(self.pshape)
+        self.batch_var = var.astype(x.dtype).reshape(self.pshape)
+        return y
+
+    def _backward_compiled(self, kernel, m, g, w):
+        """dx, dw, db from the compiled kernel's two passes over g and x."""
+        e = self.edges
+        mean, rstd = self.stats
+        dx, sum_g, sum_gx = kernel.backward(g, self.x(0, m), mean, rstd,
+                                            None if w is None else w.reshape(-1),
+                                            e[0] is not None)
+        grads = [dx] + [None] * (len(e) - 1)
+        if w is not None and e[1] is not None:
+            grads[1] = sum_gx.astype(g.dtype).reshape(w.shape)
+        if len(e) > 2 and e[2] is not None:
+            grads[2] = sum_g.astype(g.dtype).reshape(self.inputs[2]._data.shape)
+        return tuple(grads)
+
+    def _scale_centered(self, xp, centered, rstd, w, b):
+        """y = (x - mean) * (rstd * w) + b with per-channel factors: xhat is never formed
+        (a pass fewer over x); backward reads x - mean and folds rstd into its own
+        per-channel factors."""
+        self.xhat, self.rstd, self.centered = None, rstd, centered
+        scale = rstd if w is None else rstd * w.reshape(self.pshape)
+        y = xp.multiply(centered, scale, out=workspace.output(xp, self.shape, centered.dtype))
+        if b is not None:
+            y += b.reshape(self.pshape)
+        return y
+
+    def _recompute(self, m):
+        """xhat and rstd as functions of x, so that create_graph differentiates through them."""
+        xs = m.reshape(self.x(0, m), self.nshape)
+        if self.fixed is not None:
+            mean, rstd = self.fixed
+            return (xs - mean) * rstd, rstd
+        n = float(self.count)
+        xc = xs - m.sum(xs, axis=self.axes, keepdims=True) / n
+        rstd = 1.0 / m.sqrt(m.sum(xc * xc, axis=self.axes, keepdims=True) / n + self.eps)
+        return xc * rstd, rstd
+
+    @property
+    def count(self):
+        return math.prod(self.nshape[a] for a in self.axes)
+
+    def _per_channel(self):
+        """True when weight and bias are constant over the normalized axes (batch and
+        instance norm): then the sums the gradient needs are shared between dx, dw and db."""
+        return self.nshape == self.shape and all(self.pshape[a] == 1 for a in self.axes)
+
+    def _backward_per_channel(self, g, w):
+        """Plain-backward form of the gradient with the weight taken out of the sums:
+        7 passes over x instead of 11 (the general formula stays for create_graph)."""
+        e, n = self.edges, float(self.count)
+        xp = get_array_module(g)
+        # xhat = base * fold: the forward kept either xhat or x - mean (and rstd).
+        base, fold = (self.xhat, 1.0) if self.centered is None else (self.centered, self.rstd)
+        if g.dtype in _BLAS_FLOATS and g.shape == base.shape:
+            sum_g = axis_sums(xp, g, self.axes)
+            # sum(g * base) as sum((g - mean(g)) * base): equal for base = x - mean, which
+            # sums to 0, and for base = x minus the mean rounded to x's dtype (what the
+            # forward has) still sum(g * (x - mean)), where sum(g * base) is off by the
+            # rounding times sum(g): a float32 weight gradient then errs far more than its
+            # sum does.
+            centered_g = xp.subtract(g, sum_g / n, out=workspace.take(xp, g.shape, g.dtype))
+            sum_gx = axis_dots(xp, centered_g, base, self.axes) * fold
+            workspace.give(centered_g)
+        else:
+            sum_g = g.sum(axis=self.axes, keepdims=True)
+            sum_gx = (g * base).sum(axis=self.axes, keepdims=True) * fold
+        grads = [None] * len(e)
+        if e[0] is not None:
+            scale = self.rstd if w is None else self.rstd * w.reshape(self.pshape)
+            dx = xp.multiply(base, sum_gx * (fold / n),
+                             out=workspace.output(xp, base.shape, base.dtype))
+            dx -= g
+            dx += sum_g / n
+            dx *= -scale
+            grads[0] = dx
+        rest = tuple(i for i, s in enumerate(self.pshape) if s == 1 and i not in self.axes)
+        if w is not None and e[1] is not None:
+            grads[1] = sum_gx.sum(axis=rest).reshape(w.shape)
+        if len(e) > 2 and e[2] is not None:
+            grads[2] = sum_g.sum(axis=rest).reshape(self.inputs[2]._data.shape)
+        return tuple(grads)
+
+    def backward(self, m, g):
+        e = self.edges
+        w = self.x(1, m) if len(e) > 1 and self.inputs[1] is not None else None
+        if not m.tensor_mode and self.rows:
+            return self._backward_rows(m.xp, g, w)
+        if not m.tensor_mode and self.fixed is None and self._per_channel():
+            if self.stats is not None:
+                kernel = compiled.kernels("batch_norm", m.xp, g, m.data(self.x(0, m)))
+                if kernel is not None:
+                    return self._backward_compiled(kernel, m, g, w)
+                # The kernels turned off since the forward: the NumPy path's x - mean.
+                self.centered = m.data(self.x(0, m)) - self.batch_mean
+            return self._backward_per_channel(g, w)
+        xhat, rstd = self._recompute(m) if m.tensor_mode else (self.xhat, self.rstd)
+        grads = [None] * len(e)
+        if e[0] is not None:
+            gh = m.reshape(g * m.reshape(w, self.pshape) if w is not None else g, self.nshape)
+            if self.fixed is not None:
+                grads[0] = m.reshape(gh * rstd, self.shape)
+            else:
+                n = float(self.count)
+                mg = m.sum(gh, axis=self.axes, keepdims=True) / n
+                mgx = m.sum(gh * xhat, axis=self.axes, keepdims=True) / n
+                grads[0] = m.reshape((gh - mg - xhat * mgx) * rstd, self.shape)
+        param_axes = tuple(i for i, s in enumerate(self.pshape) if s == 1)
+        if w is not None and e[1] is not None:
+            prod = g * m.reshape(xhat, self.shape)
+            grads[1] = m.reshape(m.sum(prod, axis=param_axes), m.data(w).shape)
+        if len(e) > 2 and e[2] is not None:
+            # (inputs[2] is the bias Tensor, or in a static program its Slot)
+            grads[2] = m.reshape(m.sum(g, axis=param_axes), self.inputs[2]._data.shape)
+        return tuple(grads)
+
+
+def _params(x, weight, bias, size, op):
+    """weight/bias as tensors of x's dtype with `size` values; a missing weight with a bias
+    becomes an op input slot filled by None."""
+    out = []
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is None:
+            out.append(None)
+            continue
+        p = as_tensor(p, op)
+        if p._data.size != size:
+            raise op_error(op, f"{name} must have {size} values, got shape {p.shape}")
+        if p._data.dtype != x._data.dtype:
+            p = cast(p, x._data.dtype)
+        out.append(p)
+    return out
+
+
+def _normalize(x, w, b, op_obj):
+    if w is None and b is None:
+        return apply(op_obj, x)
+    if w is None:
+        # The op reads inputs by position: a bias alone rides with a weight of ones.
+        from dygraph.ops.creation.constructors import ones_like
+
+        w = ones_like(b)
+    return apply(op_obj, x, w) if b is None else apply(op_obj, x, w, b)
+
+
+def _float_input(x, op, min_ndim):
+    x = as_tensor(x, op)
+    if x._data.dtype.kind != "f":
+        raise op_error(op, f"x must be a float tensor, got {x._data.dtype}", TypeError)
+    if x._data.ndim < min_ndim:
+        raise op_error(op, f"x must have at least {min_ndim} dims, got shape {x.shape}")
+    return x
+
+
+def _in_program(x):
+    from dygraph.static.program import Variable
+
+    return isinstance(x, Variable)
+
+
+_BN_FORMATS = {"NC": 1, "NCL": 1, "NCHW": 1, "NCDHW": 1, "NLC": -1, "NHWC": -1, "NDHWC": -1}
+
+
+def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.9, epsilon=1e-05, data_format="NCHW", use_global_stats=None,
+               name=None):
+    """Normalize each channel over the batch (and spatial dims).
+
+    With batch statistics (training, or use_global_stats=False) the running statistics are
+    updated in place: running = momentum * running + (1 - momentum) * batch (biased batch
+    variance). Otherwise the running statistics normalize.
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> x = dygraph.to_tensor([[1.0, 2.0], [3.0, 6.0]])
+        >>> mean, var = dygraph.zeros([2]), dygraph.ones([2])
+        >>> F.batch_norm(x, mean, var, training=True).numpy().round(3)
+        array([[-1., -1.],
+               [ 1.,  1.]], dtype=float32)
+        >>> mean.numpy()
+        array([0.2, 0.4], dtype=float32)
+    """
+    op = "batch_norm"
+    program = _state.static_program
+    if program is not None and program.live_tensors is not None:
+        # jit.to_static: one op that runs batch norm on each call's arrays, so the running
+        # statistics are read (and, training, updated) at run time, for any batch size.
+        from dygraph.static.eager_call import capture_call
+
+        captured = capture_call(batch_norm, (x, running_mean, running_var, weight, bias),
+                                {"training": training, "momentum": momentum,
+                                 "epsilon": epsilon, "data_format": data_format,
+                                 "use_global_stats": use_global_stats})
+        if captured is not NotImplemented:
+            return captured
+    x = _float_input(x, op, 2)
+    if data_format not in _BN_FORMATS:
+        raise op_error(op, f"data_format must be one of {sorted(_BN_FORMATS)}, got "
+                       f"{data_format!r}")
+    nd = x._data.ndim
+    axis = 1 if _BN_FORMATS[data_format] == 1 or nd == 2 else nd - 1
+    c = x._data.shape[axis]
+    running_mean, running_var = as_tensor(running_mean, op), as_tensor(running_var, op)
+    for name_, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t._data.size != c:
+            raise op_error(op, f"{name_} must have {c} values (the channels of x with shape "
+                           f"{x.shape}), got shape {t.shape}")
+    w, b = _params(x, weight, bias, c, op)
+    pshape = tuple(c if i == axis else 1 for i in range(nd))
+    axes = tuple(i for i in range(nd) if i != axis)
+    use_global = (not training) if use_global_stats is None else use_global_stats
+    if _in_program(x):  # the running statistics are program values: see norm_running
+        from dygraph.ops.normalization.running import running_batch_norm
+
+        return running_batch_norm(x, running_mean, running_var, w, b, axes, epsilon, pshape,
+                                  momentum, not use_global)
+    if use_global:
+        dtype = x._data.dtype
+        mean = running_mean._data.reshape(pshape).astype(dtype)
+        rstd = (1.0 / (running_var._data.reshape(pshape).astype(dtype) + epsilon) ** 0.5)
+        return _normalize(x, w, b, Normalize(axes, epsilon, None, pshape,
+                                             (mean, rstd.astype(dtype))))
+    norm = Normalize(axes, epsilon, None, pshape)
+    y = _normalize(x, w, b, norm)
+    with no_grad():
+        for t, batch in ((running_mean, norm.batch_mean), (running_var, norm.batch_var)):
+            data = t._data
+            data *= momentum
+            data += ((1.0 - momentum) * batch.reshape(data.shape)).astype(data.dtype)
+            t._version[0] += 1
+    return y
+
+
+register_whole_call(batch_norm)  # static capture records it whole; saved programs call it
+
+
+def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):
+    """Normalize over the trailing dims given by normalized_shape.
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> F.layer_norm(dygraph.to_tensor([[1.0, 3.0]]), 2).numpy().round(3)
+        array([[-1.,  1.]], dtype=float32)
+    """
+    op = "layer_norm"
+    x = _float_input(x, op, 1)
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    nd, k = x._data.ndim, len(shape)
+    if k == 0 or k > nd or list(x._data.shape[nd - k:]) != [int(s) for s in shape]:
+        raise op_error(op, f"normalized_shape {shape} must match the trailing dims of x "
+                       f"(shape {x.shape})")
+    w, b = _params(x, weight, bias, math.prod(shape), op)
+    pshape = (1,) * (nd - k) + tuple(int(s) for s in shape)
+    axes = tuple(range(nd - k, nd))
+    return _normalize(x, w, b, Normalize(axes, epsilon, None, pshape))
+
+
+def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format="NCHW",
+               name=None):
+    """Normalize over groups of channels (and the spatial dims) of each sample.
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> F.group_norm(dygraph.to_tensor([[1.0, 3.0, 5.0, 7.0]]), 2).numpy().round(3)
+        array([[-1.,  1., -1.,  1.]], dtype=float32)
+    """
+    op = "group_norm"
+    x = _float_input(x, op, 2)
+    last = data_format in ("NLC", "NHWC", "NDHWC")
+    if not last and data_format not in ("NC", "NCL", "NCHW", "NCDHW"):
+        raise op_error(op, f"data_format {data_format!r} is not a channels-first or "
+                       "channels-last layout")
+    d = x._data.ndim - 2
+    if last and d > 0:
+        x = to_channels_first(x, d)
+    c = x._data.shape[1]
+    groups = int(num_groups)
+    if groups < 1 or c % groups:
+        raise op_error(op, f"num_groups={groups} must divide the channels ({c})")
+    w, b = _params(x, weight, bias, c, op)
+    pshape = (1, c) + (1,) * d
+    per_group = (c // groups) * math.prod(x._data.shape[2:])
+    y = _normalize(x, w, b, Normalize((2,), epsilon, (-1, groups, per_group), pshape))
+    return to_channels_last(y, d) if last and d > 0 else y
+
+
+def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.9, eps=1e-05, data_format="NCHW",
+                  name=None):
+    """Normalize each channel of each sample over its spatial dims.
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> F.instance_norm(dygraph.to_tensor([[[1.0, 3.0]]])).numpy().round(3)
+        array([[[-1.,  1.]]], dtype=float32)
+    """
+    op = "instance_norm"
+    x = _float_input(x, op, 3)
+    if data_format not in ("NC", "NCL", "NCHW", "NCDHW"):
+        raise op_error(op, f"data_format must be channels-first, got {data_format!r}")
+    nd = x._data.ndim
+    c = x._data.shape[1]
+    w, b = _params(x, weight, bias, c, op)
+    pshape = (1, c) + (1,) * (nd - 2)
+    axes = tuple(range(2, nd))
+    fixed = None
+    if not use_input_stats:
+        if running_mean is None or running_var is None:
+            raise op_error(op, "use_input_stats=False needs running_mean and running_var")
+        dtype = x._data.dtype
+        rv = as_tensor(running_var, op)._data.reshape(pshape).astype(dtype)
+        fixed = (as_tensor(running_mean, op)._data.reshape(pshape).astype(dtype),
+                 (1.0 / (rv + eps) ** 0.5).astype(dtype))
+    return _normalize(x, w, b, Normalize(axes, eps, None, pshape, fixed))
+
+
+def local_response_norm(x, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW",
+                        name=None):
+    """x / (k + alpha * sum of x**2 over `size` neighbouring channels / size) ** beta.
+
+    Example:
+        >>> import dygraph
+        >>> import dygraph.nn.functional as F
+        >>> y = F.local_response_norm(dygraph.ones([1, 3, 1, 1]), 3, alpha=3.0, beta=1.0)
+        >>> y.numpy().ravel()
+        array([0.33333334, 0.25      , 0.33333334], dtype=float32)
+    """
+    from dygraph.ops.pool.pooling import AvgPool
+
+    op = "local_response_norm"
+    x = _float_input(x, op, 3)
+    last = data_format in ("NLC", "NHWC", "NDHWC")
+    if not last and data_format not in ("NCL", "NCHW", "NCDHW"):
+        raise op_error(op, f"data_format {data_format!r} is not a channels-first or "
+                       "channels-last layout")
+    size = int(size)
+    if size < 1:
+        raise op_error(op, f"size must be positive, got {size}")
+    d = x._data.ndim - 2
+    if last:
+        x = to_channels_first(x, d)
+    n, c = x._data.shape[:2]
+    rest = math.prod(x._data.shape[2:])
+    # The window sum over channels is an average pool over the channel axis of (N, 1, C, rest)
+    # with a fixed divisor of `size`; the window sits size // 2 channels before.
+    geo = PoolGeometry.regular((c, rest), (size, 1), (1, 1), ((size // 2, (size - 1) // 2),
+                                                               (0, 0)), False)
+    sq = (x * x).reshape([n, 1, c, rest])
+    mean_sq = apply(AvgPool(geo, np.asarray(float(size))), sq).reshape(list(x._data.shape))
+    y = x / (mean_sq * alpha + k) ** beta
+    return to_channels_last(y, d) if last else y

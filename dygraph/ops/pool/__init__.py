@@ -1,0 +1,1 @@
+"""Pooling ops and the window loops behind them."""

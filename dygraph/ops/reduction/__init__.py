@@ -1,0 +1,1 @@
+"""Reductions, statistics and scans over axes."""

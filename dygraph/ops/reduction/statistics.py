@@ -1,0 +1,338 @@
+"""Statistics over axes: var, std, logsumexp, norm, median, quantile (exported by the
+reduction family).
+
+Integer inputs give default-float results. median and quantile pick elements of the sorted
+input, so they are gathers (ops/search/sorting.py) and their gradient goes to the picked elements.
+"""
+
+import math
+
+import numpy as np
+
+from dygraph.autograd.function import Op, apply
+from dygraph.autograd.whole_call import captured_whole
+from dygraph.framework.errors import op_error
+from dygraph.ops.common import float_operand, norm_axes
+from dygraph.ops.manipulation.shape import transpose
+from dygraph.ops.reduction.axes import constant, keep_shape, reduced_count, unreduce
+from dygraph.ops.search.sorting import gather_along, stable_argsort
+from dygraph.tensor.tensor import Tensor
+
+__all__ = ["var", "std", "logsumexp", "norm", "median", "quantile"]
+
+
+def _xp(array):
+    from dygraph.backend import get_array_module
+
+    return get_array_module(array)
+
+
+class _AxesOp(Op):
+    attrs = ("axes", "keepdim")
+
+    def __init__(self, axes, keepdim):
+        self.axes, self.keepdim = axes, keepdim
+
+    def _back(self, m, t):
+        """A reduced value (output or gradient) shaped to broadcast against the input."""
+        return unreduce(m, t, self.in_shape, self.axes, self.keepdim)
+
+
+class Var(_AxesOp):
+    attrs = ("ddof",)
+
+    save_inputs = True
+
+    def __init__(self, axes, keepdim, ddof):
+        super().__init__(axes, keepdim)
+        self.ddof = ddof
+
+    def forward(self, xp, x):
+        self.in_shape = x.shape
+        out = xp.var(x, axis=self.axes, ddof=self.ddof, keepdims=self.keepdim)
+        return xp.asarray(out, dtype=x.dtype)
+
+    def _centered(self, m):
+        x = self.x(0, m)
+        n = reduced_count(self.in_shape, self.axes)
+        return x - m.sum(x, axis=self.axes, keepdims=True) / float(n), n - self.ddof
+
+    def backward(self, m, g):
+        centered, dof = self._centered(m)
+        return (self._back(m, g) * centered * (2.0 / dof),)
+
+
+class Std(Var):
+    save_output = True
+
+    def forward(self, xp, x):
+        return xp.sqrt(super().forward(xp, x))
+
+    def backward(self, m, g):
+        centered, dof = self._centered(m)
+        return (self._back(m, g) * centered / (self._back(m, self.y(m)) * float(dof)),)
+
+
+class LogSumExp(_AxesOp):
+    save_inputs = True
+    save_output = True
+
+    def forward(self, xp, x):
+        self.in_shape = x.shape
+        shift = xp.max(x, axis=self.axes, keepdims=True)
+        # Shifting by the maximum avoids overflow; an infinite maximum is not shifted.
+        shift = xp.where(xp.isfinite(shift), shift, 0)
+        out = xp.log(xp.sum(xp.exp(x - shift), axis=self.axes, keepdims=True)) + shift
+        return out if self.keepdim else out.reshape(_reduced_shape(x.shape, self.axes))
+
+    def backward(self, m, g):
+        return (self._back(m, g) * m.exp(self.x(0, m) - self._back(m, self.y(m))),)
+
+
+def _reduced_shape(shape, axes):
+    if axes is None:
+        return ()
+    return tuple(n for d, n in enumerate(shape) if d not in axes)
+
+
+class PNorm(_AxesOp):
+    attrs = ("p",)
+
+    save_inputs = True
+    save_output = True
+
+    def __init__(self, p, axes, keepdim):
+        super().__init__(axes, keepdim)
+        self.p = p
+
+    def forward(self, xp, x):
+        self.in_shape = x.shape
+        p, kw = self.p, {"axis": self.axes, "keepdims": self.keepdim}
+        if p == 2:
+            out = xp.sqrt(xp.sum(x * x, **kw))
+        elif p == 0:
+            out = xp.sum(x != 0, **kw)
+        elif math.isinf(p):
+            out = (xp.max if p > 0 else xp.min)(xp.abs(x), **kw)
+        elif p == 1:
+            out = xp.sum(xp.abs(x), **kw)
+        else:
+            out = xp.sum(xp.abs(x) ** p, **kw) ** (1.0 / p)
+        return xp.asarray(out, dtype=x.dtype)
+
+    def backward(self, m, g):
+        x, p = self.x(0, m), self.p
+        g = self._back(m, g)
+        if p == 0:
+            return (m.zeros_like(x),)  # a count: constant almost everywhere
+        if p == 1:
+            return (g * m.sign(x),)
+        xa = m.data(x)
+        if math.isinf(p):
+            # Like max/min: every element at the extreme |x| gets the full gradient.
+            y = m.data(self.y(m))
+            if not self.keepdim:
+                y = y.reshape(keep_shape(self.in_shape, self.axes))
+            weight = (abs(xa) == y) * _xp(xa).sign(xa)
+            return (g * constant(m, weight.astype(xa.dtype, copy=False)),)
+        y = self._back(m, self.y(m))
+        zero_norm = m.data(y) == 0
+        if zero_norm.any():  # an all-zero group: take 0 as the (sub)gradient
+            y = m.where(constant(m, zero_norm), m.ones_like(y), y)
+        if p == 2:
+            return (g * x / y,)
+        ax = m.abs(x)
+        if p < 1 and (xa == 0).any():  # |0| ** (p - 1) is infinite; sign(0) makes it 0
+            ax = m.where(constant(m, xa == 0), m.ones_like(x), ax)
+        return (g * m.sign(x) * m.power(ax / y, p - 1.0),)
+
+
+def var(x, axis=None, unbiased=True, keepdim=False, name=None):
+    """Variance over `axis`; unbiased divides by n - 1.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.var(dygraph.to_tensor([1.0, 2.0, 3.0, 4.0])).numpy()
+        array(1.6666666, dtype=float32)
+    """
+    x = float_operand(x, "var")
+    return apply(Var(norm_axes(axis, x._data.ndim, "var"), keepdim, int(bool(unbiased))), x)
+
+
+def std(x, axis=None, unbiased=True, keepdim=False, name=None):
+    """Standard deviation over `axis`; unbiased divides by n - 1.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.std(dygraph.to_tensor([1.0, 3.0]), unbiased=False).numpy()
+        array(1., dtype=float32)
+    """
+    x = float_operand(x, "std")
+    return apply(Std(norm_axes(axis, x._data.ndim, "std"), keepdim, int(bool(unbiased))), x)
+
+
+def logsumexp(x, axis=None, keepdim=False, name=None):
+    """log(sum(exp(x))) over `axis`, computed without overflow.
+
+    Example:
+        >>> import dygraph
+        >>> round(float(dygraph.logsumexp(dygraph.to_tensor([1000.0, 1000.0]))), 2)
+        1000.69
+    """
+    x = float_operand(x, "logsumexp")
+    return apply(LogSumExp(norm_axes(axis, x._data.ndim, "logsumexp"), keepdim), x)
+
+
+def _axis_list(axis):
+    if isinstance(axis, Tensor):
+        axis = axis.tolist()
+    return axis
+
+
+def norm(x, p="fro", axis=None, keepdim=False, name=None):
+    """Vector p-norm over `axis` (None: all elements): p = 'fro', 0, 1, 2, inf, -inf or any
+    positive number. With two axes it is the norm of the flattened matrix (Paddle 2.x).
+
+    Example:
+        >>> import dygraph
+        >>> from dygraph.ops.reduction.statistics import norm
+        >>> norm(dygraph.to_tensor([[3.0, 4.0], [0.0, 0.0]]), p=2, axis=1).numpy()
+        array([5., 0.], dtype=float32)
+    """
+    x = float_operand(x, "norm")
+    axis = _axis_list(axis)
+    if isinstance(axis, (list, tuple)) and len(axis) > 2:
+        raise op_error("norm", f"axis must be an int or a list of one or two ints, got {axis}")
+    if isinstance(p, str):
+        if p != "fro":
+            raise op_error("norm", f"p={p!r} is not supported; expected 'fro', 0, 1, 2, inf, "
+                           "-inf or a positive number (the nuclear norm is linalg.norm's)")
+        porder = 2.0
+    else:
+        porder = float(p)
+        if porder < 0 and porder != -math.inf or math.isnan(porder):
+            raise op_error("norm", f"p={p!r} is not supported; expected 'fro', 0, 1, 2, inf, "
+                           "-inf or a positive number")
+    return apply(PNorm(porder, norm_axes(axis, x._data.ndim, "norm"), keepdim), x)
+
+
+def _line(x, axis, op):
+    """(x with the reduced elements along one axis, that axis, the reduced axes)."""
+    ndim = x._data.ndim
+    axes = norm_axes(_axis_list(axis), ndim, op)
+    if axes is None or ndim == 0:
+        return x.reshape([-1]), 0, None
+    if len(axes) == 1:
+        return x, axes[0], axes
+    kept = [d for d in range(ndim) if d not in axes]
+    moved = transpose(x, kept + list(axes))
+    return moved.reshape([x._data.shape[d] for d in kept] + [-1]), len(kept), axes
+
+
+def quantile_bounds(xp, pos, interpolation, op):
+    """(lo, hi, frac) for fractional sorted positions `pos`: the lower and upper positions
+    (floats) and the weight of the upper one, as `interpolation` asks."""
+    lo, hi = xp.floor(pos), xp.ceil(pos)
+    frac = pos - lo
+    if interpolation == "lower":
+        hi, frac = lo, frac * 0
+    elif interpolation == "higher":
+        lo, frac = hi, frac * 0
+    elif interpolation == "nearest":
+        # Paddle rounds half away from zero, where NumPy would round half to even.
+        lo = hi = xp.floor(pos + 0.5)
+        frac = frac * 0
+    elif interpolation == "midpoint":
+        frac = xp.where(lo == hi, 0.0, 0.5)
+    elif interpolation != "linear":
+        raise op_error(op, f"interpolation must be one of 'linear', 'lower', 'higher', "
+                       f"'nearest', 'midpoint', got {interpolation!r}")
+    return lo, hi, frac
+
+
+def _positions(qs, n, interpolation, op):
+    """Lower and upper sorted positions of each quantile and the weight of the upper one."""
+    pos = np.asarray(qs, dtype=np.float64) * (n - 1)
+    lo, hi, frac = quantile_bounds(np, pos, interpolation, op)
+    return lo.astype(np.int64), hi.astype(np.int64), frac
+
+
+# With more positions to place than this, one full sort is cheaper than partitioning.
+_MAX_KTH = 16
+
+
+def _order_statistic(x, qs, axis, keepdim, interpolation, op):
+    """The quantiles `qs` of x over `axis`, shaped [len(qs)] + reduced shape."""
+    x = float_operand(x, op)
+    in_shape = x._data.shape
+    t, ax, axes = _line(x, axis, op)
+    data = t._data
+    n = data.shape[ax]
+    if n == 0:
+        raise op_error(op, f"cannot take {op} over an axis of length 0 (input shape "
+                       f"{list(in_shape)})")
+    xp = _xp(data)
+    lo, hi, frac = _positions(qs, n, interpolation, op)
+    kth = sorted(set(lo.tolist()) | set(hi.tolist()) | {n - 1})
+    # Partitioning places just the wanted positions, in linear time; position n - 1 is
+    # included so that a NaN (sorted last) is found there.
+    order = (xp.argpartition(data, kth, axis=ax) if len(kth) <= _MAX_KTH
+             else stable_argsort(xp, data, ax))
+    has_nan = xp.isnan(data).any(axis=ax, keepdims=True)
+    # NaN sorts last: a line holding NaN picks its last element, so its result is NaN.
+    last = xp.full(has_nan.shape, n - 1, dtype=order.dtype)
+
+    def pick(positions):
+        idx = xp.take(order, xp.asarray(positions), axis=ax)
+        return xp.where(has_nan, xp.take_along_axis(order, last, ax), idx)
+
+    out = gather_along(t, pick(lo), ax)
+    if frac.any():
+        shape = [1] * data.ndim
+        shape[ax] = len(qs)
+        weight = xp.asarray(frac.reshape(shape), dtype=data.dtype)
+        out = out + (gather_along(t, pick(hi), ax) - out) * weight
+    target = list(keep_shape(in_shape, axes) if keepdim else _reduced_shape(in_shape, axes))
+    if len(qs) > 1:
+        out = transpose(out, [ax] + [d for d in range(data.ndim) if d != ax])
+    return out.reshape([len(qs)] + target)
+
+
+@captured_whole
+def median(x, axis=None, keepdim=False, name=None):
+    """Median over `axis` (None: all elements); an even count averages the two middle
+    values. Integer inputs give float32 (float64 stays float64); NaN gives NaN.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.median(dygraph.to_tensor([[1, 4, 2, 8], [3, 5, 7, 6]]), axis=1).numpy()
+        array([3. , 5.5], dtype=float32)
+    """
+    if isinstance(axis, (list, tuple)):
+        raise op_error("median", f"axis must be an int or None, got {axis}", TypeError)
+    out = _order_statistic(x, [0.5], axis, keepdim, "linear", "median")
+    return out.reshape(out.shape[1:])
+
+
+@captured_whole
+def quantile(x, q, axis=None, keepdim=False, interpolation="linear", name=None):
+    """The q-th quantile(s) over `axis` (int, list or None for all), interpolating between
+    sorted elements. A list of q puts one result per q along a new first dimension.
+
+    Example:
+        >>> import dygraph
+        >>> x = dygraph.to_tensor([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]])
+        >>> dygraph.quantile(x, q=0.5, axis=0).numpy()
+        array([2., 3.], dtype=float32)
+    """
+    if isinstance(q, Tensor):
+        q = q.tolist()
+    scalar = not isinstance(q, (list, tuple))
+    qs = [q] if scalar else list(q)
+    if not qs:
+        raise op_error("quantile", "q must not be an empty list")
+    for value in qs:
+        if not 0 <= float(value) <= 1:
+            raise op_error("quantile", f"q must be in the range [0, 1], got {value}")
+    out = _order_statistic(x, [float(v) for v in qs], axis, keepdim, interpolation, "quantile")
+    return out.reshape(out.shape[1:]) if scalar else out

@@ -1,0 +1,1 @@
+"""Whole-sequence recurrent ops (SimpleRNN, LSTM, GRU) and their fused gates."""

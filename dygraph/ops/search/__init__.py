@@ -1,0 +1,1 @@
+"""Sorting, searching, order statistics and membership."""

@@ -1,0 +1,1 @@
+"""Elementwise unary math: exp/log, trigonometry, rounding, erf, special functions."""
