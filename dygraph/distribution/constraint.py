@@ -33,7 +33,14 @@ class Constraint:
 
 
 class Real(Constraint):
-    """The real line (every value but nan)."""
+    """The real line (every value but nan).
+
+    Example:
+        >>> import dygraph
+        >>> from dygraph.distribution.constraint import real
+        >>> real(dygraph.to_tensor([1.0, float('nan')])).numpy()
+        array([ True, False])
+    """
 
     def __call__(self, value):
         return value == value
@@ -59,14 +66,28 @@ class Range(Constraint):
 
 
 class Positive(Constraint):
-    """The non-negative half line."""
+    """The non-negative half line.
+
+    Example:
+        >>> import dygraph
+        >>> from dygraph.distribution.constraint import positive
+        >>> positive(dygraph.to_tensor([0.0, -1.0])).numpy()
+        array([ True, False])
+    """
 
     def __call__(self, value):
         return value >= 0.0
 
 
 class Simplex(Constraint):
-    """Vectors (along the last axis) of non-negative entries summing to 1."""
+    """Vectors (along the last axis) of non-negative entries summing to 1.
+
+    Example:
+        >>> import dygraph
+        >>> from dygraph.distribution.constraint import simplex
+        >>> simplex(dygraph.to_tensor([[0.5, 0.5], [0.5, 0.6]])).numpy()
+        array([ True, False])
+    """
 
     def __call__(self, value):
         return dygraph.logical_and(dygraph.all(value >= 0, axis=-1),

@@ -47,21 +47,41 @@ class Variable:
 
 
 class Real(Variable):
-    """A real variable."""
+    """A real variable.
+
+    Example:
+        >>> from dygraph.distribution.variable import Real
+        >>> Real(1).event_rank, Real().is_discrete
+        (1, False)
+    """
 
     def __init__(self, event_rank=0):
         super().__init__(False, event_rank, _constraint.real)
 
 
 class Positive(Variable):
-    """A non-negative variable."""
+    """A non-negative variable.
+
+    Example:
+        >>> import dygraph
+        >>> from dygraph.distribution.variable import positive
+        >>> positive.constraint(dygraph.to_tensor([-1.0, 1.0])).numpy()
+        array([False,  True])
+    """
 
     def __init__(self, event_rank=0):
         super().__init__(False, event_rank, _constraint.positive)
 
 
 class Independent(Variable):
-    """`base` with its `reinterpreted_batch_rank` rightmost batch axes made event axes."""
+    """`base` with its `reinterpreted_batch_rank` rightmost batch axes made event axes.
+
+    Example:
+        >>> import dygraph
+        >>> from dygraph.distribution.variable import Independent, positive
+        >>> Independent(positive, 1).constraint(dygraph.to_tensor([[1.0, -1.0]])).numpy()
+        array([False])
+    """
 
     def __init__(self, base, reinterpreted_batch_rank):
         self._base = base
@@ -78,7 +98,14 @@ class Independent(Variable):
 
 
 class Stack(Variable):
-    """Variables stacked along `axis`."""
+    """Variables stacked along `axis`.
+
+    Example:
+        >>> import dygraph
+        >>> from dygraph.distribution.variable import Stack, positive, real
+        >>> Stack([real, positive], axis=0).constraint(dygraph.to_tensor([-1.0, -1.0])).numpy()
+        array([ True, False])
+    """
 
     def __init__(self, vars, axis=0):  # noqa: A002 - Paddle's argument name
         self._vars = vars

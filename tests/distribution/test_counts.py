@@ -75,6 +75,7 @@ def test_samples_and_seeding():
     x = m.sample([20000])
     np.testing.assert_array_equal(x.numpy().sum(-1), 6)
     check_moments(x, m.mean.numpy(), m.variance.numpy())
+    assert_seeded(lambda: m.sample([5]))
 
 
 def test_gradients_of_log_prob():
