@@ -39,21 +39,20 @@ from dygraph.distribution.normal import Normal
 from dygraph.distribution.poisson import Poisson
 from dygraph.distribution.student_t import StudentT
 from dygraph.distribution.transform import (
-    ChainTransform,
-    IndependentTransform,
-    ReshapeTransform,
-    StackTransform,
-    Transform,
-)
-from dygraph.distribution.transform_elementwise import (
     AbsTransform,
     AffineTransform,
+    ChainTransform,
     ExpTransform,
+    IndependentTransform,
     PowerTransform,
+    ReshapeTransform,
     SigmoidTransform,
+    SoftmaxTransform,
+    StackTransform,
+    StickBreakingTransform,
     TanhTransform,
+    Transform,
 )
-from dygraph.distribution.transform_simplex import SoftmaxTransform, StickBreakingTransform
 from dygraph.distribution.transformed_distribution import TransformedDistribution
 from dygraph.distribution.uniform import Uniform
 

@@ -13,7 +13,7 @@ Example:
 import dygraph
 import dygraph.nn.functional as F
 from dygraph.distribution import constraint, variable
-from dygraph.distribution.transform import Transform, Type
+from dygraph.distribution.transform_base import Transform, Type
 
 __all__ = ["SoftmaxTransform", "StickBreakingTransform"]
 

@@ -12,7 +12,7 @@ import typing
 
 from dygraph.distribution.distribution import Distribution, sum_rightmost
 from dygraph.distribution.independent import Independent
-from dygraph.distribution.transform import ChainTransform, Transform
+from dygraph.distribution.transform_base import ChainTransform, Transform
 
 __all__ = ["TransformedDistribution"]
 
