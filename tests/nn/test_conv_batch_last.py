@@ -18,7 +18,7 @@ from dygraph.ops.conv.batch_last import (
     forward_batch_last,
 )
 from dygraph.ops.conv.implicit_gemm import implicit_data
-from tests.compiled_helpers import kernels_off
+from tests.kernels.numba.helpers import kernels_off
 from tests.nn.conv_geometry import geometry
 from tests.op_specs.spec_conv import conv_ref
 

@@ -13,7 +13,7 @@ from dygraph.backend import compiled
 from dygraph.ops.conv import channels_last as conv_channels_last
 from dygraph.ops.conv import products as conv_kernels
 from dygraph.ops.conv.channels_last import ChannelsLastColumns
-from tests.compiled_helpers import kernels_off
+from tests.kernels.numba.helpers import kernels_off
 from tests.nn.conv_geometry import geometry
 from tests.op_specs.spec_conv import conv_ref, conv_transpose_ref
 

@@ -9,7 +9,7 @@ import pytest
 import dygraph
 import dygraph.nn.functional as F
 from dygraph.backend import compiled
-from tests.compiled_helpers import numpy_path
+from tests.kernels.numba.helpers import numpy_path
 
 pytest.importorskip("numba")
 masks = pytest.importorskip("dygraph.kernels.numba.masks")

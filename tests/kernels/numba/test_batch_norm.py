@@ -8,7 +8,7 @@ import pytest
 
 import dygraph
 import dygraph.nn.functional as F
-from tests.compiled_helpers import kernels_off, numpy_path
+from tests.kernels.numba.helpers import kernels_off, numpy_path
 
 pytest.importorskip("numba")
 batch_norm = pytest.importorskip("dygraph.kernels.numba.batch_norm")

@@ -13,7 +13,7 @@ from dygraph.backend import parallel
 from dygraph.ops.conv import depthwise as conv_depthwise
 from dygraph.ops.conv import paths as conv_paths
 from dygraph.ops.conv.im2col import Geometry
-from tests.compiled_helpers import kernels_off
+from tests.kernels.numba.helpers import kernels_off
 from tests.op_specs.spec_conv import conv_ref
 
 pytest.importorskip("numba")

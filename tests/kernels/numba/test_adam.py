@@ -9,7 +9,7 @@ import pytest
 import dygraph
 from dygraph.framework.parameter import Parameter
 from dygraph.optimizer import adam as adam_module
-from tests.compiled_helpers import numpy_path
+from tests.kernels.numba.helpers import numpy_path
 
 pytest.importorskip("numba")
 kernel = pytest.importorskip("dygraph.kernels.numba.adam")

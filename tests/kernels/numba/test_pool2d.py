@@ -10,7 +10,7 @@ import dygraph
 import dygraph.nn.functional as F
 from dygraph.ops.pool import windows as pool_kernels
 from dygraph.ops.pool.windows import PoolGeometry
-from tests.compiled_helpers import numpy_path
+from tests.kernels.numba.helpers import numpy_path
 
 pytest.importorskip("numba")
 pool2d = pytest.importorskip("dygraph.kernels.numba.pool2d")

@@ -1,4 +1,5 @@
-"""What the tests of the compiled kernels (dygraph.kernels) share."""
+"""What the tests of the compiled kernels (dygraph.kernels.numba) share: running a block on
+the NumPy paths, to compare the two."""
 
 import contextlib
 
