@@ -46,8 +46,8 @@ REPO = Path(__file__).resolve().parent.parent
 MODULES: dict[str, list[str]] = {
     "dygraph/autograd/engine.py": ["tests/test_autograd.py", "tests/test_mutation_survivors.py"],
     "dygraph/ops/loss/cross_entropy.py": [
-        "tests/nn/test_loss_layers.py",
-        "tests/nn/test_soft_label_cross_entropy.py",
+        "tests/ops/loss/test_loss_behaviour.py",
+        "tests/ops/loss/test_soft_label_cross_entropy.py",
         "tests/test_mutation_survivors.py",
         "tests/test_op_specs.py",
         # The static-program op (LabelInputCrossEntropy) only runs in these.

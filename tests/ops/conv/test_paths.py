@@ -28,9 +28,9 @@ from dygraph.ops.conv.products import conv_backward, conv_data, conv_filter, con
 from dygraph.ops.pool import windows as pool_kernels
 from dygraph.ops.pool.windows import PoolGeometry
 from dygraph.tensor.tensor import _new_tensor
-from tests.nn.conv_geometry import geometry
 from tests.op_specs.spec_conv import conv_ref
 from tests.op_specs.spec_pooling import pool_ref
+from tests.ops.conv.geometry import geometry
 
 pytestmark = pytest.mark.skipif(not blas.available(np, np.float32),
                                 reason="the implicit path needs NumPy's OpenBLAS")
@@ -267,7 +267,7 @@ def test_the_environment_variable_forces_a_path_and_the_log_says_which_ran():
               "x = dygraph.to_tensor(np.ones((2, 8, 6, 6), np.float32), stop_gradient=False)\n"
               "F.conv2d(x, dygraph.ones([4, 8, 3, 3])).sum().backward()\n")
     env = dict(os.environ, DYGRAPH_CONV_PATH="batch_last")
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
     run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
                          text=True, timeout=120, check=True, cwd=root)
     assert "dygraph.conv conv forward: batch_last path" in run.stderr

@@ -15,7 +15,7 @@ from dygraph.backend import blas, compiled
 from dygraph.nn import GRUCell, LSTMCell, SimpleRNNCell
 from dygraph.ops.rnn import sequence as rs
 from dygraph.ops.rnn.sequence import keep_mask, run_sequence
-from tests.nn.graph_helpers import op_names
+from tests.ops.rnn.graph_helpers import op_names
 
 CELLS = {
     "lstm": lambda: LSTMCell(3, 4),

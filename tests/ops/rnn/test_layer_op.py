@@ -10,7 +10,7 @@ from dygraph.autograd import gradcheck, gradgradcheck
 from dygraph.autograd.function import apply
 from dygraph.nn.layer import rnn
 from dygraph.ops.rnn.layer_op import GRULayer, LSTMLayer
-from tests.nn.graph_helpers import op_names
+from tests.ops.rnn.graph_helpers import op_names
 
 BIASES = {"both": {}, "none": {"bias_ih_attr": False, "bias_hh_attr": False},
           "ih_only": {"bias_hh_attr": False}, "hh_only": {"bias_ih_attr": False}}

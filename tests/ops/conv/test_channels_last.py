@@ -14,8 +14,8 @@ from dygraph.ops.conv import channels_last as conv_channels_last
 from dygraph.ops.conv import products as conv_kernels
 from dygraph.ops.conv.channels_last import ChannelsLastColumns
 from tests.kernels.numba.helpers import kernels_off
-from tests.nn.conv_geometry import geometry
 from tests.op_specs.spec_conv import conv_ref, conv_transpose_ref
+from tests.ops.conv.geometry import geometry
 
 pytest.importorskip("numba")
 channels_last = pytest.importorskip("dygraph.kernels.numba.channels_last")

@@ -21,8 +21,8 @@ from dygraph.ops.conv.implicit_gemm import (
     implicit_pays,
     shifted_grid,
 )
-from tests.nn.conv_geometry import geometry
 from tests.op_specs.spec_conv import conv_ref, conv_transpose_ref
+from tests.ops.conv.geometry import geometry
 
 needs_blas = pytest.mark.skipif(not blas.available(np, np.float32),
                                 reason="NumPy's BLAS is not OpenBLAS")

@@ -19,8 +19,8 @@ from dygraph.ops.conv.batch_last import (
 )
 from dygraph.ops.conv.implicit_gemm import implicit_data
 from tests.kernels.numba.helpers import kernels_off
-from tests.nn.conv_geometry import geometry
 from tests.op_specs.spec_conv import conv_ref
+from tests.ops.conv.geometry import geometry
 
 # (x shape, w shape, stride, padding, dilation, groups)
 CASES = [
