@@ -147,10 +147,10 @@ def gemm_loop(b, rows, dtype, accumulate=False):
     out_address, ldc)` computes out = a @ b (out += a @ b with `accumulate`), where a and
     out are given by the address of their first element and their row stride in elements
     (their elements contiguous along a row). Addresses are ints from ndarray.ctypes.data
-    plus byte offsets: reading .ctypes.data costs ~0.8 us, as much as the rest of the
-    call, so a loop computes each step's addresses from one base. The caller keeps the
-    arrays alive and in bounds; `b` is kept by the returned function. Check `available`
-    first.
+    plus byte offsets: reading .ctypes.data costs about as much as the rest of the call, so
+    a loop computes each step's addresses from one base (figures:
+    docs/PERFORMANCE.md#blas-and-threads). The caller keeps the arrays alive and in bounds;
+    `b` is kept by the returned function. Check `available` first.
 
     Example:
         >>> b = np.full((2, 3), 2.0, np.float32)

@@ -1,11 +1,11 @@
 """Compiled CPU kernels through Numba, an optional extra (`pip install dygraph[fast]`).
 
 NumPy has no kernel for some of what models run: a depthwise convolution, for one, goes
-through einsum at ~4 GMAC/s, and a recurrent cell's step is two dozen NumPy calls on small
-arrays. Where such an op has a loop that a compiler vectorizes well, `dygraph.kernels`
-holds it written for Numba, and the op asks here whether it may use it. Without Numba (or
-with DYGRAPH_COMPILED=0, or `set_enabled(False)`) every op runs its NumPy path, which stays
-the reference the compiled kernels are tested against.
+through einsum at a small fraction of BLAS's speed, and a recurrent cell's step is two dozen
+NumPy calls on small arrays. Where such an op has a loop that a compiler vectorizes well,
+`dygraph.kernels` holds it written for Numba, and the op asks here whether it may use it.
+Without Numba (or with DYGRAPH_COMPILED=0, or `set_enabled(False)`) every op runs its NumPy
+path, which stays the reference the compiled kernels are tested against.
 
 Kernels compile on their first call per dtype (about a second each) and Numba caches the
 machine code next to the module, so later processes load it in milliseconds. A Numba that

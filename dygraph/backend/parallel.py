@@ -3,13 +3,13 @@
 BLAS products already use every core; element-wise NumPy kernels use one. A kernel made of
 many passes over large arrays (the depthwise convolution) can run on several cores by
 splitting the batch: NumPy releases the GIL inside each pass, so the chunks' passes
-overlap. Alone, a depthwise 3x3 forward over a [16, 96, 16, 16] batch takes 2.0 ms in two
-chunks against 3.7 ms in one on 2 cores. Inside a model's training step it does not pay
-there: after each product OpenBLAS's threads spin on the other core for a while, and
-MobileNetV2's step measured 1.07-1.13x slower with two chunks. So it is off by default
+overlap. Alone, such a kernel runs faster in two chunks on two cores. Inside a model's
+training step it does not pay there: after each product OpenBLAS's threads spin on the
+other cores for a while, and the second chunk competes with them. So it is off by default
 (one chunk): `set_num_threads(n)` or DYGRAPH_NUM_THREADS=n turns it on, for machines with
-cores to spare. Work below _MIN_CHUNK elements a chunk runs in the calling thread, where
-a hand-off would cost more than it saves; a worker never splits again.
+cores to spare (figures: docs/PERFORMANCE.md#blas-and-threads). Work below _MIN_CHUNK
+elements a chunk runs in the calling thread, where a hand-off would cost more than it
+saves; a worker never splits again.
 
 Chunk functions write to preallocated slices only: the buffers (and the workspace they
 come from) are taken by the caller, so nothing shared is allocated or mutated across
@@ -33,7 +33,8 @@ import numpy as np
 
 __all__ = ["over_batch", "num_threads", "set_num_threads"]
 
-# Elements per chunk below which a split does not pay (thread hand-offs cost ~20-50 us).
+# Elements per chunk below which a split does not pay (a thread hand-off costs tens of
+# microseconds).
 _MIN_CHUNK = 1 << 16
 _STATE = {"pool": None, "size": 0, "pid": None, "override": None}
 _LOCAL = threading.local()

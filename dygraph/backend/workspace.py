@@ -39,10 +39,10 @@ class _Workspace:
 
     A training loop allocates the same multi-MB arrays every step. Taking them fresh from
     malloc costs a page fault per 4 KB whenever the allocator has returned the freed memory
-    to the OS, which it does for blocks this big: on the LeNet step that was 1,400-3,700
-    faults, up to half the step time. Scratch buffers never escape a kernel; results come
-    back through _Block once their last view is gone. At most `limit_bytes` are kept.
-    NumPy only: CuPy has its own memory pool.
+    to the OS, which it does for blocks this big, and in a small model's step those faults
+    can cost as much as the arithmetic (figures: docs/PERFORMANCE.md#workspace). Scratch
+    buffers never escape a kernel; results come back through _Block once their last view is
+    gone. At most `limit_bytes` are kept. NumPy only: CuPy has its own memory pool.
     """
 
     def __init__(self, limit_bytes=None):
@@ -76,8 +76,8 @@ class _Workspace:
             return xp.empty(shape, dtype)
         # The key must equal give()'s (a.shape, a.dtype) exactly: np.bool_ and
         # dtype('bool') compare equal but hash differently, so a request made with the
-        # type never found the buffers given back under the dtype (a leak of ~0.45 MB a
-        # step in max-pool training until the cap was reached).
+        # type would never find the buffers given back under the dtype, and the pool
+        # would grow every step up to its cap.
         stack = self.free.get((tuple(shape), np.dtype(dtype)))
         if stack:
             a = stack.pop()

@@ -106,8 +106,8 @@ class Adam(ForeachMixin, Optimizer):
 
 # A big parameter is updated this many elements at a time: the twelve passes of a step
 # then run over blocks that stay in cache instead of streaming the whole parameter, its
-# gradient and both moments from memory twelve times (2.4M float32 elements: 2.8 vs 3.2
-# ms; 11M: 14.3 vs 20.5 ms).
+# gradient and both moments from memory twelve times (figures:
+# docs/PERFORMANCE.md#optimizer-updates).
 _BLOCK = 1 << 16
 
 

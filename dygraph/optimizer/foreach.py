@@ -43,10 +43,10 @@ __all__ = ["ForeachMixin"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # Gathering costs a pass over the gradients and flat buffers fall out of cache, while the
-# saving is a fixed ~12 us per parameter. Measured (Adam): 0.5x the time on the MLP
-# 64-64-64-10, 0.7x on LeNet (33k elements), 0.9x on MLPs of 130k-300k elements, 1.2x at
-# 530k and 1.4x at 2M. So only parameters up to 32k elements, up to 256k in all, are
-# gathered; larger ones keep the per-parameter path.
+# saving is a fixed per-parameter overhead (a dozen NumPy calls). So the flat path wins
+# on small models and loses from a few hundred thousand elements: only parameters up to
+# 32k elements, up to 256k in all, are gathered; larger ones keep the per-parameter path.
+# Figures: docs/PERFORMANCE.md#optimizer-updates.
 _MAX_PARAM_SIZE = 1 << 15
 _MAX_FLAT_SIZE = 1 << 18
 

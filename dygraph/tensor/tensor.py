@@ -312,7 +312,8 @@ class Tensor:
 def _init_from(t, data, node, idx, sg):
     """Set every field of an existing Tensor (or Parameter) object. `_new_tensor` repeats
     these lines on purpose: it runs once per op, and a call into this function would add
-    about 5% to the cost of a small op."""
+    a measurable share to the cost of a small op (figures:
+    docs/PERFORMANCE.md#small-ops-and-reductions)."""
     t._data = data
     t._node = node
     t._idx = idx

@@ -2,9 +2,10 @@
 use and cached on disk), for the places where a GPU step would otherwise launch a dozen
 small kernels.
 
-On the GPU an eager step is bound by launches: each CuPy call costs ~10 us of host time
-whatever its size, and Adam's update is eleven of them per parameter. ResNet-18's step
-spent 47 of its 85 ms (profiled on an H200) in Adam's per-parameter calls.
+On the GPU an eager step is bound by launches: each CuPy call costs microseconds of host
+time whatever its size, and Adam's update is eleven of them per parameter, which made
+Adam's per-parameter calls over half of ResNet-18's step (figures:
+docs/PERFORMANCE.md#gpu-kernels).
 
 The kernels do the arithmetic of the NumPy paths they replace, in the same order, with the
 scalar coefficients rounded to the array's dtype as NumPy rounds a Python float against an
@@ -12,7 +13,7 @@ array. CUDA may fuse a multiply and an add into one rounding, so results can dif
 the CPU's in the last bit (tests/gpu compares them).
 
 Example:
-    >>> from dygraph.backend import cuda_kernels
+    >>> from dygraph.kernels.cuda import elementwise as cuda_kernels
     >>> callable(cuda_kernels.adam_update)
     True
 """

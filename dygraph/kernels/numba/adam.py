@@ -2,15 +2,14 @@
 
 dygraph.optimizer.adam computes an Adam step as a dozen NumPy passes over blocks of the
 parameter (its moments, its gradient and a scratch block). Here one loop reads g, m, v and
-the parameter and writes m, v and the parameter once: 11M float32 values in 4.3 ms against
-13.3 (the copy of such an array takes 1.9 ms on the development machine), 232k in 0.04 ms
-against 0.22.
+the parameter and writes m, v and the parameter once, at about memory speed (figures:
+docs/PERFORMANCE.md#optimizer-updates).
 
 The arithmetic is the NumPy path's, operation for operation, in the parameter's dtype (the
 coefficients are rounded to it first, as NumPy does with a Python float against a float32
 array), so the results are the same to the last bit. `error_model="numpy"`: with Numba's
 default, each division checks for a zero divisor to raise Python's ZeroDivisionError, and
-that branch kept the loop from being vectorized (3x slower than NumPy instead of 3x
+that branch keeps the loop from being vectorized (slower than NumPy's passes instead of
 faster).
 
 Example:

@@ -2,11 +2,11 @@
 convolutions, compiled by Numba.
 
 There, the GEMM's columns hold every tap's contribution with the batch innermost, and each
-tap is added into its window of a (C, *padded S, N) accumulator. NumPy runs those 25 adds
-(a 5x5 filter) as strided passes: 0.65 ms on LeNet's second conv. Here one loop per
-channel, tap and output row adds a contiguous run, O_w * N values with a stride of 1 in
-the last dim (N with a stride): 0.27 ms, about the time it takes to read the columns
-once. The taps are added in the same order as NumPy's, so the sums are the same.
+tap is added into its window of a (C, *padded S, N) accumulator. NumPy runs those 25 adds (a
+5x5 filter) as strided passes. Here one loop per channel, tap and output row adds a
+contiguous run, O_w * N values with a stride of 1 in the last dim (N with a stride), in
+about the time it takes to read the columns once (figures: docs/PERFORMANCE.md#conv-paths).
+The taps are added in the same order as NumPy's, so the sums are the same.
 
 Example:
     >>> import numpy as np

@@ -12,11 +12,8 @@ Each pass runs along x viewed as (N, C * S) rows: the channel of position k is k
 so the per-channel values are first spread over a row (C * S values) and every loop is a
 long, flat, vectorized one, whatever the map size (MobileNetV2 has 1x1 maps with 960
 channels). Sums accumulate in float64, row by row (N additions a position) over blocks of
-positions that stay in cache, then per channel.
-
-A batch norm layer's forward and backward on 16x96x16x16 float32: 0.50 ms against
-0.68-0.71 for the NumPy path; MobileNetV2's training step 37.4 -> 33.3 ms, ResNet-18's
-53.4 -> 51.3 ms.
+positions that stay in cache, then per channel. Figures (a layer's forward and backward,
+and the model steps): docs/PERFORMANCE.md#normalization.
 
 Example:
     >>> import numpy as np
@@ -65,9 +62,9 @@ def _channel_sums(acc, spatial, out):
         out[c] = total
 
 
-# Positions summed at a time: the float64 accumulators of a block stay in L1 while the
-# batch's rows stream past (whole-row accumulators of a 64x32x32 map, 1 MB, ran at a third
-# of the speed).
+# Positions summed at a time: the float64 accumulators of a block (16 KB) stay in L1 while
+# the batch's rows stream past (whole-row accumulators of a big map would not; figures:
+# docs/PERFORMANCE.md#normalization).
 _BLOCK = 2048
 
 

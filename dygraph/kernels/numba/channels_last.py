@@ -9,9 +9,9 @@ contiguous run of k_w * C values in both arrays (at dilation 1), so
   LeNet's second conv;
 - `scatter` adds columns back into a zeroed (N, padded H, padded W, C) accumulator the same
   way, for the data gradient.
-NumPy does the gather as one strided copy nearly as fast (0.16 against 0.11 ms on LeNet's
-second conv), but the scatter adds into overlapping windows and takes one NumPy call per
-(filter row, output column): 0.83 ms against 0.15 here.
+NumPy does the gather as one strided copy nearly as fast, but the scatter adds into
+overlapping windows and takes one NumPy call per (filter row, output column), several
+times slower than the loop here (figures: docs/PERFORMANCE.md#conv-paths).
 
 Example:
     >>> import numpy as np

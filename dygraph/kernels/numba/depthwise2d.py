@@ -15,12 +15,11 @@ plane has a spare row, so there are a few spare positions that the copies skip.
   offset with the gradient grid.
 
 The 'same' case at stride 1 or 2 (an odd square filter, (k - 1) / 2 zeros a side, no
-dilation) goes to dygraph.kernels.numba.depthwise2d_same, whose planes need no phases: on
-MobileNet's 16x96x16x16 case each of its kernels takes about 0.17 ms (0.19 at stride 2),
-where these took 0.35-0.39 ms (0.27-0.29). The einsum path (dygraph.ops.conv.depthwise,
-0.9-1.4 ms each there) runs without Numba, for 1-D and 3-D convs, and for output maps
-under 64 positions outside the 'same' case (`pays`: there these kernels' set-up costs
-more than it saves).
+dilation) goes to dygraph.kernels.numba.depthwise2d_same, whose planes need no phases and
+which runs faster still. The einsum path (dygraph.ops.conv.depthwise, several times slower
+than either where both run) runs without Numba, for 1-D and 3-D convs, and for output maps
+under 64 positions outside the 'same' case (`pays`: there these kernels' set-up costs more
+than it saves). Figures: docs/PERFORMANCE.md#depthwise-convolution.
 
 Example:
     >>> import numpy as np
@@ -42,10 +41,10 @@ from dygraph.kernels.numba import depthwise2d_same as same
 __all__ = ["pays", "forward", "data", "filter_grad"]
 
 
-# Output positions per plane from which these kernels beat the einsum path (measured on
-# MobileNetV2's shapes, batch 16: 8x8 outputs 0.28 vs 0.41 ms forward, 16x16 0.14 vs
-# 0.76; on 4x4 and smaller the per-plane set-up loses, 0.29 vs 0.15). The same-padding
-# kernels win on every map size they take (4x4: 0.16 vs 0.26 ms; 1x1: 0.015 vs 0.04).
+# Output positions per plane from which these kernels beat the einsum path: from 8x8
+# outputs on; on 4x4 and smaller the per-plane set-up loses. The same-padding kernels win
+# on every map size they take, down to 1x1. Figures, on MobileNetV2's shapes:
+# docs/PERFORMANCE.md#depthwise-convolution.
 _MIN_POSITIONS = 64
 
 # Planes stacked per group: a tap's loop then runs over about this many values (16 KB of
@@ -107,7 +106,7 @@ def _run(buf, start, length):
 
 
 # One loop per column stride, chosen once a plane: a branch on the stride inside the row
-# loop kept the compiler from vectorizing the stride-1 copy (2x slower forward).
+# loop keeps the compiler from vectorizing the stride-1 copy.
 @njit(nogil=True, cache=True)
 def _load(plane, buf, at, bases, starts, read_w):
     """Copy the read part of a plane into its phases from flat offset `at` (the border
@@ -313,7 +312,7 @@ def pays(ksize, geo, out_sizes):
 def _geom(geo):
     (sh, sw), (dh, dw) = geo.stride, geo.dilation
     # A tuple, not an array: its values are constants to the compiled loops, where an
-    # array's might alias the outputs and be re-read after every store (2x slower).
+    # array's might alias the outputs and be re-read after every store.
     return tuple(int(v) for v in (sh, sw, geo.pads[0][0], geo.pads[1][0], dh, dw))
 
 

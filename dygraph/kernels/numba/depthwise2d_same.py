@@ -24,9 +24,9 @@ masked, so an infinite input reaches only the outputs whose windows hold it.
   lost 2-3x the accuracy of NumPy's pairwise sum, and a float64 one slowed the pass more
   than a separate sum costs (dygraph.ops.conv.products.bias_grad).
 
-On MobileNet's 16x96x16x16 case each kernel takes about 0.17 ms, against 0.35-0.39 ms for
-the phase-split kernels of dygraph.kernels.numba.depthwise2d, which stay for larger strides,
-dilations, other paddings and strided convs on bigger maps.
+These kernels are faster than the phase-split kernels of dygraph.kernels.numba.depthwise2d,
+which stay for larger strides, dilations, other paddings and strided convs on bigger maps
+(figures: docs/PERFORMANCE.md#depthwise-convolution).
 
 Example:
     >>> import numpy as np
@@ -49,9 +49,9 @@ _GROUP_VALUES = 4096
 
 
 # At stride 2 these kernels compute the stride-1 output and keep every other position: 4x
-# the taps. That pays on small maps, where the phase kernels' set-up dominates (16x16
-# input: 0.57 against 0.83 ms for the three), ties at 32x32 and loses above (48x48: 1.29
-# against 1.05), so strided convs come here up to this many output positions.
+# the taps. That pays on small maps, where the phase kernels' set-up dominates, ties at
+# 32x32 inputs and loses above, so strided convs come here up to this many output positions
+# (16x16; figures: docs/PERFORMANCE.md#depthwise-convolution).
 _STRIDED_MAX_POSITIONS = 256
 
 
@@ -122,7 +122,8 @@ def _window(buf, start, span):
 @njit(nogil=True, cache=True, inline="always")
 def _windows3x3(buf, lead, row, span):
     """The nine 3x3 taps' windows of the stack, in the filter's order (returned as a
-    tuple and bound to names: a list of views ran 1.7x slower)."""
+    tuple and bound to names: a list of views runs markedly slower; figures:
+    docs/PERFORMANCE.md#depthwise-convolution)."""
     return (_window(buf, lead - row - 1, span), _window(buf, lead - row, span),
             _window(buf, lead - row + 1, span), _window(buf, lead - 1, span),
             _window(buf, lead, span), _window(buf, lead + 1, span),

@@ -63,12 +63,13 @@ def gate_grads(act, c_prev, tc, dh, dc, rows, t, batch_first, scratch):
 
     `rows` holds every step's rows, [B, T, 4H] when batch_first else [T, B, 4H], and t
     picks the step: each row is then a contiguous slice to the compiler. A strided [B, 4H]
-    view of a step would be compiled for any strides, without SIMD (7.8 against 3.4 us).
+    view of a step would be compiled for any strides, without SIMD, and run about half as
+    fast.
 
     The slopes: sigmoid' = s (1 - s), tanh' = 1 - t^2; the cell reaches h through
     o (1 - tanh(c)^2). Each loop reads and writes few arrays: with all of them in one loop
-    the compiler gave up proving they do not overlap and ran it without SIMD (8.7 against
-    3.4 us a step at B 32, H 128).
+    the compiler cannot prove they do not overlap and runs it without SIMD (figures:
+    docs/PERFORMANCE.md#rnn-kernels).
 
     Example:
         >>> import numpy as np

@@ -1,11 +1,11 @@
 """Gradients of the piecewise-linear activations (ReLU, ReLU6), compiled by Numba.
 
 NumPy computes `g * (y > 0)` as two passes, a compare into a bool array and a float-times-
-bool multiply, which it runs without SIMD: 0.44 ms on LeNet's 737k float32 values. One
-compiled loop does both at memory speed: 0.08 ms. It multiplies by the mask as Paddle's
-kernel does (not a select), so an inf or NaN gradient where the unit is off still gives
-NaN. The mask is a float32 0 or 1: in float64 arrays it widens exactly, and in float32
-ones it keeps the product in float32 (a float64 factor halves the speed).
+bool multiply, which it runs without SIMD. One compiled loop does both at memory speed
+(figures: docs/PERFORMANCE.md#activations-and-element-wise-ops). It multiplies by the mask
+as Paddle's kernel does (not a select), so an inf or NaN gradient where the unit is off
+still gives NaN. The mask is a float32 0 or 1: in float64 arrays it widens exactly, and in
+float32 ones it keeps the product in float32 (a float64 factor halves the speed).
 
 Example:
     >>> import numpy as np

@@ -1,12 +1,11 @@
 """max(x, c) for a constant c, blockwise, at NumPy's array-array speed.
 
 NumPy 2.4's `maximum` runs its SIMD loop only when both operands are arrays: against a
-scalar (or a stride-0 broadcast view) it is 2-3x slower. On 737k float32 values (LeNet's
-first ReLU) `np.maximum(x, 0)` took 218 us and the same against an array of zeros 72 us.
-A whole array of the constant would cost memory the size of the input, so the input is
-taken in blocks of 64k elements against one cached block of the constant, which stays in
-cache: 76 us there, 357 against 899 us on 3M values (2026-11-27). The result is
+scalar (or a stride-0 broadcast view) it takes a slower loop. A whole array of the constant
+would cost memory the size of the input, so the input is taken in blocks of `_BLOCK`
+elements against one cached block of the constant, which stays in cache. The result is
 bit-identical to `np.maximum(x, c)` (NaN and signed zeros included): it is the same ufunc.
+Figures: docs/PERFORMANCE.md#activations-and-element-wise-ops.
 
 Example:
     >>> import numpy as np
@@ -18,8 +17,8 @@ import numpy as np
 
 __all__ = ["maximum_scalar"]
 
-# Elements per block: 256 KiB of float32. Smaller blocks pay NumPy's per-call cost more
-# often (16k: 98 us on 737k values), bigger ones gain nothing (256k: 68 us).
+# Elements per block: 256 KiB of float32, which stays in cache. Smaller blocks pay NumPy's
+# per-call cost more often, bigger ones gain nothing.
 _BLOCK = 1 << 16
 # Below this many elements one plain call costs about what the blocks save.
 _MIN_SIZE = 1 << 12

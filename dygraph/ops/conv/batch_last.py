@@ -16,23 +16,15 @@ hundred kB on these shapes).
 The forward builds its columns in the same layout: x copied once as (C, *padded S, N),
 then one copy per tap in runs of O_d * N values (im2col's are O_d long), and
 y (M, L*N) = W @ cols. It keeps the columns for the filter gradient, dW = g (M, L*N) @
-cols^T, with g laid out as for the data gradient. Forward and filter gradient together
-(2 cores, ms): LeNet's conv2 3.65 -> 3.15, ResNet-18's 4x4 stage 8.0 -> 7.0, its stride-2
-conv into it 5.2 -> 4.0; results are the same to the last bit (the products sum in the
-same order).
+cols^T, with g laid out as for the data gradient. Results are the same to the last bit as
+the paths it replaces (the products sum in the same order).
 
-Measured against the paths it replaces (2026-11-27, 2 cores, fwd-shaped g, ms):
+With Numba, a 2-D conv's tap additions run compiled (dygraph.kernels.numba.batch_last), a
+large share of this path's time otherwise.
 
-    LeNet conv2  (64, 20->50, 12x12, 5x5)          data_by_rows 2.14  this 1.54
-    ResNet-18 layer2 (16, 128, 4x4, 3x3)           data_by_rows 0.63  this 0.37
-    ResNet-18 layer3 (16, 256, 2x2, 3x3)           im2col 1.22        this 0.37
-    ResNet-18 layer4 (16, 512, 1x1, 3x3)           im2col 0.69        this 0.51
-
-With Numba, a 2-D conv's tap additions run compiled (dygraph.kernels.numba.batch_last): on
-LeNet's conv2 they took 0.65 of the 1.5 ms, and take 0.27.
-
-conv_paths.data_path chooses it for small maps (up to 64 output positions a sample, 16
-with a stride); on bigger ones the implicit GEMM, with no columns at all, stays faster.
+ops/conv/paths.data_path chooses it for small maps (up to 64 output positions a sample,
+16 with a stride), where it beats data_by_rows and im2col; on bigger ones the implicit
+GEMM, with no columns at all, stays faster. Figures: docs/PERFORMANCE.md#conv-paths.
 """
 
 import itertools
@@ -112,7 +104,8 @@ class BatchLastColumns(Lease):
 def batch_last_columns(xp, x, ksize, geo):
     """The (C*K, L*N) columns of x with the batch innermost, in a workspace buffer: x
     copied once as (C, *padded S, N), then one copy per tap whose runs are O_w * N values
-    long (im2col's are O_w: 8 against 512 on LeNet's second conv, 0.24 against 0.52 ms).
+    long (im2col's are O_w: 8 against 512 on LeNet's second conv; figures:
+    docs/PERFORMANCE.md#conv-paths).
 
     Example:
         >>> import numpy as np

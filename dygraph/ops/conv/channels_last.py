@@ -10,17 +10,17 @@ innermost; the weight is laid out to match, as rows (M, k_h * k_w * C). Then
 
 with g^T = g as (N * L, M), laid out once for both gradients. Every product has the
 N * L output positions as the rows of its result, the orientation OpenBLAS runs fastest
-for these shapes: on LeNet's second conv (64 x 20 -> 50, 12x12, 5x5) the three take
-0.60 + 0.47 + 0.69 ms, against 0.87 + 0.63 + 0.73 ms for the batch-last layout's
-(conv_batch_last.py, whose products have the 50 channels as rows). Each filter row of a
-window is one contiguous run of k_w * C values in both the grid and the columns, so the
-copies (dygraph.kernels.numba.channels_last, compiled) run at memory speed, and the moves to and
+for these shapes (faster than the batch-last layout's, ops/conv/batch_last.py, whose
+products have the output channels as rows). Each filter row of a window is one contiguous
+run of k_w * C values in both the grid and the columns, so the copies
+(dygraph.kernels.numba.channels_last, compiled) run at memory speed, and the moves to and
 from (N, C, H, W) are per-sample transposes of blocks that stay in cache.
 
 The weight's reordering costs a copy of it each step, and the filter gradient's another:
 that pays on small weights only (`kernel_for`), not on ResNet's last stages (512 x 512 x
-3 x 3). On big maps the implicit GEMM (conv_implicit.py) stays faster: it copies the input
-once where these columns copy it once per tap.
+3 x 3). On big maps the implicit GEMM (ops/conv/implicit_gemm.py) stays faster: it copies
+the input once where these columns copy it once per tap. Figures:
+docs/PERFORMANCE.md#conv-paths.
 
 Example:
     >>> import numpy as np
@@ -41,21 +41,14 @@ from dygraph.ops.conv.implicit_gemm import implicit_pays
 
 __all__ = ["ChannelsLastColumns", "kernel_for", "forward", "grad_rows", "data", "filter_grad"]
 
-# Where this path runs, measured fwd + bwd against the paths it replaces (2 cores, ms, new
-# against old; benchmarks/conv.py's shapes and the models'):
-#   LeNet conv2    64 x 20 -> 50, 12x12, 5x5        4.4 vs 5.1    (batch-last)
-#   ResNet stem    16 x 3 -> 64, 32x32, 7x7 s2      1.34 vs 2.03  (im2col per sample)
-#   ResNet layer1  16 x 64 -> 64, 8x8, 3x3          1.29 vs 1.82  (batch-last)
-#                  16 x 64 -> 128, 8x8, 3x3 s2      0.80 vs 0.93
-#                  16 x 128 -> 128, 4x4, 3x3        0.96 vs 1.21
-#                  16 x 64 -> 128, 16x16, 3x3 s2    2.02 vs 2.77  (implicit GEMM)
-#                  64 x 32 -> 64, 14x14, 3x3        8.1 vs 10.2   (implicit GEMM)
-# It loses where its two copies of the weight a step (rows, and the filter gradient's
-# move) outweigh the products: 16 x 128 -> 256 at 4x4 s2 (294,912 weights) 1.54x, 2x2 and
-# 1x1 maps with 256-512 channels 1.5-3.8x; with few values per row (LeNet's first conv,
-# one channel and 25 taps: 4.3x, the products too thin); and to the implicit GEMM on big
-# maps, whose grid is copied once where these columns copy the input 9 times (16x16 64ch
-# 1.10x, 32x32 1.43x, 56x56 1.54x).
+# Where this path runs: small 2-D convs, where it beats batch-last, im2col per sample and
+# the implicit GEMM. It loses where its two copies of the weight a step (rows, and the
+# filter gradient's move) outweigh the products, so weights above _MAX_WEIGHT values stay
+# off it (ResNet's last stages); with fewer than _MIN_ROW values per weight row the
+# products are too thin (LeNet's first conv: one channel, 25 taps); and beyond
+# _MAX_POSITIONS output positions the implicit GEMM wins wherever it pays: its grid is
+# copied once where these columns copy the input once per tap. Figures, forward and
+# backward per geometry: docs/PERFORMANCE.md#conv-paths.
 _MAX_WEIGHT = 160_000
 _MIN_ROW = 64
 _MAX_POSITIONS = 200

@@ -267,9 +267,10 @@ def im2col_filter(xp, x, g, ksize, geo, cols=None, gt=None):
                 workspace.give(part)
             continue
         else:
-            # Few positions (a net's last stages): dW comes out in its own layout; copying a
-            # transposed 512x4608 dW cost 17 ms against 1 ms for this product. The first
-            # chunk's product goes straight into the result.
+            # Few positions (a net's last stages): dW comes out in its own layout, since
+            # copying a big transposed dW costs far more than this product (figures:
+            # docs/PERFORMANCE.md#conv-paths). The first chunk's product goes straight into
+            # the result.
             term = xp.matmul(
                 gt[:, n0 * out_len:(n0 + nc) * out_len].reshape(grp, m // grp, -1),
                 part.reshape(grp, taps // grp, -1).swapaxes(1, 2),

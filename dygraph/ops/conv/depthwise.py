@@ -12,9 +12,10 @@ laid out channels-last (the per-channel weight runs along the contiguous last ax
   into phases (positions mod the stride), and each phase is such a correlation with the
   taps that reach it.
 
-The forward keeps its channels-last input for the filter gradient. On MobileNetV2 this is
-1.7-4x faster than im2col, layout copies included. The batch can be split into chunks
-that run on several cores (dygraph.backend.parallel, off by default).
+The forward keeps its channels-last input for the filter gradient. On MobileNetV2's
+shapes this beats im2col several times over, layout copies included (figures:
+docs/PERFORMANCE.md#depthwise-convolution). The batch can be split into chunks that run on
+several cores (dygraph.backend.parallel, off by default).
 
 Example:
     >>> import numpy as np
@@ -215,8 +216,8 @@ def _scatter_data(xp, g, w, in_sizes, geo, out):
 
 
 # From this many padded input elements per call the per-phase correlations beat the
-# scatter (16x96 channels, stride 2: 0.71 vs 0.80 ms on 16x16 maps, 3.15 vs 4.0 ms on 32x32;
-# the scatter wins on 8x8 maps, 0.22 vs 0.29 ms: fewer calls).
+# scatter, which wins on small maps because it makes fewer calls (figures:
+# docs/PERFORMANCE.md#depthwise-convolution).
 _PHASE_MIN_ELEMENTS = 1 << 18
 
 

@@ -1,9 +1,9 @@
 """Implicit-GEMM convolution: one BLAS product per filter tap, no im2col.
 
 im2col copies the input K times (once per tap) into a column matrix, and col2im adds K
-such matrices back; on a 3x3 conv over a 16x16 map those copies cost 60% of the GEMM's
-time. Here the input is copied once, channel-major and padded, into a flat grid, where
-every tap's window is the same matrix shifted by a constant offset:
+such matrices back; on a 3x3 conv those copies cost a large share of the GEMM's time.
+Here the input is copied once, channel-major and padded, into a flat grid, where every
+tap's window is the same matrix shifted by a constant offset:
 
     xq  (C, N * cells + slack)    the padded input; output position p reads xq[:, p + off]
     y   = sum over taps t of  W_t (M, C) @ xq[:, off_t : off_t + N * cells]
@@ -13,7 +13,8 @@ Each term is one GEMM that reads a window of xq in place and adds into the same 
 (the positions whose windows run past the input's edge): the GEMMs compute them too and
 they are dropped, so the products do Q / L times the useful work (Q grid cells, L output
 positions per sample); `implicit_pays` takes this path only where that waste costs less
-than im2col's copies (measured: up to 1.6 cells per position).
+than im2col's copies: up to _MAX_WASTE cells per position (figures:
+docs/PERFORMANCE.md#conv-paths).
 
 A stride s splits the padded input into s^d phases (every s-th position, each offset), and
 tap t reads phase (t * dilation) mod s at offset (t * dilation) div s: strided convs stay one
@@ -43,15 +44,14 @@ __all__ = ["ShiftedGrid", "implicit_pays", "implicit_forward", "implicit_data",
 # Per-group channels below this make each tap's GEMM too thin for BLAS to run well.
 _MIN_CHANNELS = 16
 # The most grid cells per output position at which the shifted GEMMs still beat im2col's
-# copies (and col2im's, which a stride makes slow). Measured fwd+bwd, 3x3, batch 16 or 8
-# (ms, implicit vs im2col): 56x56 64ch 23.0 vs 28.8 (waste 1.07), 14x14 256ch 38 vs 52
-# (1.31), 16x16 stride 2 64->128ch 3.05 vs 3.73 (1.27), 8x8 128ch 4.6 vs 5.4 (1.56), 8x8
-# 64ch 1.60 vs 1.53 (1.56), 7x7 512ch 48 vs 42 (1.65), 4x4 stride 2 6.2 vs 4.2 (2.25).
+# copies (and col2im's, which a stride makes slow): big maps waste few cells and win;
+# from about 1.5 cells a position (8x8 maps and smaller) im2col ties or wins. Figures,
+# forward and backward against im2col per geometry: docs/PERFORMANCE.md#conv-paths.
 _MAX_WASTE = 1.35
 # A strided conv's data gradient through im2col ends in col2im's strided slice-adds, the
-# slowest pass of all; shifted GEMMs pay there up to this many cells per position (data
-# gradient alone, 3x3 stride 2, batch 16: 8x8 64->128ch 0.38 vs 0.90 ms (waste 1.56),
-# 4x4 128->256ch 0.57 vs 0.96 (2.25), 2x2 256->512ch 0.95 vs 0.38 (4.0)).
+# slowest pass of all; shifted GEMMs pay there up to this many cells per position (they
+# still win at 2.25, on a 4x4 output, and lose at 4, on 2x2; figures:
+# docs/PERFORMANCE.md#conv-paths).
 _MAX_WASTE_STRIDED_DATA = 2.5
 
 
@@ -299,8 +299,9 @@ def implicit_filter(xp, x, g, ksize, geo, kept=None, gq=None):
     Each tap's gradient is g @ xq[:, window]^T, a GEMM with a small (M, C) output over
     a long sum, which BLAS runs slowly. Taps whose windows sit one cell apart in the last
     dim (the k taps of a kernel row at stride 1) are instead one GEMM of k times the rows:
-    g copied at shifts 0 .. k-1 against the window of the first tap (1.4 vs 2.6 ms for the
-    3x3 filter gradient on 16x64x16x16)."""
+    g copied at shifts 0 .. k-1 against the window of the first tap (k times fewer
+    products, each with a k times bigger output, which BLAS runs faster; figures:
+    docs/PERFORMANCE.md#conv-paths)."""
     m = g.shape[1]
     cg = x.shape[1] // geo.groups
     grid = shifted_grid(x.shape[2:], ksize, geo)

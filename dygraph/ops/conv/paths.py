@@ -7,8 +7,8 @@ speed by geometry; one function per product picks its path and returns its name:
 and its backward hands it to the other two, which follow it (the forward's columns or
 grid are then reused) unless a path is forced.
 
-Decision table of the forward (first match wins; the thresholds' measurements are in
-the modules named):
+Decision table of the forward (first match wins; the modules named say why, and the
+measurements behind each threshold are in docs/PERFORMANCE.md#conv-paths):
 
     path                when                                     why
     depthwise_compiled  depthwise (groups = C = M), 2-D, Numba   compiled per-plane loops;
@@ -16,20 +16,20 @@ the modules named):
                         >= 64 output positions a plane           einsum below 64 positions
                         (kernels/numba/depthwise2d.py)
     depthwise           other depthwise convs                    einsum over a windows view:
-                        (conv_depthwise.py)                      no K-fold column copy
+                        (ops/conv/depthwise.py)                  no K-fold column copy
     channels_last       2-D, groups 1, Numba on, > 1 tap, a      products with the positions
                         weight row C*kh*kw >= 64 values, the     as rows (OpenBLAS's fast
                         weight <= 160,000 values, columns        side); the weight's copies
                         <= 64 MiB, and <= 200 output positions   lose on big weights, and on
                         or the implicit GEMM does not pay        big maps the implicit GEMM's
-                        (conv_channels_last.py)                  single copy of x wins
+                        (ops/conv/channels_last.py)              single copy of x wins
     implicit            OpenBLAS for the dtype, > 1 tap or a     one GEMM per tap on a
                         stride, >= 16 channels in and out per    shifted grid, no im2col; the
                         group, <= 1.35 grid cells per output     grid's dropped cells cost
-                        position (conv_implicit.py)              more above that
+                        position (ops/conv/implicit_gemm.py)     more above that
     batch_last          NumPy, groups 1, N > 1, > 1 tap, <= 64   col2im's runs N times
                         output positions a sample, <= 16 with a  longer; a stride shortens
-                        stride (conv_batch_last.py)              them to N values
+                        stride (ops/conv/batch_last.py)          them to N values
     pointwise           1x1, stride 1, no padding, and C/groups  the columns are x itself:
                         <= output positions a sample             one GEMM per sample
     im2col              every other conv                         columns + one GEMM (per
@@ -43,7 +43,7 @@ gradient takes the first of: depthwise_compiled, depthwise (as above); channels_
 implicit (up to 2.5 cells per position with a stride: col2im's strided adds are the
 slowest pass); pointwise; rows (stride-1 last dim, input width <= 1.5x the output's and
 a weight no bigger than the columns: its taps fold into the GEMM, no col2im for that
-dim, see conv_im2col.data_by_rows); im2col. The filter gradient alone takes
+dim, see ops/conv/columns.data_by_rows); im2col. The filter gradient alone takes
 depthwise_compiled, depthwise, implicit, pointwise or im2col, as the forward would
 (batch_last and channels_last only when forced: they pay by reusing the forward's
 columns).
@@ -54,7 +54,7 @@ and raises ValueError naming the path and the reason where it cannot run the con
 depthwise path on a dense conv, channels_last on a 3-D one, pointwise on a 3x3 filter,
 rows on a strided last dim, a compiled path without Numba). Products without a path of
 that name choose as usual ("rows" is the data gradient's only); pooling's paths
-(pool_kernels.py: pool_compiled, pool_blocks, pool_taps) are forced the same way. The
+(ops/pool/windows.py: pool_compiled, pool_blocks, pool_taps) are forced the same way. The
 thresholds on speed and memory do not stop a forced path.
 
 Logging: with the 'dygraph.conv' logger at DEBUG, every choice is logged with the
@@ -95,7 +95,8 @@ POOL_PATHS = ("pool_compiled", "pool_blocks", "pool_taps")
 _NAMES = frozenset(DATA_PATHS + POOL_PATHS)
 
 # Up to this many output positions per sample the data gradient runs batch-last (fewer
-# with a stride): measured in conv_batch_last.py's notes.
+# with a stride, whose adds run in runs of N values only): _batch_last_pays says why, and
+# the figures are in docs/PERFORMANCE.md#conv-paths.
 _BATCH_LAST_POSITIONS = 64
 _BATCH_LAST_STRIDED_POSITIONS = 16
 
@@ -195,14 +196,15 @@ def depthwise_kernel(xp, *arrays):
 
 
 def _batch_last_pays(xp, n, osz, w, geo):
-    """Whether the data gradient should run batch-last (conv_batch_last.py). Measured against
-    the other paths: faster up to 64 output positions per sample (LeNet's second conv 0.83x,
-    ResNet-18's last stages 0.32-0.72x), slower above (1.13x at 12x12, 1.8-2x at 32x32).
-    With a stride its adds run in runs of N values only, and the implicit GEMM's phases win
-    from 8x8 outputs (1.3-1.65x there), while at 4x4 batch-last still does (0.51-0.62x).
-    Slower too with one sample (1.4x: its runs are no longer), with groups (1.34x), and for
-    1x1 filters, which need no col2im at all. On the GPU its many tap copies are so many
-    kernel launches: one im2col and one product do it in two."""
+    """Whether the data gradient should run batch-last (ops/conv/batch_last.py): on the
+    CPU, groups 1, more than one sample and one tap, and at most _BATCH_LAST_POSITIONS
+    output positions per sample (_BATCH_LAST_STRIDED_POSITIONS with a stride). Batch-last
+    makes col2im's adds N times longer, which pays on small maps; on bigger ones the
+    other paths win. With a stride its adds run in runs of N values only, and the implicit
+    GEMM's phases win from 8x8 outputs. With one sample its runs are no longer; with groups
+    it loses too; 1x1 filters need no col2im at all. On the GPU its many tap copies are so
+    many kernel launches: one im2col and one product do it in two. Figures:
+    docs/PERFORMANCE.md#conv-paths."""
     if xp is not np:
         return False
     limit = _BATCH_LAST_POSITIONS if all(s == 1 for s in geo.stride) else \

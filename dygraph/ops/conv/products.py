@@ -62,8 +62,8 @@ __all__ = ["GradLayouts", "bias_grad", "conv_forward", "conv_data", "conv_filter
 
 # From this many output positions per sample the bias gradient sums each sample's
 # positions first (pairwise, over a contiguous run); below, it sums over the batch first,
-# where each run would be too short to pay for a reduction call of its own (LeNet's conv2,
-# 64 positions: 52 vs 68 us; its conv1, 576: 170 vs 112 us).
+# where each run would be too short to pay for a reduction call of its own (figures:
+# docs/PERFORMANCE.md#conv-paths).
 _BIAS_SAMPLE_FIRST = 256
 
 

@@ -24,7 +24,7 @@ __all__ = ["einsum"]
 
 _LETTERS = string.ascii_letters
 # Below this many multiply-adds NumPy's C einsum beats the optimised (BLAS) path, whose
-# planning costs about 10 µs.
+# planning has a fixed cost per call (figures: docs/PERFORMANCE.md#small-ops-and-reductions).
 _OPTIMIZE_MIN_WORK = 4096
 
 

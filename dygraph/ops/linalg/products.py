@@ -22,7 +22,8 @@ def _product(xp, a, b):
     """a @ b; a batch of rows times one matrix runs as a single 2-D product.
 
     NumPy's matmul runs [..., M, K] @ [K, N] batch entry by batch entry (and without BLAS for
-    some strides), 2-4x slower than the same rows as one [B*M, K] @ [K, N] product.
+    some strides), several times slower than the same rows as one [B*M, K] @ [K, N] product
+    (figures: docs/PERFORMANCE.md#small-ops-and-reductions).
     """
     if a.ndim > 2 and b.ndim == 2:
         return xp.matmul(a.reshape(-1, a.shape[-1]), b).reshape(a.shape[:-1] + b.shape[-1:])

@@ -3,7 +3,8 @@
 `linear` is one fused op (every model runs it): a single GEMM over the flattened leading
 dims forward, two GEMMs and a column sum backward. `embedding` gathers rows; its gradient
 adds the output gradient rows back into the table rows, as a sparse one-hot matrix product
-when SciPy is installed (about 3x faster) and with a flat `add.at` otherwise.
+when SciPy is installed (one C loop over the ids, several times faster) and with a flat
+`add.at` otherwise. Figures: docs/PERFORMANCE.md#linear-embedding-and-resampling.
 """
 
 import functools
@@ -152,7 +153,7 @@ def _bias_grad(g2):
 
 def _product(a, b):
     """a @ b, a big result in workspace memory (fresh multi-MB arrays cost page faults
-    every step: 900 a step in the Transformer benchmark's backward)."""
+    every step: docs/PERFORMANCE.md#workspace)."""
     if a.dtype != b.dtype or len(a) * b.shape[1] < POOLED_SIZE:
         return a @ b
     return np.matmul(a, b, out=workspace.output(np, (len(a), b.shape[1]), a.dtype))
@@ -255,7 +256,7 @@ def _lookup(xp, w, ids, pad):
 
 
 def _sparse():
-    """scipy.sparse when installed (imported on first use: it costs ~0.2 s), else None."""
+    """scipy.sparse when installed (imported on first use: its import is slow), else None."""
     if _SCIPY_SPARSE[0] is None:
         try:
             import scipy.sparse as sparse
@@ -276,7 +277,7 @@ def _row_sums(xp, g, ids, n_rows, pad):
                                    shape=(n_rows, flat.size))
         out = np.asarray(onehot @ g2)
     elif xp is np:
-        # add.at on a flat index is NumPy's fast path (2-D row indices are ~3x slower).
+        # add.at on a flat index is NumPy's fast path (2-D row indices take a slower one).
         out = np.zeros(n_rows * dim, g.dtype)
         np.add.at(out, (flat.astype(np.int64)[:, None] * dim + np.arange(dim)).ravel(), g2.ravel())
         out = out.reshape(n_rows, dim)

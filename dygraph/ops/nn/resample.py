@@ -3,12 +3,14 @@ interpolate).
 
 An AxisMap says out[k] = sum_t weight[t, k] * x[index[t, k]] along its axis, a few taps per
 output. It runs as one GEMM with its dense (n_out, n_in) matrix while the input axis is
-short (a GEMM costs n_in multiply-adds per output, a gather pass about 30 times more per
-tap, measured), and as `take` plus a weighted sum otherwise. Its transpose (the gradient)
-is again an AxisMap: the same (output, input, weight) triples grouped by input, so the
-backward pass gathers too instead of scatter-adding (NumPy's add.at and reduceat are many
-times slower). Resample is the op; its gradient is Resample with the transposed maps in
-reverse order, so derivatives of every order come for free.
+short, up to `_DENSE_PER_TAP` input positions per tap (a GEMM costs n_in multiply-adds per
+output, a gather pass many times more per tap; figures:
+docs/PERFORMANCE.md#linear-embedding-and-resampling), and as `take` plus a weighted sum
+otherwise. Its transpose (the gradient) is again an AxisMap: the same (output, input,
+weight) triples grouped by input, so the backward pass gathers too instead of
+scatter-adding (NumPy's add.at and reduceat are many times slower). Resample is the op;
+its gradient is Resample with the transposed maps in reverse order, so derivatives of every
+order come for free.
 
 Example:
     >>> import numpy as np

@@ -69,7 +69,7 @@ class Normalize(Op):
     def _forward_rows(self, xp, x, w, b, n):
         """Layer norm on x as [rows, n]: the row sums as one product with a vector (BLAS)
         and the row sums of squares as one einsum, instead of reductions over short rows
-        and their temporaries (2-3x faster on a Transformer's [512, 128])."""
+        and their temporaries (figures: docs/PERFORMANCE.md#normalization)."""
         x2 = x.reshape(-1, n)
         mean = x2 @ xp.full(n, 1.0 / n, x.dtype)
         # xhat (kept for backward) and y in workspace memory (backend/workspace.py).

@@ -261,7 +261,8 @@ def max_pool(xp, x, geo, need_arg=True):
         xp.greater(tap, best, out=better)
         xp.maximum(best, tap, out=best)
         # Taps come in increasing order, so the winner is the last one that beat the running
-        # best: a maximum, branch-free (a masked store with a random mask runs 50x slower).
+        # best: a maximum, branch-free (a masked store with a random mask runs many times
+        # slower; figures: docs/PERFORMANCE.md#pooling).
         xp.multiply(better, arg.dtype.type(p), out=winner)
         xp.maximum(arg, winner, out=arg)
     if better is not None:

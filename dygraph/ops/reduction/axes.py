@@ -55,7 +55,8 @@ def expand_back(m, g, in_shape, axes, keepdim):
     if (not m.tensor_mode and m.xp is np and g.size == 1
             and reduced_count(in_shape, None) <= _FILLED_GRADIENT_SIZE):
         # A full reduction of a small input (a loss): a filled array. np.broadcast_to's
-        # Python-level checks cost 1.8 us, empty + fill 0.3 us.
+        # Python-level checks cost several times an empty + fill (figures:
+        # docs/PERFORMANCE.md#small-ops-and-reductions).
         out = m.xp.empty(tuple(in_shape), g.dtype)
         out.fill(g.reshape(()))
         return out

@@ -9,7 +9,7 @@ block:
 - The values of all steps live in bulk gate-major [T, gates, B, H] arrays, so a step
   writes into slices of them with `out=` and allocates nothing, and each gate of a step is
   one contiguous [B, H] block: an element-wise op on a column slice of a [B, G] row block
-  costs 3-5x more. The LSTM's hidden product is one [B, H] @ [H, 4H] product that BLAS
+  costs several times more. The LSTM's hidden product is one [B, H] @ [H, 4H] product that BLAS
   adds into the step's rows of the input gates (backend/blas.gemm_loop, beta = 1), so no
   separate add reads it again; the GRU's runs per gate, one batched matmul call, as its c
   block is kept for backward. A step's gate gradients are written once into [B, G] rows,
@@ -24,12 +24,13 @@ block:
   then multiplies the incoming gradients by them, writing each gate's gradient in place.
 - With Numba (dygraph.kernels.numba.lstm_cell) an LSTM step's element-wise work between the
   tanh calls is one compiled call each way: forward 4 calls for 10, backward one call for
-  nine plus the bulk slopes (the benchmark's step 8.3-9.1 -> 7.4-7.7 ms).
-- The steps' products ([B, H] @ [H, G]) run on all of BLAS's threads. Earlier loops ran
-  them on one thread, for fear of the hand-offs; on 2 cores (2026-11-27) two threads made
-  the LSTM benchmark's step 10.4 -> 9.1 ms and the GRU's 16.0 -> 13.2 ms. With one other
-  busy process the LSTM step is 35-42 ms (30 with one thread), where PyTorch's is 42-49.
-  The weight gradient, one product over all steps, runs after the walk.
+  nine plus the bulk slopes.
+- The steps' products ([B, H] @ [H, G]) run on all of BLAS's threads: on a machine with
+  cores to spare the other threads pay for their hand-offs (with another process busy on
+  the cores, one thread can do better). The weight gradient, one product over all steps,
+  runs after the walk.
+
+Figures for these choices: docs/PERFORMANCE.md#rnn-kernels.
 
 Both read their input gates and write their outputs and gate gradients through views
 indexed by time ([T, B, ...] views of batch-first arrays work), so the fused layer ops
@@ -217,9 +218,9 @@ class LSTMArrays(_GateArrays):
                 xp.matmul(d_rows[t], self.w, out=dh)
             return dh, dc
         # Slopes of every step at once: sigmoid' = s (1 - s), tanh' = 1 - g^2 for the g
-        # block, and the cell's path to h, o (1 - tanh(c)^2). (Folding more of the gate
-        # gradients' factors in here measured slower: each bulk pass streams [T, 4, B, H]
-        # through memory, while a step's blocks stay in cache.)
+        # block, and the cell's path to h, o (1 - tanh(c)^2). Only these: each bulk pass
+        # streams [T, 4, B, H] through memory, while a step's blocks stay in cache, so the
+        # gate gradients' other factors are cheaper inside the step.
         slope = xp.subtract(1.0, act, out=workspace.take(xp, act.shape, act.dtype))
         slope *= act
         g, g_slope = act[:, 2], slope[:, 2]

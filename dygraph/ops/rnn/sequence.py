@@ -70,7 +70,8 @@ class _RecurrentSequence(Op):
         """The forward walk; returns (outputs per step, final states, saved per step)."""
         gates, states, w, extras, keep = self._unpack(inputs)
         steps = m.data(gates).shape[0]
-        # The hidden product h @ W^T runs every step: a contiguous W^T makes it ~30% faster.
+        # The hidden product h @ W^T runs every step: a contiguous W^T makes it faster
+        # (figures: docs/PERFORMANCE.md#rnn-kernels).
         w_t = m.swapaxes(w, 0, 1) if m.tensor_mode else m.ascontiguousarray(w.T)
         outs, saved = [None] * steps, [None] * steps
         for t in self._order(steps):

@@ -69,9 +69,9 @@ class Tanh(Op):
 
     def backward(self, m, g):
         y = self.y(m)
-        # g (1 - y^2) without a Python-float operand: NumPy's array-scalar ufuncs cost twice
-        # an array-array one on small arrays (0.48 against 0.23 us), and this is in every
-        # recurrent net's backward.
+        # g (1 - y^2) without a Python-float operand: NumPy's array-scalar ufuncs cost about
+        # twice an array-array one on small arrays, and this is in every recurrent net's
+        # backward (figures: docs/PERFORMANCE.md#activations-and-element-wise-ops).
         return (g - g * y * y,)
 
 

@@ -1,7 +1,7 @@
 """Error function and its inverse (part of the unary family: `dygraph.erf`, `dygraph.erfinv`).
 
 SciPy is optional: when `scipy.special` can be imported (lazily, on first use, because
-importing it costs about 0.3 s) its erf/erfinv are used; otherwise a vectorised pure-NumPy
+importing it is slow) its erf/erfinv are used; otherwise a vectorised pure-NumPy
 evaluation with about 1e-15 relative error, accurate enough for float64 gradient checks.
 """
 
