@@ -1,6 +1,6 @@
 """The bias gradient sum of the Linear op (dygraph/ops/nn/linear.py _bias_grad) on every
 layout, row count and dtype its upstream gradient arrives in: as accurate as np.sum's
-pairwise sum of each column (tests/test_float32_reductions.py measures it through F.linear
+pairwise sum of each column (tests/ops/test_float32_reductions.py measures it through F.linear
 at training sizes), in the gradient's dtype."""
 
 import numpy as np
@@ -9,7 +9,7 @@ import pytest
 from dygraph.ops.nn.linear import _bias_grad
 
 # Error over np.sum's pairwise error on the same columns, as in
-# tests/test_float32_reductions.py: on values of both signs another order as accurate
+# tests/ops/test_float32_reductions.py: on values of both signs another order as accurate
 # (NumPy's pairwise sum of the rows reversed) measures up to 1.8 times; the running sum
 # over 4096 rows 20 times.
 MARGIN = 2.0

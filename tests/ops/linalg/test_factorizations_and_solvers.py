@@ -1,5 +1,7 @@
-"""Behaviour of the newer dygraph.linalg functions beyond the spec table: outputs that the
-spec cannot check (pivots, infos, ranks, empty results), identities and errors."""
+"""Behaviour of dygraph.linalg's factorizations and solvers beyond the spec table (LU with
+and without pivoting, lstsq per driver, eig, the Cholesky and LU solves, Householder
+products, matrix_exp, the low-rank SVD and cov/corrcoef): outputs that the spec cannot check
+(pivots, infos, ranks, empty results), identities and errors."""
 
 import numpy as np
 import pytest
