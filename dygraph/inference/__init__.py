@@ -3,7 +3,7 @@
 `Config` names the model (a .pdmodel/.pdiparams prefix, the two files, or an .onnx file)
 and the switches; `create_predictor(config)` returns a Predictor with input and output
 handles. The model runs on DyGraph's Executor, or on onnxruntime after
-`config.enable_onnxruntime()` (pip install 'dygraph[onnx]').
+`config.enable_onnxruntime()` (pip install 'dygraph-framework[onnx]').
 
 Example:
     >>> config = Config('model')

@@ -118,7 +118,7 @@ class Config:
 
     def enable_onnxruntime(self):
         """Run the model with onnxruntime (a .pdmodel is converted to ONNX when loaded);
-        needs pip install 'dygraph[onnx]'."""
+        needs pip install 'dygraph-framework[onnx]'."""
         self._ort = True
 
     def disable_onnxruntime(self):

@@ -2,7 +2,7 @@
 
 `export(layer, path, input_spec)` captures the layer as a static program and maps its ops
 to ONNX nodes (dygraph/onnx/map_*.py); the onnx package is needed (pip install
-'dygraph[onnx]') and imported only when exporting.
+'dygraph-framework[onnx]') and imported only when exporting.
 
 Example:
     >>> import os, tempfile

@@ -200,7 +200,7 @@ def export(layer, path, input_spec=None, opset_version=17, **configs):
     """Write `path + '.onnx'`: `layer` (a Layer or function of Tensors) captured in eval
     mode with inputs from `input_spec` (InputSpecs or example Tensors; None and -1 dims
     stay dynamic), checked with onnx.checker. Needs the onnx package
-    (pip install 'dygraph[onnx]'). `enable_onnx_checker=False` skips the check.
+    (pip install 'dygraph-framework[onnx]'). `enable_onnx_checker=False` skips the check.
 
     A layer that jit.load returned is exported from its saved program. An op without an
     ONNX mapping raises NotImplementedError naming the op class.

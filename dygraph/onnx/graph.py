@@ -45,8 +45,8 @@ def require_onnx(*names):
         try:
             modules.append(importlib.import_module(name))
         except ImportError:
-            raise ImportError(f"this needs the '{name}' package: pip install 'dygraph[onnx]' "
-                              f"(or pip install {name})") from None
+            raise ImportError(f"this needs the '{name}' package: pip install "
+                              f"'dygraph-framework[onnx]' (or pip install {name})") from None
     return modules[0] if len(modules) == 1 else modules
 
 

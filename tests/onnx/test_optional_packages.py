@@ -21,7 +21,8 @@ def test_importing_the_packages_does_not_load_onnx():
 
 def test_missing_packages_name_the_extra(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "onnx", None)  # import onnx now raises ImportError
-    with pytest.raises(ImportError, match=r"'onnx' package: pip install 'dygraph\[onnx\]'"):
+    with pytest.raises(ImportError,
+                       match=r"'onnx' package: pip install 'dygraph-framework\[onnx\]'"):
         dygraph.onnx.export(dygraph.nn.ReLU(), str(tmp_path / "m"), [InputSpec([2])])
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
     config = Config(str(tmp_path / "m"))
