@@ -1,5 +1,6 @@
 """The common layers of dygraph.nn against NumPy references, with float64 gradient checks
-for the layers that own parameters (Linear, Bilinear, Embedding)."""
+for the layers that own parameters (Linear, Bilinear, Embedding); the padding layers by mode,
+RReLU, Unflatten, FeatureAlphaDropout and Embedding's max_norm / scale_grad_by_freq."""
 
 import numpy as np
 import pytest
@@ -261,3 +262,52 @@ def test_layers_train_with_an_optimizer():
         opt.clear_grad()
         losses.append(float(loss))
     assert losses[-1] < 0.1 * losses[0]
+
+
+@pytest.mark.parametrize("layer, want", [
+    (nn.ConstantPad1D([1, 2], 5.0), [5, 1, 2, 5, 5]),
+    (nn.ZeroPad1D(1), [0, 1, 2, 0]),
+    (nn.ReflectionPad1d([1, 1]), [2, 1, 2, 1]),
+    (nn.ReplicationPad1D([2, 0]), [1, 1, 1, 2]),
+    (nn.CircularPad1D([1, 1]), [2, 1, 2, 1]),
+])
+def test_padding_layers_by_mode(layer, want):
+    out = layer(dygraph.to_tensor([[[1.0, 2.0]]]))
+    np.testing.assert_array_equal(out.numpy().ravel(), want)
+
+
+def test_padding_layer_families_are_complete():
+    for prefix in ("Constant", "Reflection", "Replication", "Circular"):
+        for d in (1, 2, 3):
+            assert getattr(nn, f"{prefix}Pad{d}d") is getattr(nn, f"{prefix}Pad{d}D")
+    assert nn.ZeroPad3D(1)(dygraph.ones([1, 1, 1, 1, 1])).shape == [1, 1, 3, 3, 3]
+
+
+def test_activation_and_common_layers():
+    x = dygraph.to_tensor([[-2.0, 1.0, 3.0, -1.0]])
+    rrelu = nn.RReLU(0.1, 0.3)
+    low = rrelu(x).numpy()
+    assert np.all((low[0, [0, 3]] <= -0.1 * np.array([2.0, 1.0]) + 1e-7)
+                  & (low[0, [0, 3]] >= -0.3 * np.array([2.0, 1.0]) - 1e-7))
+    np.testing.assert_allclose(rrelu.eval()(x).numpy(), [[-0.4, 1.0, 3.0, -0.2]], rtol=1e-6)
+    t = dygraph.to_tensor([0.0, 1.0])
+    assert nn.SiLU(inplace=True)(t) is t
+    np.testing.assert_allclose(t.numpy(), [0.0, 1 / (1 + np.exp(-1.0))], rtol=1e-6)
+    assert nn.Unflatten(-1, [2, 2])(x).shape == [1, 2, 2]
+    assert nn.PairwiseDistance(keepdim=True)(x, x).shape == [1, 1]
+    drop = nn.FeatureAlphaDropout(0.5)
+    out = drop(dygraph.ones([8, 4, 3])).numpy()
+    assert np.all(out == out[:, :, :1])  # one decision per (sample, channel)
+    np.testing.assert_array_equal(drop.eval()(x).numpy(), x.numpy())
+
+
+def test_embedding_max_norm_and_gradient_scaling_by_frequency():
+    table = np.array([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0]])
+    emb = nn.Embedding(3, 2, max_norm=1.0, scale_grad_by_freq=True, _weight=table)
+    ids = dygraph.to_tensor([[0, 0, 1]])
+    out = emb(ids)
+    np.testing.assert_allclose(emb.weight.numpy()[0], [0.6, 0.8], rtol=1e-6)
+    np.testing.assert_allclose(emb.weight.numpy()[1:], table[1:])  # row 2 was not looked up
+    out.sum().backward()
+    np.testing.assert_allclose(emb.weight.grad.numpy(), [[1, 1], [1, 1], [0, 0]])
+    assert nn.Embedding(3, 2, None, True)._sparse  # Paddle 2's positional `sparse`

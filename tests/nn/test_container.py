@@ -1,4 +1,6 @@
-"""Container layers: Sequential, LayerList, LayerDict, ParameterList."""
+"""Container layers: Sequential (with append, insert and extend), LayerList, LayerDict,
+ParameterList, ParameterDict, and the torch-style aliases (Module, ModuleList, Conv1d,
+Parameter(shape, dtype))."""
 
 from collections import OrderedDict
 
@@ -177,3 +179,30 @@ def test_parameter_list_registers_parameters():
     out = Mixture()(dygraph.ones([1]))
     out.backward()
     np.testing.assert_array_equal(extra.grad.numpy(), np.ones(3))
+
+
+def test_containers_and_aliases():
+    maker = nn.Layer()
+    params = nn.ParameterDict({"a": maker.create_parameter([2])})
+    params["b"] = maker.create_parameter([3])
+    assert list(params) == ["a", "b"] and "b" in params
+    holder = nn.Module()
+    holder.params = params
+    assert sorted(holder.state_dict()) == ["params.a", "params.b"]
+    assert nn.ModuleList is nn.LayerList and nn.ModuleDict is nn.LayerDict
+    conv = nn.Conv1d(2, 4, 3, bias=False, dtype="float64")
+    assert conv.bias is None and conv.weight.dtype == dygraph.float64
+    assert nn.AdaptiveMaxPool2d is nn.AdaptiveMaxPool2D and nn.LPPool1d is nn.LPPool1D
+    made = nn.Parameter([2, 3], "float64")  # Paddle's (shape, dtype) form
+    assert made.shape == [2, 3] and made.dtype == dygraph.float64 and not made.stop_gradient
+    wrapped = nn.Parameter(dygraph.ones([2]), name="w", trainable=False)
+    assert wrapped.name == "w" and wrapped.stop_gradient
+
+
+def test_sequential_append_insert_extend():
+    net = nn.Sequential(nn.ReLU()).append(nn.Tanh()).extend([nn.Sigmoid()])
+    net.insert(-1, nn.Silu())
+    assert [type(layer).__name__ for layer in net] == ["ReLU", "Tanh", "Silu", "Sigmoid"]
+    assert list(net._sub_layers) == ["0", "1", "2", "3"]
+    with pytest.raises(IndexError):
+        net.insert(9, nn.ReLU())

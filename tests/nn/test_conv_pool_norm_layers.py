@@ -1,6 +1,6 @@
-"""Conv, pooling and normalization layers: forward against NumPy references, float64
-gradient checks of every layer with parameters, Paddle's defaults, running statistics,
-errors, and the kernels' buffer reuse."""
+"""Conv, pooling and normalization layers (SyncBatchNorm on one process and SpectralNorm
+too): forward against NumPy references, float64 gradient checks of every layer with
+parameters, Paddle's defaults, running statistics, errors, and the kernels' buffer reuse."""
 
 import numpy as np
 import pytest
@@ -429,3 +429,26 @@ def test_max_pool_with_more_taps_than_a_byte_counts():
         np.take_along_axis(flat, mask.numpy().reshape(1, 2, -1), 2).reshape(y.shape), y.numpy())
     y.sum().backward()
     assert x.grad.numpy().sum() == y.size
+
+
+def test_sync_batch_norm_on_one_process_is_batch_norm():
+    x = dygraph.to_tensor(np.random.default_rng(2).standard_normal((4, 3, 2, 2)))
+    sync, ref = nn.SyncBatchNorm(3), nn.BatchNorm2D(3)
+    np.testing.assert_allclose(sync(x).numpy(), ref(x).numpy())
+    np.testing.assert_allclose(sync._mean.numpy(), ref._mean.numpy())
+    net = nn.SyncBatchNorm.convert_sync_batchnorm(nn.Sequential(nn.BatchNorm1D(3)))
+    assert isinstance(net[0], nn.SyncBatchNorm)
+
+
+def test_spectral_norm_divides_by_the_largest_singular_value():
+    w = np.random.default_rng(3).standard_normal((3, 4))
+    sn = nn.SpectralNorm([3, 4], power_iters=50, dtype="float64")
+    out = sn(dygraph.to_tensor(w)).numpy()
+    np.testing.assert_allclose(np.linalg.svd(out, compute_uv=False)[0], 1.0, rtol=1e-6)
+    # The singular vectors are constants in the gradient: d/dW <G, W / s> with s = u^T W v.
+    x = dygraph.to_tensor(w, stop_gradient=False)
+    g = np.arange(12.0).reshape(3, 4)
+    (sn(x) * dygraph.to_tensor(g)).sum().backward()
+    u, s, vt = np.linalg.svd(w)
+    want = g / s[0] - (g * w).sum() / s[0] ** 2 * np.outer(u[:, 0], vt[0])
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-5, atol=1e-8)

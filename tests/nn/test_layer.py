@@ -454,3 +454,36 @@ def test_a_tiny_layer_learns_by_hand_written_sgd():
     assert losses[-1] < 1e-3 < losses[0]
     np.testing.assert_allclose(model.weight.numpy(), [[2.0]], atol=0.05)
     np.testing.assert_allclose(model.bias.numpy(), [0.5], atol=0.05)
+
+
+def test_remove_duplicate_lists_shared_members_under_every_name():
+    shared = nn.Linear(2, 2)
+    net = nn.Sequential(shared, shared)
+    assert len(list(net.named_parameters())) == 2
+    assert [n for n, _ in net.named_parameters(remove_duplicate=False)] == [
+        "0.weight", "0.bias", "1.weight", "1.bias"]
+    assert [n for n, _ in net.named_sublayers(remove_duplicate=False)] == ["0", "1"]
+
+
+class _Scaled(nn.Layer):
+    def forward(self, x, scale=1.0):
+        if scale < 0:
+            raise ValueError("negative scale")
+        return x * scale
+
+
+def test_forward_hooks_with_kwargs_prepend_and_always_call():
+    layer, log = _Scaled(), []
+    layer.register_forward_pre_hook(lambda m, args: log.append("plain"))
+    layer.register_forward_pre_hook(
+        lambda m, args, kwargs: (log.append("kwargs"), (args, {"scale": 3.0}))[1],
+        with_kwargs=True, prepend=True)
+    layer.register_forward_post_hook(lambda m, args, kwargs, out: out + kwargs["scale"],
+                                     with_kwargs=True)
+    assert float(layer(dygraph.to_tensor(1.0))) == 6.0
+    assert log == ["kwargs", "plain"]
+    failing, seen = _Scaled(), []
+    failing.register_forward_post_hook(lambda m, args, out: seen.append(out), always_call=True)
+    with pytest.raises(ValueError, match="negative"):
+        failing(dygraph.to_tensor(1.0), scale=-1.0)
+    assert seen == [None]

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import dygraph
+import dygraph.nn.functional as F
 
 UNARY = ["abs", "acos", "asin", "atan", "atanh", "cos", "cosh", "erf", "erfinv", "exp",
          "expm1", "log", "log10", "log1p", "log2", "neg", "reciprocal", "rsqrt", "sin",
@@ -59,3 +60,14 @@ def test_recorded_inplace_change_backpropagates():
     np.testing.assert_allclose(leaf.grad.numpy(), 1 - np.tanh([0.3, -0.4]) ** 2, rtol=1e-6)
     with pytest.raises(RuntimeError, match="leaf tensor that requires grad"):
         leaf.tanh_()
+
+
+def test_inplace_forms_keep_the_input_for_backward():
+    x = dygraph.to_tensor([0.5, -1.0], stop_gradient=False)
+    y = x * 1.0
+    y.sin_()
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.cos([0.5, -1.0]))
+    x.clear_grad()
+    F.elu_(x * 1.0).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [1.0, np.exp(-1.0)])

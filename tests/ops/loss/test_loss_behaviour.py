@@ -207,3 +207,15 @@ def test_ctc_argument_errors():
         F.ctc_loss(_t(logits), _t(np.array([[0, 1, 2], [2, 0, 0]], np.int32)), _t(n), _t(k))
     with pytest.raises(TypeError, match="labels"):
         F.ctc_loss(_t(logits), _t(labels.astype(np.float32)), _t(n), _t(k))
+
+
+def test_loss_layers_call_their_functions():
+    x = dygraph.to_tensor([[0.1, 0.2, 0.4, 0.8], [0.5, -0.3, 0.2, 0.0]])
+    y = dygraph.to_tensor([3, 0])
+    assert float(nn.MultiMarginLoss(reduction="sum")(x, y)) == pytest.approx(
+        float(F.multi_margin_loss(x, y, reduction="sum")))
+    var = dygraph.ones([2, 4])
+    assert float(nn.GaussianNLLLoss(full=True)(x, x, var)) == pytest.approx(
+        0.5 * np.log(2 * np.pi))
+    with pytest.raises(ValueError, match="reduction"):
+        nn.SoftMarginLoss(reduction="avg")

@@ -279,3 +279,13 @@ def test_attention_masks_and_layouts():
     np.testing.assert_allclose(dropped, F.scaled_dot_product_attention(q, k, v).numpy())
     with pytest.raises(ValueError, match="head_dim"):
         F.scaled_dot_product_attention(q, k[..., :4], v)
+
+
+def test_sequence_helpers():
+    np.testing.assert_array_equal(F.sequence_mask(dygraph.to_tensor([2, 0]), 3).numpy(),
+                                  [[1, 1, 0], [0, 0, 0]])
+    labels = dygraph.to_tensor([5, 2, 5])
+    remapped, centers = F.class_center_sample(labels, 10, 4)
+    centers = centers.numpy()
+    assert len(centers) == 4 and list(centers[:2]) == [2, 5] and len(set(centers)) == 4
+    np.testing.assert_array_equal(centers[remapped.numpy()], labels.numpy())

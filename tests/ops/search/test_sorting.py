@@ -1,4 +1,5 @@
-"""Behaviour of the search/sort ops and the closeness comparisons, checked against NumPy."""
+"""Behaviour of the search and sort ops (dygraph/ops/search/sorting.py), checked against NumPy:
+topk, sort and argsort, unique and nonzero, searchsorted, bincount and histogram."""
 
 import numpy as np
 import pytest
@@ -202,34 +203,3 @@ def test_histogram_errors():
         D.histogram(t([1.0]), bins=0)
     with pytest.raises(ValueError, match="max must be >= min"):
         D.histogram(t([1.0]), min=2, max=1)
-
-
-# -- allclose / isclose / equal_all ------------------------------------------------------
-
-@pytest.mark.parametrize("equal_nan", [False, True])
-def test_isclose_and_allclose_match_numpy(equal_nan):
-    a = np.array([1.0, np.nan, 3.0, 1e-9])
-    b = np.array([1.0 + 1e-6, np.nan, 3.1, 0.0])
-    got = D.isclose(t(a), t(b), equal_nan=equal_nan)
-    np.testing.assert_array_equal(got.numpy(), np.isclose(a, b, equal_nan=equal_nan))
-    assert got.dtype == D.bool
-    close = D.allclose(t(a[[0, 1, 3]]), t(b[[0, 1, 3]]), equal_nan=equal_nan)
-    assert close.shape == [] and close.dtype == D.bool
-    assert bool(close) == np.allclose(a[[0, 1, 3]], b[[0, 1, 3]], equal_nan=equal_nan)
-    assert not bool(D.allclose(t(a), t(b), rtol=0.01, atol=0.0))
-    assert bool(D.allclose(t([3.0]), t([3.1]), rtol=0.05))
-
-
-def test_isclose_broadcasts_and_names_bad_shapes():
-    got = D.isclose(t([[1.0], [2.0]]), t([1.0, 2.0, 3.0]))
-    assert got.shape == [2, 3]
-    with pytest.raises(ValueError, match=r"\[2\] and \[3\]"):
-        D.isclose(t([1.0, 2.0]), t([1.0, 2.0, 3.0]))
-
-
-def test_equal_all():
-    out = D.equal_all(t([1, 2, 3]), t([1, 2, 3]))
-    assert out.shape == [] and out.dtype == D.bool and bool(out)
-    assert not bool(D.equal_all(t([1, 2, 3]), t([1, 2, 4])))
-    assert not bool(D.equal_all(t([1, 2]), t([[1, 2]])))  # shapes differ: never equal
-    assert bool(t([1.0, 2.0]).equal_all(t([1.0, 2.0])))

@@ -1,6 +1,6 @@
-"""Behaviour of the Paddle 3 shape, scatter, search and product APIs beyond the spec table:
-values Paddle 3.3 gives (written down here, so the tests need no Paddle), integer and
-tie cases, the in-place and alias spellings, and the error messages."""
+"""Behaviour of the joining, view, scatter and gather ops (dygraph/ops/manipulation/) beyond
+the spec table: values Paddle 3.3 gives (written down here, so the tests need no Paddle), the
+in-place spellings, the error messages, and static programs that keep the batch dim free."""
 
 import numpy as np
 import pytest
@@ -126,78 +126,6 @@ def test_gathers():
     assert D.take_along_dim(x, _t([[0], [2]]), 1).numpy().tolist() == [[0], [5]]
 
 
-def test_kthvalue_and_mode_ties_follow_paddle():
-    x = _t([[3.0, 1, 2, 1, 3], [5, 5, 4, 4, 1]])
-    v, i = D.kthvalue(x, 2)
-    assert v.numpy().tolist() == [1, 4] and i.numpy().tolist() == [3, 2]
-    v, i = D.kthvalue(x, 1, axis=0)
-    assert i.numpy().tolist() == [0, 0, 0, 0, 1]
-    v, i = D.mode(x)
-    assert v.numpy().tolist() == [1, 4] and i.numpy().tolist() == [3, 3]
-    v, i = D.mode(_t([2.0, 1, 1, 2, 3]))
-    assert v.item() == 1 and i.item() == 2 and v.shape == []
-    v, i = x.mode(axis=0, keepdim=True)
-    assert v.shape == [1, 5]
-    with pytest.raises(ValueError, match="kthvalue: k must be"):
-        D.kthvalue(x, 6)
-    # The gradient goes to the picked element.
-    y = _t([3.0, 1.0, 2.0], grad=True)
-    D.kthvalue(y, 2)[0].backward()
-    assert y.grad.numpy().tolist() == [0, 0, 1]
-
-
-def test_search_helpers():
-    assert D.msort(_t([[3.0, 1], [1, 2]])).numpy().tolist() == [[1, 1], [3, 2]]
-    seq = _t([1, 3, 5, 7])
-    assert D.bucketize(_t([1, 5, 9]), seq).numpy().tolist() == [0, 2, 4]
-    assert D.bucketize(_t([[1, 5]]), seq, right=True).numpy().tolist() == [[1, 3]]
-    assert D.argwhere(_t([[0, 1], [2, 0]])).numpy().tolist() == [[0, 1], [1, 0]]
-    assert D.isin(_t([1.0, 2.0]), _t([2.0]), invert=True).numpy().tolist() == [True, False]
-    out, inv, counts = D.unique_consecutive(_t([1, 1, 2, 2, 3, 1, 1]), True, True)
-    assert out.numpy().tolist() == [1, 2, 3, 1]
-    assert inv.numpy().tolist() == [0, 0, 1, 1, 2, 3, 3]
-    assert counts.numpy().tolist() == [2, 2, 1, 2]
-    out, counts = D.unique_consecutive(_t([[1, 1], [1, 1], [2, 3]]), axis=0,
-                                       return_counts=True)
-    assert out.numpy().tolist() == [[1, 1], [2, 3]] and counts.numpy().tolist() == [2, 1]
-
-
-def test_histograms():
-    edges = D.histogram_bin_edges(_t([1.0, 2.0, 5.0], "float32"), bins=4)
-    assert edges.numpy().tolist() == [1, 2, 3, 4, 5] and edges.dtype == D.float32
-    assert D.histogram_bin_edges(_t([1.0, 2, 5]), 2, 0, 10).numpy().tolist() == [0, 5, 10]
-    hist, edges = D.histogramdd(_t([[0.0, 1], [1, 0], [2, 0]], "float32"), bins=2)
-    assert hist.numpy().tolist() == [[0, 1], [2, 0]]
-    assert [e.numpy().tolist() for e in edges] == [[0, 1, 2], [0, 0.5, 1]]
-    hist, _ = D.histogramdd(_t([[0.0, 1], [1, 0], [2, 0]]), bins=[2, 3], ranges=[0, 2, 0, 3],
-                            density=True, weights=_t([1.0, 2.0, 1.0]))
-    np.testing.assert_allclose(hist.numpy(), [[0, 0.25, 0], [0.75, 0, 0]])
-
-
-def test_products_and_distances():
-    x = _t([[1.0, 3, 6], [2, 2, 9]])
-    out = D.addmm(D.ones([2, 2]), x, x.T, beta=0.5, alpha=2)
-    assert out.numpy().tolist() == [[92.5, 124.5], [124.5, 178.5]]
-    assert D.inner(_t(2.0), x).shape == [2, 3]
-    assert D.tensordot(D.ones([2, 3]), D.ones([3, 2]), 1).shape == [2, 2]
-    with pytest.raises(ValueError, match="tensordot: dim 1 of x"):
-        D.tensordot(D.ones([2, 3, 4]), D.ones([2, 4, 3]), [1, 2])
-    assert D.dist(x, x * 0, 0).item() == 6
-    assert D.dist(x, x * 0, float("inf")).item() == 9
-    assert D.cdist(D.ones([2, 3, 4]), D.zeros([2, 5, 4])).shape == [2, 3, 5]
-    np.testing.assert_allclose(D.pdist(x).numpy(), [np.sqrt(11)])
-    assert D.diff(_t([1, 4, 9])).numpy().tolist() == [3, 5]
-    out = D.diff(x, n=2, axis=1, prepend=_t([[0.0], [0.0]]))
-    assert out.numpy().tolist() == [[1, 1], [-2, 7]]
-    assert D.vander(_t([1, 2]), increasing=True).numpy().tolist() == [[1, 1], [1, 2]]
-    assert D.vander(_t([1, 2, 3]), 0).shape == [3, 0]
-    np.testing.assert_allclose(D.renorm(x, 1, 1, 4).numpy(),
-                               [[1, 2.4, 1.6], [2, 1.6, 2.4]], rtol=1e-6)
-    assert D.reduce_as(D.ones([2, 3, 4]), D.ones([3, 1])).numpy().tolist() == [[8]] * 3
-    assert D.combinations(_t([1, 2, 3]), 0).shape == [0]
-    assert D.combinations(_t([1, 2]), 3).shape == [0, 3]
-
-
 def test_inplace_variants():
     a = _t([[1.0, 2.0]])
     assert D.addmm_(a, _t([[1.0]]), _t([[1.0, 1.0]])) is a
@@ -224,55 +152,6 @@ def test_inplace_variants():
     y.index_fill_(_t([0]), 0, 0.0)
     y.sum().backward()
     assert w.grad.numpy().tolist() == [0, 1]
-
-
-def test_creation_and_queries():
-    assert D.tril_indices(3, 3).numpy().tolist() == [[0, 1, 1, 2, 2, 2], [0, 0, 1, 0, 1, 2]]
-    assert D.triu_indices(3, 2, 1).numpy().tolist() == [[0], [1]]
-    assert D.logspace(0, 2, 3, base=2, dtype="int32").numpy().tolist() == [1, 2, 4]
-    assert D.range(0, 3).numpy().tolist() == [0, 1, 2, 3]
-    assert D.range(0.0, 1, 0.5).numpy().tolist() == [0, 0.5, 1]
-    assert D.range(3).dtype == D.float32
-    arr = np.zeros(2, dtype=np.float32)
-    t = D.from_numpy(arr)
-    arr[1] = 3.0
-    assert t.numpy().tolist() == [0, 3]
-    assert D.as_tensor([1, 2], dtype="float64").dtype == D.float64
-    assert not D.asarray([1.0], requires_grad=True).stop_gradient
-    back = D.from_dlpack(D.to_dlpack(D.arange(3)))
-    assert back.numpy().tolist() == [0, 1, 2]
-    assert D.from_dlpack(np.arange(2.0)).numpy().tolist() == [0, 1]
-    x = D.ones([2, 3])
-    assert D.shape(x).numpy().tolist() == [2, 3]
-    assert D.numel(x).item() == 6 and D.numel(x).dtype == D.int64
-    assert D.rank(x).item() == 2 and x.rank().dtype == D.int32
-    assert D.Size([2, 3]) == [2, 3] and repr(D.Size([2])) == "Size([2])"
-    assert D.broadcast_shape([2, 1], [3]) == [2, 3]
-    with pytest.raises(ValueError, match="broadcast_shapes"):
-        D.broadcast_shapes([2], [3])
-
-
-def test_aliases():
-    x = _t(X)
-    assert D.cat([x, x]).shape == [4, 3] and D.concatenate([x, x], 1).shape == [2, 6]
-    assert x.clamp(1, 4).numpy().tolist() == [[1, 1, 2], [3, 4, 4]]
-    assert D.swapaxes(x, [1, 0]).shape == [3, 2] and x.swapdims([1, 0]).shape == [3, 2]
-    np.testing.assert_allclose(D.softmax(D.ones([2, 3, 4])).numpy().sum(0), 1)
-    np.testing.assert_allclose(D.softmax(D.ones([2, 3])).numpy().sum(1), 1)
-    np.testing.assert_allclose(x.softmax(0).numpy().sum(0), 1)
-    w = D.ones([1, 1, 2])
-    assert D.conv1d(D.ones([1, 1, 4]), w).numpy().tolist() == [[[2, 2, 2]]]
-    assert D.layer_norm(x, 3).shape == [2, 3]
-
-
-@pytest.mark.parametrize("axis", [0, 1])
-def test_mode_matches_a_counting_reference(axis):
-    data = np.random.default_rng(0).integers(0, 4, (5, 9))
-    v, i = D.mode(_t(data), axis=axis)
-    for line, value, index in zip(np.moveaxis(data, axis, 0).T, v.numpy(), i.numpy()):
-        values, counts = np.unique(line, return_counts=True)
-        want = values[np.argmax(counts)]  # np.unique sorts: the first maximum is smallest
-        assert value == want and index == np.flatnonzero(line == want)[-1]
 
 
 STATIC_CASES = {

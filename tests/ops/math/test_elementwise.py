@@ -1,0 +1,70 @@
+"""Behaviour of the element-wise math ops (dygraph/ops/math/elementwise.py) beyond the spec
+table: integer- and bool-valued ops against NumPy, in-place forms, div's rounding modes, and
+errors that name the op."""
+
+import numpy as np
+import pytest
+
+import dygraph as D
+
+
+def _t(values, dtype=None):
+    return D.to_tensor(np.asarray(values), dtype=dtype)
+
+
+def test_integer_and_bool_valued_ops_match_numpy():
+    a, b = np.array([12, -3, 0, 7]), np.array([8, 6, 0, 2])
+    np.testing.assert_array_equal(D.gcd(_t(a), _t(b)).numpy(), np.gcd(a, b))
+    np.testing.assert_array_equal(D.lcm(_t(a), _t(b)).numpy(), np.lcm(a, b))
+    np.testing.assert_array_equal(D.bitwise_left_shift(_t(a), _t(b)).numpy(), a << b)
+    np.testing.assert_array_equal(D.bitwise_right_shift(_t(a), _t(b)).numpy(), a >> b)
+    np.testing.assert_array_equal(D.bitwise_invert(_t(a)).numpy(), ~a)
+    x = np.array([-1.0, -0.0, 0.0, np.inf, -np.inf, np.nan])
+    np.testing.assert_array_equal(D.signbit(_t(x)).numpy(), np.signbit(x))
+    np.testing.assert_array_equal(D.isneginf(_t(x)).numpy(), np.isneginf(x))
+    np.testing.assert_array_equal(D.isposinf(_t(x)).numpy(), np.isposinf(x))
+    assert D.isreal(_t([1, 2])).numpy().all()
+    mantissa, exponent = D.frexp(_t([8.0, -3.0, 0.0]))
+    np.testing.assert_array_equal(mantissa.numpy(), [0.5, -0.75, 0.0])
+    np.testing.assert_array_equal(exponent.numpy(), [4.0, 2.0, 0.0])
+    one = _t([1.0], "float64")
+    assert D.nextafter(one, one + 1).item() == np.nextafter(1.0, 2.0)
+
+
+def test_in_place_elementwise_forms():
+    x = _t([3.0, -4.0])
+    assert x.hypot_(_t([4.0, 3.0])) is x
+    np.testing.assert_allclose(x.numpy(), [5.0, 5.0])
+    y = _t([12, 9])
+    D.gcd_(y, _t([8, 6]))
+    assert y.tolist() == [4, 3]
+    z = _t([1.5, -2.25])
+    z.frac_()
+    assert z.tolist() == [0.5, -0.25]
+    g = _t([1.0, 2.0])
+    D.lgamma_(g)
+    np.testing.assert_allclose(g.numpy(), [0.0, 0.0], atol=1e-7)
+
+
+def test_bad_inputs_name_the_op():
+    with pytest.raises(TypeError, match="gcd"):
+        D.gcd(_t([1.0]), _t([2.0]))
+    with pytest.raises(TypeError, match="positive"):
+        D.positive(_t([True]))
+    with pytest.raises(ValueError, match="rounding_mode"):
+        D.div(_t([1.0]), _t([2.0]), rounding_mode="round")
+    with pytest.raises(TypeError, match="polygamma"):
+        D.polygamma(_t([1.0]), -1)
+    with pytest.raises(ValueError, match="multigammaln"):
+        D.multigammaln(_t([0.5]), 3)
+    with pytest.raises(ValueError, match="gammainc"):
+        D.gammainc(_t([-1.0]), _t([1.0]))
+    with pytest.raises(TypeError, match="ldexp"):
+        D.ldexp(_t([1.0]), _t([1.5]))
+
+
+def test_div_rounding_modes():
+    x, y = _t([-7.0, 7.0]), _t([2.0, 2.0])
+    assert D.div(x, y, rounding_mode="floor").tolist() == [-4.0, 3.0]
+    assert D.div(x, y, rounding_mode="trunc").tolist() == [-3.0, 3.0]
+    assert D.div(_t([-7]), _t([2]), rounding_mode="floor").tolist() == [-4]
