@@ -1,6 +1,6 @@
 """dygraph.nn: Layer, the layer library, functional ops, initializers and ParamAttr."""
 
-from dygraph.nn import functional, initializer  # noqa: F401
+from dygraph.nn import functional, initializer, utils  # noqa: F401
 from dygraph.nn.clip import (  # noqa: F401
     ClipGradBase,
     ClipGradByGlobalNorm,
