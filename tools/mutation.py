@@ -44,7 +44,8 @@ REPO = Path(__file__).resolve().parent.parent
 # docstring examples run too (added by `module_args`: pytest's addopts has
 # --doctest-modules).
 MODULES: dict[str, list[str]] = {
-    "dygraph/autograd/engine.py": ["tests/test_autograd.py", "tests/test_mutation_survivors.py"],
+    "dygraph/autograd/engine.py": ["tests/autograd/test_autograd.py",
+                                   "tests/test_mutation_survivors.py"],
     "dygraph/ops/loss/cross_entropy.py": [
         "tests/ops/loss/test_loss_behaviour.py",
         "tests/ops/loss/test_soft_label_cross_entropy.py",
@@ -59,8 +60,8 @@ MODULES: dict[str, list[str]] = {
     "dygraph/static/executor.py": ["tests/static/", "dygraph/static/print_op.py",
                                    "tests/test_mutation_survivors.py"],
     "dygraph/optimizer/adam.py": ["tests/optimizer/", "tests/test_mutation_survivors.py"],
-    "dygraph/io/checkpoint.py": ["tests/test_checkpoint.py", "tests/test_checkpoint_fuzz.py"],
-    "dygraph/amp/grad_scaler.py": ["tests/test_amp.py", "tests/test_amp_o2_float16.py",
+    "dygraph/io/checkpoint.py": ["tests/io/test_checkpoint.py", "tests/io/test_checkpoint_fuzz.py"],
+    "dygraph/amp/grad_scaler.py": ["tests/amp/test_amp.py", "tests/amp/test_o2_float16.py",
                                    "tests/test_mutation_survivors.py"],
 }
 

@@ -11,7 +11,7 @@ export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 python3 -c "import sys, numpy, cupy; print(sys.version.split()[0], 'numpy', numpy.__version__,
 'cupy', cupy.__version__, cupy.cuda.runtime.getDeviceProperties(0)['name'].decode())"
 timeout 240 python3 -m pytest -p no:cacheprovider -o addopts="" -q -rfE --timeout 200 \
-    --durations 10 -n 12 tests/gpu tests/test_device.py tests/seeds tests/examples "$@" \
+    --durations 10 -n 12 tests/gpu tests/device/test_device.py tests/seeds tests/examples "$@" \
     2>&1 | tee "$OUT/gpu_tests.log" | tail -80
 cd benchmarks || exit
 timeout 120 python3 models.py --device gpu --steps 5 --repeats 3 2>&1 | tee "$OUT/gpu_models.log"

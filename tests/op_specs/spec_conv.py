@@ -97,7 +97,7 @@ SPECS = [
     # padding at stride 1 or 2 (dygraph.kernels.numba.depthwise2d_same, with the bias gradient
     # in the filter gradient's pass) on any map, the others (dygraph.kernels.numba.depthwise2d)
     # from 64 output positions a plane; else and below that the einsum channels-last
-    # (conv_depthwise.py); with a stride, padding and dilation (tests/test_parallel.py
+    # (conv_depthwise.py); with a stride, padding and dilation (tests/backend/test_parallel.py
     # runs them split over threads).
     OpSpec("nn.functional.conv2d", lambda x, w, b: F.conv2d(x, w, b, padding=1, groups=3),
            lambda x, w, b: conv_ref(x, w, b, 1, 1, 1, 3), [(2, 3, 5, 7), (3, 1, 3, 3), (3,)],

@@ -1,5 +1,5 @@
 """The implicit-GEMM convolution (ops/conv/implicit_gemm.py) and the BLAS call under it
-(backend/blas.py, tested in tests/test_blas.py).
+(backend/blas.py, tested in tests/backend/test_blas.py).
 
 The kernels are checked against the direct reference of the conv spec entries (one einsum
 per tap), and the two gradients through the adjoint identities that define them:
