@@ -1,4 +1,4 @@
-"""Record which PaddlePaddle public names DyGraph has, for tests/test_api_names.py.
+"""Record which PaddlePaddle public names DyGraph has, for tests/api/test_api_names.py.
 
 Run with paddlepaddle installed (it is only needed here, never by the tests):
 

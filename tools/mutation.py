@@ -45,24 +45,24 @@ REPO = Path(__file__).resolve().parent.parent
 # --doctest-modules).
 MODULES: dict[str, list[str]] = {
     "dygraph/autograd/engine.py": ["tests/autograd/test_autograd.py",
-                                   "tests/test_mutation_survivors.py"],
+                                   "tests/mutation/test_mutation_survivors.py"],
     "dygraph/ops/loss/cross_entropy.py": [
         "tests/ops/loss/test_loss_behaviour.py",
         "tests/ops/loss/test_soft_label_cross_entropy.py",
-        "tests/test_mutation_survivors.py",
-        "tests/test_op_specs.py",
+        "tests/mutation/test_mutation_survivors.py",
+        "tests/op_specs/test_op_specs.py",
         # The static-program op (LabelInputCrossEntropy) only runs in these.
-        "tests/test_cross_mode.py",
+        "tests/op_specs/test_cross_mode.py",
         "-k",
         "cross_entropy or nll",
     ],
     # print_op's docstring examples are the runs of a program with Print (an effect op).
     "dygraph/static/executor.py": ["tests/static/", "dygraph/static/print_op.py",
-                                   "tests/test_mutation_survivors.py"],
-    "dygraph/optimizer/adam.py": ["tests/optimizer/", "tests/test_mutation_survivors.py"],
+                                   "tests/mutation/test_mutation_survivors.py"],
+    "dygraph/optimizer/adam.py": ["tests/optimizer/", "tests/mutation/test_mutation_survivors.py"],
     "dygraph/io/checkpoint.py": ["tests/io/test_checkpoint.py", "tests/io/test_checkpoint_fuzz.py"],
     "dygraph/amp/grad_scaler.py": ["tests/amp/test_amp.py", "tests/amp/test_o2_float16.py",
-                                   "tests/test_mutation_survivors.py"],
+                                   "tests/mutation/test_mutation_survivors.py"],
 }
 
 # What the temporary copy needs to run the tests as the repository does.

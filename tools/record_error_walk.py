@@ -1,13 +1,13 @@
 """Record what every error-walk case must do, with Paddle as the oracle.
 
-tests/test_error_walk.py gives every spec-table op a misshaped input and inputs of the wrong
-dtype (tests/error_walk_cases.py builds the cases). This script runs each case through
-Paddle and through DyGraph and writes tests/data/error_walk_expectations.json, which the
-test replays without Paddle:
+tests/op_specs/test_error_walk.py gives every spec-table op a misshaped input and inputs of
+the wrong dtype (tests/op_specs/error_walk_cases.py builds the cases). This script runs each
+case through Paddle and through DyGraph and writes tests/data/error_walk_expectations.json,
+which the test replays without Paddle:
 
 - where both refuse the case: DyGraph must raise an exception of the recorded type;
 - where both compute it: DyGraph's result must have the recorded dtypes and equal the
-  recorded reference (see tests/error_walk_cases.py);
+  recorded reference (see tests/op_specs/error_walk_cases.py);
 - where they disagree (one refuses, or the dtypes or values differ), or where Paddle cannot
   run the spec entry at all: DyGraph's behaviour is recorded as above, marked with a
   reason from REASONS. A disagreement that no rule below explains stops the script, so
@@ -39,7 +39,7 @@ import warnings
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.error_walk_cases import (  # noqa: E402 - after the path above
+from tests.op_specs.error_walk_cases import (  # noqa: E402 - after the path above
     VARIANTS,
     case_inputs,
     case_key,
@@ -356,11 +356,11 @@ def _record(paddle_python):
     entries = [entry for row in cases.values() for entry in row if entry is not None]
     used = {entry.partition(" ! ")[2] for entry in entries} - {""}
     data = {
-        "about": "What each case of tests/test_error_walk.py must do. cases: per spec "
+        "about": "What each case of tests/op_specs/test_error_walk.py must do. cases: per spec "
                  "entry, one item per variant (" + ", ".join(VARIANTS) + "; null where the "
                  "entry has no such case): 'raise <type>', or '<reference> <result "
                  "dtypes>' (reference: numpy, cast or pinned, see "
-                 "tests/error_walk_cases.py); ' ! <reason>' marks a case where DyGraph "
+                 "tests/op_specs/error_walk_cases.py); ' ! <reason>' marks a case where DyGraph "
                  "differs from Paddle or Paddle is no oracle. Written by "
                  "tools/record_error_walk.py; do not edit by hand.",
         "variants": list(VARIANTS),

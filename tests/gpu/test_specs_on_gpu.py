@@ -1,6 +1,6 @@
 """The spec table on the GPU: every entry's forward against its NumPy reference, and its
 gradients (and double-backward gradients) against the same op's on the CPU, whose gradients
-tests/test_op_specs.py checks against finite differences."""
+tests/op_specs/test_op_specs.py checks against finite differences."""
 
 import numpy as np
 import pytest
@@ -8,7 +8,7 @@ import pytest
 import dygraph
 from tests.gpu import requires_gpu
 from tests.op_specs import all_specs
-from tests.test_op_specs import _as_list, _ids, _tensors
+from tests.op_specs.test_op_specs import _as_list, _ids, _tensors
 
 pytestmark = requires_gpu
 SPECS = all_specs()

@@ -3,9 +3,12 @@
 Each `spec_*.py` module here defines `SPECS`, a list of OpSpec. An entry names the public op
 (as exported: 'tanh', 'nn.functional.relu', 'linalg.inv'), a callable on Tensors, a NumPy
 reference on arrays, the inputs (shapes for random floats in `domain`, or fixed arrays) and
-which checks apply. tests/test_op_specs.py runs forward vs reference, gradient vs float64
+which checks apply. tests/op_specs/test_op_specs.py runs forward vs reference, gradient vs float64
 central differences and double backward over every entry, and fails when an exported
 differentiable op has no entry. It runs every entry in float32 too (FLOAT32_TOL below).
+The other suites that walk the table sit here as well: test_cross_mode.py (every entry in
+every mode: static, to_static, jit.save/load, ONNX, auto_cast) and test_error_walk.py
+(every entry with misshaped and wrongly typed inputs, error_walk_cases.py).
 """
 
 import dataclasses

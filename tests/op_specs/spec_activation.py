@@ -137,7 +137,7 @@ SPECS = [
            domain=SMOOTH, float32=False,
            float32_reason="draws its noise in the input's dtype: not the reference's sample"),
     # hard=True is piecewise constant forward with the soft gradient (straight-through),
-    # so finite differences cannot check it; tests/test_activation_behaviour.py does.
+    # so finite differences cannot check it; tests/ops/activation/test_activation_behaviour.py does.
     OpSpec("nn.functional.gumbel_softmax",
            lambda x: _seeded_gumbel(x, hard=True),
            lambda x: np.eye(4)[_gumbel(x, 0.5, 3).argmax(-1)], [A], domain=SMOOTH,

@@ -10,7 +10,8 @@ import pytest
 
 import dygraph
 
-RECORD = json.loads((pathlib.Path(__file__).parent / "data" / "api_names.json").read_text())
+RECORD = json.loads((pathlib.Path(__file__).resolve().parents[1] / "data" /
+                     "api_names.json").read_text())
 
 
 def _namespace(path):

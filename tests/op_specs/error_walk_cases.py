@@ -1,6 +1,6 @@
 """The error walk's cases: every spec-table op with a misshaped input or a wrong dtype.
 
-Shared by tests/test_error_walk.py, which replays the recorded expectations
+Shared by tests/op_specs/test_error_walk.py, which replays the recorded expectations
 (tests/data/error_walk_expectations.json) on DyGraph, and tools/record_error_walk.py, which
 records them by running the same cases through Paddle and DyGraph. Both build the inputs,
 the references and the digests here, so they cannot drift apart. No framework is imported:

@@ -2,7 +2,7 @@
 recorded outcome.
 
 The spec table is walked with inputs of the wrong shape and of the wrong dtype
-(tests/error_walk_cases.py). Each case must do what tests/data/error_walk_expectations.json
+(tests/op_specs/error_walk_cases.py). Each case must do what tests/data/error_walk_expectations.json
 records, which tools/record_error_walk.py wrote by running the same cases through Paddle:
 raise an exception of the named type, whose message is one of the documented kinds, starts
 with the op's name and ends with the caller's `file:line` (the test's, not a line inside
@@ -19,7 +19,8 @@ import re
 import pytest
 
 import dygraph
-from tests.error_walk_cases import (
+from tests.op_specs import all_specs
+from tests.op_specs.error_walk_cases import (
     VARIANTS,
     WRONG_DTYPES,
     case_inputs,
@@ -31,10 +32,9 @@ from tests.error_walk_cases import (
     results,
     tensors,
 )
-from tests.op_specs import all_specs
 
 SPECS = all_specs()
-EXPECTED = json.loads((pathlib.Path(__file__).parent / "data" /
+EXPECTED = json.loads((pathlib.Path(__file__).resolve().parents[1] / "data" /
                        "error_walk_expectations.json").read_text())
 # Walking every op with bad inputs produces NaN and infinity warnings by design.
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")

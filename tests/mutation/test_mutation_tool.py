@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-_PATH = Path(__file__).resolve().parent.parent / "tools" / "mutation.py"
+_PATH = Path(__file__).resolve().parents[2] / "tools" / "mutation.py"
 _spec = importlib.util.spec_from_file_location("dygraph_mutation_tool", _PATH)
 mutation = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = mutation  # dataclasses look their module up there

@@ -26,7 +26,7 @@ from tests.op_specs import all_specs
 
 SPECS = all_specs()
 AMP_RTOL = 8 * float(np.finfo(np.float32).eps)
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Spec entries whose op has no ONNX mapping (the export names them); docs/ONNX.md gives the
 # count. A new mapping, or a new op without one, updates this file.
 UNMAPPED_FILE = os.path.join(ROOT, "tests", "data", "onnx_unmapped_specs.txt")

@@ -1,0 +1,2 @@
+"""tools/mutation.py and the tests written for the mutants it found surviving
+(docs/DEVELOPING.md, "Mutation testing")."""
