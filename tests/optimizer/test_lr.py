@@ -7,6 +7,7 @@ import pytest
 
 import dygraph
 from dygraph.optimizer import lr
+from dygraph.optimizer.lr import CosineAnnealingWarmRestarts, LinearLR
 
 EPOCHS = 12
 
@@ -207,3 +208,35 @@ def test_one_cycle_refuses_steps_past_total():
 def test_set_state_dict_names_a_missing_key():
     with pytest.raises(KeyError, match="last_lr"):
         lr.StepDecay(0.1, step_size=2).set_state_dict({"last_epoch": 3})
+
+
+def _rates(sched, n):
+    out = []
+    for _ in range(n):
+        out.append(sched())
+        sched.step()
+    return out
+
+
+def test_cosine_annealing_warm_restarts_schedule():
+    sched = CosineAnnealingWarmRestarts(1.0, T_0=3, T_mult=2, eta_min=0.1)
+    cycle = [(0, 3), (1, 3), (2, 3), (0, 6), (1, 6), (2, 6), (3, 6), (4, 6), (5, 6), (0, 12)]
+    want = [0.1 + 0.9 * (1 + math.cos(math.pi * c / t)) / 2 for c, t in cycle]
+    np.testing.assert_allclose(_rates(sched, 10), want, rtol=1e-12)
+    sched.step(20)  # 20 = 3 + 6 + 11: the 11th epoch of the 12-epoch cycle
+    assert (sched.T_cur, sched.T_i) == (11, 12)
+
+
+def test_cosine_annealing_warm_restarts_resumes_from_state():
+    a = CosineAnnealingWarmRestarts(0.5, T_0=2, T_mult=2)
+    _rates(a, 5)
+    b = CosineAnnealingWarmRestarts(0.5, T_0=2, T_mult=2)
+    b.set_state_dict(a.state_dict())
+    assert _rates(b, 6) == _rates(a, 6)
+
+
+def test_linear_lr_schedule():
+    np.testing.assert_allclose(_rates(LinearLR(1.0, 4, 0.25, 0.75), 7),
+                               [0.25, 0.375, 0.5, 0.625, 0.75, 0.75, 0.75], rtol=1e-12)
+    with pytest.raises(ValueError, match="start_factor"):
+        LinearLR(1.0, 4, start_factor=0.0)
