@@ -78,7 +78,7 @@ def test_activation_layer_matches_numpy(layer, ref, text):
 
 def test_every_activation_is_exported():
     # PReLU has parameters and Softmax2D a 4-D input; Maxout, RReLU and SiLU are tested in
-    # test_nn_extra.py.
+    # test_common_layers.py.
     names = {type(layer).__name__ for layer, _, _ in CASES} | {"PReLU", "Softmax2D", "Maxout",
                                                                 "RReLU", "SiLU"}
     assert names == set(nn.layer.activation.__all__)

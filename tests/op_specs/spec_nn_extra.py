@@ -225,7 +225,7 @@ def _unpool_ref(x, idx, out_shape):
 
 def _frac_ref(x, outs, u, k):
     """Max over the windows of Paddle's fractional sequences (rules checked against Paddle
-    in tests/nn/test_nn_extra.py)."""
+    in tests/ops/pool/test_fractional_and_unpool.py)."""
     from dygraph.ops.pool.lp_unpool_fractional import _fractional_windows
     wins = [_fractional_windows(s, o, u, kk) for s, o, kk in zip(x.shape[2:], outs, k)]
     out = np.zeros(x.shape[:2] + tuple(outs))
