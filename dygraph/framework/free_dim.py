@@ -88,7 +88,7 @@ class FreeDim(int):
             ...     n = static.data('x', [None, 2]).shape[0].tensor()
             >>> dygraph.disable_static()
             >>> n.shape, n.dtype
-            ((), dygraph.int64)
+            ([], dygraph.int64)
         """
         from dygraph.ops.manipulation.shape import shape_of
 

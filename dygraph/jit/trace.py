@@ -9,7 +9,7 @@ Example:
     >>> concrete = trace(lambda x: dygraph.nn.functional.relu(x) * 2, structure,
     ...                  [Arg((-1, 3), 'float32', True, 'x')])
     >>> [v.shape for v in concrete.inputs], [v.shape for v in concrete.outputs]
-    ([(-1, 3)], [(-1, 3)])
+    ([[-1, 3]], [[-1, 3]])
 """
 
 import operator

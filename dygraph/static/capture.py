@@ -18,7 +18,7 @@ Example:
     ...     y = dygraph.nn.Linear(4, 2)(x)
     >>> dygraph.disable_static()
     >>> y.shape
-    (-1, 2)
+    [-1, 2]
 """
 
 import numpy as np

@@ -15,7 +15,7 @@ Example:
     ...     y = dygraph.nn.functional.relu(x)
     >>> dygraph.disable_static()
     >>> x.shape, y.shape, main.global_block().ops[0].type
-    ((-1, 3), (-1, 3), 'relu')
+    ([-1, 3], [-1, 3], 'relu')
 """
 
 import contextlib
@@ -103,7 +103,7 @@ class Variable(Tensor):
     def shape(self):
         """The declared shape; a free dimension is a FreeDim (-1 as a shape entry, the
         run's size in tensor arithmetic: dygraph/framework/free_dim.py)."""
-        return tuple(FreeDim(self, i) if d == -1 else d for i, d in enumerate(self.static_shape))
+        return [FreeDim(self, i) if d == -1 else d for i, d in enumerate(self.static_shape)]
 
     def __repr__(self):
         kind = "persistable " if self.persistable else ""
@@ -424,7 +424,7 @@ def data(name, shape, dtype="float32", lod_level=0):
         >>> dygraph.enable_static()
         >>> with program_guard(Program(), Program()):
         ...     data('img', [None, 1, 28, 28]).shape
-        (-1, 1, 28, 28)
+        [-1, 1, 28, 28]
         >>> dygraph.disable_static()
     """
     if grad_mode.state.static_program is None:

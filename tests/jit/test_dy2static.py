@@ -440,7 +440,7 @@ def test_free_dimensions_of_shapes_refuse_python_arithmetic():
                 converted(static.data("x", [None, 3]))
             out = converted(static.data("y", [2, 3]))  # known sizes are plain ints
         dygraph.disable_static()
-        assert out.shape == (2, 3)
+        assert out.shape == [2, 3]
     assert str(convert_to_static(free_dim_flow).__dy2static_code__).count("convert_shape")
 
 

@@ -91,7 +91,7 @@ def test_input_spec_free_dims_share_a_program_and_new_shapes_trace_again():
     for batch in (1, 5, 7):
         assert f(_x(batch, 4)).shape == [batch, 4]
     assert len(f.program_cache) == 1
-    assert f.concrete_program.inputs[0].shape == (-1, 4)
+    assert f.concrete_program.inputs[0].shape == [-1, 4]
     with pytest.raises(ValueError, match=r"shape \[2, 5\].*\[-1, 4\]"):
         f(_x(2, 5))
 
@@ -294,10 +294,10 @@ def test_concrete_program_api():
 
     program = f.concrete_program
     assert [v.name for v in program.inputs] == ["x"]
-    assert program.outputs[0].shape == (-1,)
+    assert program.outputs[0].shape == [-1]
     assert "def f" in f.code
     concrete, _ = f.get_concrete_program(InputSpec([3, 2], "float32"))
-    assert concrete.inputs[0].shape == (3, 2)
+    assert concrete.inputs[0].shape == [3, 2]
 
 
 def test_numpy_arguments_are_inputs_and_auto_cast_runs_eagerly():

@@ -39,7 +39,7 @@ def test_papers_counter_example_in_a_program_and_eagerly():
         return static.nn.while_loop(cond, body, [i, ten])
 
     main, _, (i, ten) = _program(build)
-    assert i.shape == (1,) and main.num_blocks == 2
+    assert i.shape == [1] and main.num_blocks == 2
     assert static.Executor().run(main, fetch_list=[i])[0].tolist() == [10]
     eager_i, _ = fluid.layers.while_loop(cond, body, [dygraph.full([1], 0, "int64"),
                                                       dygraph.full([1], 10, "int64")])

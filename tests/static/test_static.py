@@ -74,7 +74,7 @@ def test_shapes_are_known_at_build_time_and_any_batch_runs():
         x = static.data("x", [None, 1, 28, 28])
         net = MNISTNet()
         out = net(x)
-    assert x.shape == (-1, 1, 28, 28) and out.shape == (-1, 10)
+    assert x.shape == [-1, 1, 28, 28] and out.shape == [-1, 10]
     exe = static.Executor()
     exe.run(startup)
     for batch in (1, 7):
@@ -175,7 +175,7 @@ def test_an_op_that_fixes_a_free_size_is_refused_and_a_fixed_batch_builds():
             apply(_BakedRows(x._data.shape[0]), x)
         y = static.data("y", [4, 2, 2])
         out = apply(_BakedRows(y._data.shape[0]), y)
-    assert out.shape == (4, 4)
+    assert out.shape == [4, 4]
 
 
 def _bn_net():
@@ -212,7 +212,7 @@ def test_batch_norm_with_a_free_batch_trains_as_eager_and_tests_with_running_sta
         dygraph.optimizer.SGD(0.1, parameters=net.parameters()).minimize(loss)
     test_program = main.clone(for_test=True)
     dygraph.disable_static()
-    assert out.shape == (-1, 2)
+    assert out.shape == [-1, 2]
     exe, scope = static.Executor(), static.Scope()
     exe.run(startup, scope=scope)
     losses = [float(exe.run(main, feed={"x": x}, fetch_list=[loss], scope=scope)[0])

@@ -7,7 +7,7 @@ Example:
     ...     img = fluid.layers.data(name='pixel', shape=[1, 28, 28], dtype='float32')
     >>> dygraph.disable_static()
     >>> img.shape
-    (-1, 1, 28, 28)
+    [-1, 1, 28, 28]
 """
 
 from dygraph.autograd.grad_mode import state as _thread_state
