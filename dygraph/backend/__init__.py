@@ -20,6 +20,9 @@ def _import_cupy():
             raise RuntimeError(
                 "GPU tensors need CuPy: install it with `pip install cupy-cuda12x` "
                 "(or the wheel matching your CUDA version)") from exc
+        from dygraph.backend.gpu_memory import install
+
+        install(cupy)  # peak memory statistics (paddle.device.max_memory_allocated)
         _cupy = cupy
     return _cupy
 

@@ -2,8 +2,10 @@
 
 DyGraph runs on the CPU (NumPy) and, when CuPy sees a GPU, on NVIDIA GPUs ('gpu:N').
 Other Paddle device kinds (XPU, IPU, custom devices, ROCm, CINN) do not exist here, so
-their `is_compiled_with_*` answers are False and their lists are empty. GPU queries live
-in `dygraph.device.cuda`.
+their `is_compiled_with_*` answers are False and their lists are empty. Streams and
+events are in `streams`, memory peaks in `memory`, GPU properties in `properties`, the
+`device` and `device_guard` context managers in `selection`; `dygraph.device.cuda` holds
+the GPU queries of `paddle.device.cuda`.
 
 Example:
     >>> import dygraph
@@ -11,7 +13,33 @@ Example:
     ('cpu', 'cpu')
 """
 
+import importlib.util
+
 from dygraph.device import cuda
+from dygraph.device.memory import (
+    ipc_collect,
+    max_memory_allocated,
+    max_memory_reserved,
+    reset_max_memory_allocated,
+    reset_max_memory_reserved,
+    reset_peak_memory_stats,
+)
+from dygraph.device.properties import (
+    get_device_capability,
+    get_device_name,
+    get_device_properties,
+)
+from dygraph.device.selection import device, device_guard
+from dygraph.device.streams import (
+    Event,
+    Stream,
+    StreamContext,
+    current_stream,
+    get_stream_from_external,
+    is_current_stream_capturing,
+    set_stream,
+    stream_guard,
+)
 from dygraph.framework.place import get_device, is_compiled_with_cuda, set_device
 from dygraph.framework.random import get_rng_state, set_rng_state
 from dygraph.framework.random import seed as manual_seed
@@ -21,7 +49,13 @@ __all__ = ["cuda", "get_device", "set_device", "is_compiled_with_cuda", "device_
            "is_compiled_with_cinn", "is_compiled_with_custom_device", "get_all_device_type",
            "get_all_custom_device_type", "get_available_device",
            "get_available_custom_device", "get_cudnn_version", "synchronize", "empty_cache",
-           "is_available", "manual_seed", "get_rng_state", "set_rng_state"]
+           "is_available", "manual_seed", "get_rng_state", "set_rng_state",
+           "is_compiled_with_distribute", "is_bf16_supported", "device", "device_guard",
+           "Stream", "Event", "StreamContext", "stream_guard", "current_stream", "set_stream",
+           "get_stream_from_external", "is_current_stream_capturing",
+           "get_device_properties", "get_device_name", "get_device_capability",
+           "max_memory_allocated", "max_memory_reserved", "reset_max_memory_allocated",
+           "reset_max_memory_reserved", "reset_peak_memory_stats", "ipc_collect"]
 
 
 def device_count():
@@ -82,6 +116,34 @@ def is_compiled_with_cinn():
         False
     """
     return False
+
+
+def is_compiled_with_distribute():
+    """True when multi-process training can run: mpi4py, which DyGraph's collectives use,
+    is installed (pip install 'dygraph-framework[distributed]').
+
+    Example:
+        >>> isinstance(is_compiled_with_distribute(), bool)
+        True
+    """
+    return importlib.util.find_spec("mpi4py") is not None
+
+
+def is_bf16_supported(including_emulation=True):
+    """Whether bfloat16 computes here. DyGraph has no native bfloat16 kernels (NumPy and
+    CuPy lack the type), so with `including_emulation=False` the answer is False; with
+    it, bfloat16 is emulated by rounding float32 (ml_dtypes), as `dygraph.amp` does, and
+    the answer is `dygraph.amp.is_bfloat16_supported()`.
+
+    Example:
+        >>> is_bf16_supported(including_emulation=False)
+        False
+    """
+    if not including_emulation:
+        return False
+    from dygraph.amp import is_bfloat16_supported
+
+    return is_bfloat16_supported()
 
 
 def is_compiled_with_custom_device(device_type):

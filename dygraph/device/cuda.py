@@ -1,7 +1,8 @@
 """`paddle.device.cuda`: GPU queries, answered by CuPy.
 
-Without CuPy or a GPU, `device_count()` is 0 and the other queries raise a RuntimeError
-that says how to install CuPy.
+Without CuPy or a GPU, `device_count()` is 0; `synchronize`, `empty_cache` and the
+memory counts raise a RuntimeError that says how to install CuPy, and the names shared
+with `paddle.device` (peaks, properties, streams) answer as they do there.
 
 Example:
     >>> from dygraph.device import cuda
@@ -10,10 +11,24 @@ Example:
 """
 
 from dygraph.backend import cuda_device_count
+from dygraph.device.memory import (
+    max_memory_allocated,
+    max_memory_reserved,
+    reset_max_memory_allocated,
+    reset_max_memory_reserved,
+)
+from dygraph.device.properties import (
+    get_device_capability,
+    get_device_name,
+    get_device_properties,
+)
+from dygraph.device.streams import Event, Stream, current_stream, stream_guard
 
 __all__ = ["device_count", "synchronize", "empty_cache", "memory_allocated",
-           "memory_reserved", "get_device_name", "get_device_capability",
-           "get_device_properties"]
+           "memory_reserved", "max_memory_allocated", "max_memory_reserved",
+           "reset_max_memory_allocated", "reset_max_memory_reserved", "get_device_name",
+           "get_device_capability", "get_device_properties", "Stream", "Event",
+           "current_stream", "stream_guard"]
 
 
 def device_count():
@@ -93,36 +108,3 @@ def memory_reserved(device=None):
     cp, device_id = _cupy(device)
     with cp.cuda.Device(device_id):
         return int(cp.get_default_memory_pool().total_bytes())
-
-
-def get_device_properties(device=None):
-    """The CUDA properties of a GPU as a dict (name, totalGlobalMem, major, minor, ...).
-
-    Example:
-        >>> get_device_properties(0)['name']  # doctest: +SKIP
-        b'NVIDIA H100 80GB HBM3'
-    """
-    cp, device_id = _cupy(device)
-    return dict(cp.cuda.runtime.getDeviceProperties(device_id))
-
-
-def get_device_name(device=None):
-    """The GPU's name.
-
-    Example:
-        >>> get_device_name(0)  # doctest: +SKIP
-        'NVIDIA H100 80GB HBM3'
-    """
-    name = get_device_properties(device)["name"]
-    return name.decode() if isinstance(name, bytes) else str(name)
-
-
-def get_device_capability(device=None):
-    """(major, minor) compute capability of the GPU.
-
-    Example:
-        >>> get_device_capability(0)  # doctest: +SKIP
-        (9, 0)
-    """
-    props = get_device_properties(device)
-    return int(props["major"]), int(props["minor"])
