@@ -23,6 +23,8 @@ from dygraph.distributed.collective import (
     all_reduce,
     alltoall,
     broadcast,
+    irecv,
+    isend,
     recv,
     reduce,
     scatter,
@@ -33,12 +35,26 @@ from dygraph.distributed.data_parallel import DataParallel
 from dygraph.distributed.env import (
     Group,
     barrier,
+    destroy_process_group,
+    get_backend,
     get_group,
     get_rank,
     get_world_size,
     init_parallel_env,
+    is_available,
     is_initialized,
     new_group,
+    restart_process_group,
+    shutdown_process_group,
+)
+from dygraph.distributed.gather_scatter import alltoall_single, gather, reduce_scatter
+from dygraph.distributed.launch import _LaunchModule as _launch_module_class
+from dygraph.distributed.modes import ParallelMode, ReduceType
+from dygraph.distributed.objects import (
+    broadcast_object_list,
+    recv_object_list,
+    scatter_object_list,
+    send_object_list,
 )
 from dygraph.distributed.parallel_env import ParallelEnv
 from dygraph.distributed.spawn import spawn
@@ -47,4 +63,9 @@ __all__ = ["init_parallel_env", "get_rank", "get_world_size", "ParallelEnv", "is
            "barrier", "new_group", "get_group", "Group", "ReduceOp", "Task", "all_reduce",
            "broadcast", "reduce", "all_gather", "all_gather_object", "scatter", "alltoall",
            "send", "recv", "wait", "DataParallel", "spawn", "Backend", "MPIBackend",
-           "BACKENDS"]
+           "BACKENDS", "gather", "reduce_scatter", "alltoall_single", "isend", "irecv",
+           "broadcast_object_list", "scatter_object_list", "send_object_list",
+           "recv_object_list", "get_backend", "is_available", "destroy_process_group",
+           "shutdown_process_group", "restart_process_group", "ParallelMode", "ReduceType",
+           "launch"]
+del _launch_module_class  # importing it made `launch` (the callable module) an attribute

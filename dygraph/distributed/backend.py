@@ -80,6 +80,20 @@ class Backend:
         """recv[i] = rank i's send[rank]."""
         self._missing("alltoall")
 
+    def alltoallv(self, send, send_counts, recv, recv_counts):
+        """Flat arrays: rank r's send[block i] (send_counts[i] elements, in order) goes to
+        rank i, which receives it as its recv[block r] (recv_counts[r] elements)."""
+        self._missing("alltoallv")
+
+    def gather(self, send, recv, root):
+        """On group rank `root`, recv[i] = rank i's `send` (recv is None elsewhere)."""
+        self._missing("gather")
+
+    def reduce_scatter(self, send, recv, op):
+        """recv = the reduction over the ranks of their send[rank] (send has a leading axis
+        of the group size)."""
+        self._missing("reduce_scatter")
+
     def send(self, array, dst, tag):
         """Send to group rank `dst`."""
         self._missing("send")
@@ -103,6 +117,16 @@ class Backend:
     def abort(self, code):
         """End every process of the job."""
         self._missing("abort")
+
+    closed = False  # True between shutdown() and restart()
+
+    def shutdown(self):
+        """Release the group's communicator (restart() makes a new one)."""
+        self.closed = True
+
+    def restart(self):
+        """A new communicator for the group after shutdown()."""
+        self.closed = False
 
 
 class _Done:
@@ -132,14 +156,38 @@ class MPIBackend(Backend):
 
     name = "mpi"
 
-    def __init__(self, comm=None, ranks=None):
+    def __init__(self, comm=None, ranks=None, base=None):
         self.MPI = load_mpi()
-        self.comm = self.MPI.COMM_WORLD if comm is None else comm
+        # `base` is the job's communicator (COMM_WORLD, or the one joined from Paddle's
+        # launch protocol); every group, the world included, works on a communicator made
+        # from it, so that shutdown() can free it and restart() make it again.
+        self._base = (self.MPI.COMM_WORLD if comm is None else comm) if base is None else base
+        self._members = None if ranks is None or base is None else self._base.group.Incl(
+            list(ranks))
+        self.comm = self._make()
         self.rank = self.comm.Get_rank()
         self.size = self.comm.Get_size()
         self.ranks = tuple(range(self.size)) if ranks is None else tuple(ranks)
         self._ops = {"sum": self.MPI.SUM, "max": self.MPI.MAX, "min": self.MPI.MIN,
                      "prod": self.MPI.PROD}
+
+    def _make(self):
+        if self._members is None:
+            return self._base.Dup()
+        return self._base.Create_group(self._members)
+
+    @property
+    def closed(self):
+        return self.comm is None
+
+    def shutdown(self):
+        if self.comm is not None:
+            self.comm.Free()
+            self.comm = None
+
+    def restart(self):
+        if self.comm is None:
+            self.comm = self._make()
 
     def _request(self, request):
         return _MPIRequest(request)
@@ -172,6 +220,20 @@ class MPIBackend(Backend):
     def alltoall(self, send, recv):
         return self._request(self.comm.Ialltoall(send, recv))
 
+    def alltoallv(self, send, send_counts, recv, recv_counts):
+        send_displs = np.concatenate([[0], np.cumsum(send_counts)[:-1]]).astype(int)
+        recv_displs = np.concatenate([[0], np.cumsum(recv_counts)[:-1]]).astype(int)
+        return self._request(self.comm.Ialltoallv(
+            [send, (list(send_counts), list(send_displs))],
+            [recv, (list(recv_counts), list(recv_displs))]))
+
+    def gather(self, send, recv, root):
+        return self._request(self.comm.Igather(send, recv if self.rank == root else None,
+                                               root))
+
+    def reduce_scatter(self, send, recv, op):
+        return self._request(self.comm.Ireduce_scatter_block(send, recv, self._ops[op]))
+
     def send(self, array, dst, tag):
         return self._request(self.comm.Isend(array, dst, tag))
 
@@ -185,16 +247,14 @@ class MPIBackend(Backend):
         return self.comm.allgather(obj)
 
     def subgroup(self, ranks):
-        world_rank = self.comm.Get_rank()
-        color = 0 if world_rank in ranks else self.MPI.UNDEFINED
-        key = list(ranks).index(world_rank) if world_rank in ranks else 0
-        comm = self.comm.Split(color, key)
-        if comm == self.MPI.COMM_NULL:
+        # Members make a communicator of their own from the job's (collective over the
+        # members only); the other ranks have nothing to do.
+        if self._base.Get_rank() not in ranks:
             return None
-        return MPIBackend(comm, ranks)
+        return MPIBackend(ranks=ranks, base=self._base)
 
     def abort(self, code):
-        self.comm.Abort(code)
+        self._base.Abort(code)
 
 
 class LocalBackend(Backend):
@@ -230,6 +290,18 @@ class LocalBackend(Backend):
         recv[...] = send
         return _Done()
 
+    def alltoallv(self, send, send_counts, recv, recv_counts):
+        recv[...] = send
+        return _Done()
+
+    def gather(self, send, recv, root):
+        recv[0] = send
+        return _Done()
+
+    def reduce_scatter(self, send, recv, op):
+        recv[...] = send[0]
+        return _Done()
+
     def barrier(self):
         return _Done()
 
@@ -237,7 +309,7 @@ class LocalBackend(Backend):
         return [obj]
 
     def subgroup(self, ranks):
-        return self if 0 in ranks else None
+        return LocalBackend() if 0 in ranks else None
 
     def abort(self, code):
         import os

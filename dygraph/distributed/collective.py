@@ -26,7 +26,8 @@ from dygraph.distributed.task import Task, check_same_call
 from dygraph.tensor.tensor import Tensor, to_tensor
 
 __all__ = ["ReduceOp", "Task", "all_reduce", "broadcast", "reduce", "all_gather",
-           "all_gather_object", "scatter", "alltoall", "send", "recv", "wait"]
+           "all_gather_object", "scatter", "alltoall", "send", "recv", "isend", "irecv",
+           "wait"]
 
 
 class ReduceOp:
@@ -65,7 +66,12 @@ def _check_tensor(name, tensor, arg="tensor"):
 
 def _member(name, group):
     g = env.get_group(group)
-    return g if g.is_member() else None
+    if not g.is_member():
+        return None
+    if g.backend.closed:
+        raise RuntimeError(f"{name}: {g!r} was shut down; restart_process_group(group) "
+                           f"makes a new communicator for it")
+    return g
 
 
 def _group_rank(name, g, rank, arg):
@@ -394,3 +400,23 @@ def recv(tensor, src=0, group=None, sync_op=True, use_calc_stream=None):
     return _run("recv", g, g.backend.recv(buf, peer, 7),
                 lambda: _write_back(tensor, back(buf), "recv"), sync_op)
 
+
+def isend(tensor, dst, group=None):
+    """Start sending `tensor` to rank `dst`; returns the Task (`wait()` completes it).
+
+    Example:
+        >>> isend  # doctest: +ELLIPSIS
+        <function isend at ...>
+    """
+    return send(tensor, dst, group, sync_op=False)
+
+
+def irecv(tensor, src=None, group=None):
+    """Start receiving into `tensor` what rank `src` sends; returns the Task, whose
+    `wait()` completes it and writes the tensor.
+
+    Example:
+        >>> irecv  # doctest: +ELLIPSIS
+        <function irecv at ...>
+    """
+    return recv(tensor, src, group, sync_op=False)

@@ -23,7 +23,9 @@ from dygraph.distributed.backend import BACKENDS, LocalBackend
 from dygraph.distributed.parallel_env import ParallelEnv, env_rank, env_world_size
 
 __all__ = ["Group", "init_parallel_env", "is_initialized", "get_rank", "get_world_size",
-           "get_group", "new_group", "barrier", "timeout", "abort_job"]
+           "get_group", "new_group", "barrier", "timeout", "abort_job", "get_backend",
+           "is_available", "destroy_process_group", "shutdown_process_group",
+           "restart_process_group"]
 
 _DEFAULT_TIMEOUT = 60.0
 _state = {"world": None, "groups": {}, "timeout": None}
@@ -55,6 +57,17 @@ class Group:
     def get_group_rank(self, global_rank):
         """The group rank of a global rank (-1 when it is not a member)."""
         return self.ranks.index(global_rank) if global_rank in self.ranks else -1
+
+    def get_global_rank(self, group_rank):
+        """The global rank of the group's rank `group_rank`."""
+        if not 0 <= group_rank < self.nranks:
+            raise ValueError(f"group rank {group_rank} is not in {self!r}")
+        return self.ranks[group_rank]
+
+    @property
+    def backend_name(self):
+        """The transport's name, as get_backend gives it ('MPI'; 'LOCAL' for a job of one)."""
+        return (self.backend.name if self.backend is not None else "mpi").upper()
 
     def __repr__(self):
         return f"Group(id={self.id}, rank={self.rank}, nranks={self.nranks}, ranks={self.ranks})"
@@ -231,6 +244,100 @@ def barrier(group=None):
     g = get_group(group)
     if g.is_member():
         Task([g.backend.barrier()], "barrier", g).wait()
+
+
+def _initialized_world(name):
+    if _state["world"] is None:
+        raise RuntimeError(f"{name}: the global group is not initialized; call "
+                           f"init_parallel_env() first")
+    return _state["world"]
+
+
+def get_backend(group=None):
+    """The name of the transport of `group` (the world by default): 'MPI' in a job of
+    several processes, 'LOCAL' in a job of one. Paddle names its own ('NCCL', 'GLOO').
+
+    Example:
+        >>> import dygraph.distributed as dist
+        >>> _ = dist.init_parallel_env(); dist.get_backend()
+        'LOCAL'
+    """
+    world = _initialized_world("get_backend")
+    return (world if group is None else get_group(group)).backend_name
+
+
+def is_available():
+    """Whether multi-process training can run here: mpi4py and an MPI library import.
+
+    Example:
+        >>> import dygraph.distributed as dist
+        >>> isinstance(dist.is_available(), bool)
+        True
+    """
+    import importlib.util
+
+    return importlib.util.find_spec("mpi4py") is not None
+
+
+def destroy_process_group(group=None):
+    """Release `group`; without one, release every group and end the parallel environment
+    (is_initialized() is then False, and init_parallel_env() connects again).
+
+    Example:
+        >>> import dygraph.distributed as dist
+        >>> _ = dist.init_parallel_env()
+        >>> dist.destroy_process_group(); dist.is_initialized()
+        False
+    """
+    world = _initialized_world("destroy_process_group")
+    if group is not None:
+        g = get_group(group)
+        if g.id == 0:
+            raise ValueError("destroy_process_group: the world group is destroyed with "
+                             "destroy_process_group() (no argument)")
+        if g.is_member():
+            g.backend.shutdown()
+        _state["groups"].pop(g.id, None)
+        return
+    for g in _state["groups"].values():
+        if g.is_member() and g is not world:
+            g.backend.shutdown()
+    if world.backend is not None:
+        world.backend.shutdown()
+    _state["world"] = None
+    _state["groups"] = {}
+
+
+def shutdown_process_group(group=None):
+    """Free the communicator of `group` (of every group but the world without one); the
+    group's collectives raise until restart_process_group makes a new one.
+
+    Example:
+        >>> import dygraph.distributed as dist
+        >>> g = dist.new_group([0])
+        >>> dist.shutdown_process_group(g); dist.restart_process_group(g)
+    """
+    _initialized_world("shutdown_process_group")
+    groups = [get_group(group)] if group is not None else [
+        g for gid, g in _state["groups"].items() if gid != 0]
+    for g in groups:
+        if g.is_member():
+            g.backend.shutdown()
+
+
+def restart_process_group(group=None):
+    """Make a new communicator for `group` (for every group that was shut down without
+    one). Each member of the group calls it.
+
+    Example:
+        >>> import dygraph.distributed as dist
+        >>> dist.restart_process_group()
+    """
+    _initialized_world("restart_process_group")
+    groups = [get_group(group)] if group is not None else list(_state["groups"].values())
+    for g in groups:
+        if g.is_member() and g.backend.closed:
+            g.backend.restart()
 
 
 __all__ += ["ParallelEnv"]

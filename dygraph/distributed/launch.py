@@ -16,6 +16,9 @@ sets how many ranks there are; with GPUs, each rank is given one that exists (a
 --selected_gpus entry CuPy does not see is an error) as FLAGS_selected_gpus, which
 `ParallelEnv().dev_id` reads. The launching host's GPUs stand for every host's.
 
+The module is callable, as Paddle's `paddle.distributed.launch()`: it runs the launcher
+with the arguments of sys.argv.
+
 Example:
     >>> args = parse_args(['--selected_gpus', '0,1', 'train.py', '--lr', '0.1'])
     >>> args.training_script, args.training_script_args, nprocs(args)
@@ -27,6 +30,7 @@ import os
 import signal
 import subprocess
 import sys
+import types
 
 from dygraph.distributed.mpirun import mpirun_command
 
@@ -253,6 +257,19 @@ def _failures(log_dir):
                           if line.startswith("dygraph.distributed: rank ")]
     return lines
 
+
+class _LaunchModule(types.ModuleType):
+    """This module, callable: `dygraph.distributed.launch()` is Paddle's
+    `paddle.distributed.launch()`, the launcher with the arguments of sys.argv (exits
+    with the job's code when it failed)."""
+
+    def __call__(self):
+        code = main()
+        if code:
+            sys.exit(code)
+
+
+sys.modules[__name__].__class__ = _LaunchModule
 
 if __name__ == "__main__":
     sys.exit(main())

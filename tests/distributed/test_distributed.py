@@ -57,6 +57,14 @@ def test_every_collective_matches_numpy(nranks):
         assert f"rank {rank}: collectives ok" in out, out
 
 
+@pytest.mark.parametrize("nranks", [2, 3])
+def test_gather_reduce_scatter_alltoall_single_and_objects(nranks):
+    code, out, _ = run_ranks(nranks, "rank_gather_objects.py")
+    assert code == 0, out
+    for rank in range(nranks):
+        assert f"rank {rank}: gather and objects ok" in out, out
+
+
 def _single_process_reference(tmp_path):
     """mnist_job.save_reference in a process of its own (it sets the default dtype) with the
     ranks' environment (one BLAS thread); returns its arrays."""

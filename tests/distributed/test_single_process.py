@@ -137,3 +137,67 @@ def test_the_launcher_main_reports_devices_truthfully(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "--selected_gpus 0,1: no GPU 1 on this host; CuPy sees 1 GPU(s)" in err
     assert started == [["0", "1"]]
+
+
+def test_gather_reduce_scatter_and_alltoall_single_check_their_arguments():
+    x = paddle.ones([2])
+    with pytest.raises(TypeError, match="gather: rank 0 .dst. needs gather_list"):
+        dist.gather(x, None)
+    with pytest.raises(ValueError, match="gather_list should be empty or hold one tensor"):
+        dist.gather(x, [x, x])
+    with pytest.raises(ValueError, match="reduce_scatter: tensor_list needs one tensor"):
+        dist.reduce_scatter(x, [x, x])
+    with pytest.raises(ValueError, match=r"reduce_scatter: tensor_list\[0\] has shape \[3\]"):
+        dist.reduce_scatter(x, [paddle.ones([3])])
+    with pytest.raises(ValueError, match="in_split_sizes should be 1 sizes"):
+        dist.alltoall_single(x, x, in_split_sizes=[1])
+    with pytest.raises(ValueError, match="out_tensor .* should have in_tensor's dtype"):
+        dist.alltoall_single(paddle.ones([2], dtype="int32"), x)
+    with pytest.raises(ValueError, match="src=None is not a rank"):
+        dist.irecv(x)
+
+
+def test_object_collectives_in_a_job_of_one():
+    objects = [{"a": 1}, None]
+    dist.broadcast_object_list(objects, src=0)
+    assert objects == [{"a": 1}, None]
+    out = ["old"]
+    dist.scatter_object_list(out, [("tuple", 2)], src=0)
+    assert out == [("tuple", 2)]
+    with pytest.raises(ValueError, match="needs in_object_list with one object per rank"):
+        dist.scatter_object_list(out, [1, 2], src=0)
+    with pytest.raises(ValueError, match="object_list should be a non-empty list"):
+        dist.send_object_list([], dst=0)
+    with pytest.raises(ValueError, match="give dst or dst_in_group, not both"):
+        dist.send_object_list([1], dst=0, dst_in_group=0)
+
+
+def test_group_lifecycle_and_enumerations():
+    run = _python("import dygraph.distributed as dist\n"
+                  "try:\n    dist.get_backend()\nexcept RuntimeError as e:\n    print(e)\n"
+                  "dist.init_parallel_env(); g = dist.new_group([0])\n"
+                  "dist.shutdown_process_group(g)\n"
+                  "try:\n    dist.barrier(g); import dygraph; dist.all_reduce(dygraph.ones([1]), "
+                  "group=g)\nexcept RuntimeError as e:\n    print(e)\n"
+                  "dist.restart_process_group(); dist.destroy_process_group(g)\n"
+                  "print(dist.get_backend(), dist.is_available(), dist.is_initialized())\n"
+                  "dist.destroy_process_group(); print(dist.is_initialized())")
+    assert run.stdout.splitlines() == [
+        "get_backend: the global group is not initialized; call init_parallel_env() first",
+        "all_reduce: Group(id=1, rank=0, nranks=1, ranks=[0]) was shut down; "
+        "restart_process_group(group) makes a new communicator for it",
+        "LOCAL True True", "False"], run.stderr
+    assert dist.ParallelMode.DATA_PARALLEL == 0 and dist.ParallelMode.SEGMENT_PARALLEL == 4
+    assert [int(t) for t in dist.ReduceType] == list(range(7))
+    assert dist.ReduceType.kRedSum == dist.ReduceOp.SUM
+    with pytest.raises(ValueError, match="op should be a ReduceOp"):
+        dist.all_reduce(paddle.ones([1]), op=dist.ReduceType.kRedAny)
+
+
+def test_launch_is_callable_as_in_paddle(monkeypatch):
+    calls = []
+    monkeypatch.setattr(launch, "main", lambda argv=None: calls.append(argv) or 3)
+    with pytest.raises(SystemExit) as exc:
+        dist.launch()
+    assert exc.value.code == 3 and calls == [None]
+    assert dist.launch is launch and callable(launch)
