@@ -12,11 +12,20 @@ Example:
     'model.pdmodel'
 """
 
-from dygraph.inference.config import Config, DataType, PlaceType, PrecisionType
-from dygraph.inference.predictor import Predictor, Tensor, create_predictor
+from dygraph.inference.config import (
+    Config,
+    DataType,
+    PlaceType,
+    PrecisionType,
+    get_num_bytes_of_data_type,
+)
+from dygraph.inference.mixed_precision import convert_to_mixed_precision
+from dygraph.inference.predictor import Predictor, PredictorPool, Tensor, create_predictor
 
-__all__ = ["Config", "create_predictor", "Predictor", "Tensor", "PrecisionType",
-           "PlaceType", "DataType", "get_version"]
+__all__ = ["Config", "create_predictor", "Predictor", "PredictorPool", "Tensor",
+           "PrecisionType", "PlaceType", "DataType", "get_version",
+           "get_num_bytes_of_data_type", "get_trt_compile_version", "get_trt_runtime_version",
+           "convert_to_mixed_precision"]
 
 
 def get_version():
@@ -29,3 +38,25 @@ def get_version():
     from dygraph import __version__
 
     return f"version: {__version__}"
+
+
+def get_trt_compile_version():
+    """The TensorRT version this build was compiled with: (0, 0, 0), since DyGraph has no
+    TensorRT (as Paddle's CPU build answers).
+
+    Example:
+        >>> get_trt_compile_version()
+        (0, 0, 0)
+    """
+    return (0, 0, 0)
+
+
+def get_trt_runtime_version():
+    """The TensorRT version found at run time: (0, 0, 0), since DyGraph uses none (as
+    Paddle's CPU build answers).
+
+    Example:
+        >>> get_trt_runtime_version()
+        (0, 0, 0)
+    """
+    return (0, 0, 0)

@@ -18,7 +18,7 @@ import enum
 import os
 import warnings
 
-__all__ = ["Config", "PrecisionType", "PlaceType", "DataType"]
+__all__ = ["Config", "PrecisionType", "PlaceType", "DataType", "get_num_bytes_of_data_type"]
 
 
 class PrecisionType(enum.IntEnum):
@@ -63,6 +63,25 @@ class DataType(enum.IntEnum):
             <DataType.INT64: 4>
         """
         return cls[str(dtype).upper()]
+
+
+# The element sizes Paddle's get_num_bytes_of_data_type gives; it answers -1 for the others.
+_SIZED = {DataType.FLOAT32: 4, DataType.INT64: 8, DataType.INT32: 4, DataType.UINT8: 1}
+
+
+def get_num_bytes_of_data_type(dtype):
+    """Bytes per element of a DataType, as Paddle answers: 4 for FLOAT32 and INT32, 8 for
+    INT64, 1 for UINT8, and -1 for the types Paddle's function does not size (FLOAT64,
+    FLOAT16, BFLOAT16, INT8, BOOL).
+
+    Example:
+        >>> get_num_bytes_of_data_type(DataType.INT64), get_num_bytes_of_data_type(DataType.BOOL)
+        (8, -1)
+    """
+    if not isinstance(dtype, DataType):
+        raise TypeError(f"get_num_bytes_of_data_type: expected an inference.DataType, got "
+                        f"{type(dtype).__name__}")
+    return _SIZED.get(dtype, -1)
 
 
 def _model_files(path):

@@ -37,7 +37,7 @@ import numpy as np
 
 from dygraph.inference.config import Config, DataType, PlaceType
 
-__all__ = ["Predictor", "Tensor", "create_predictor"]
+__all__ = ["Predictor", "Tensor", "create_predictor", "PredictorPool"]
 
 
 class Tensor:
@@ -175,3 +175,34 @@ class Predictor:
 def create_predictor(config):
     """A Predictor for `config` (see the module docstring for an example)."""
     return Predictor(config)
+
+
+def _count(value, what):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise TypeError(f"PredictorPool: {what} must be a non-negative int, got {value!r}")
+    return value
+
+
+class PredictorPool:
+    """`size` predictors of one model, each with its own inputs, outputs and run state
+    (for one thread each); `retrieve(i)` returns the i-th, the same object every time.
+
+    Example:
+        >>> PredictorPool(Config('model'), 0)
+        Traceback (most recent call last):
+        ...
+        ValueError: PredictorPool: the pool size should be at least 1, got 0
+    """
+
+    def __init__(self, config, size):
+        if _count(size, "size") < 1:
+            raise ValueError(f"PredictorPool: the pool size should be at least 1, got {size}")
+        first = create_predictor(config)
+        self._predictors = [first] + [first.clone() for _ in range(size - 1)]
+
+    def retrieve(self, idx):
+        """The predictor number `idx` (0 to size - 1)."""
+        if _count(idx, "idx") >= len(self._predictors):
+            raise ValueError(f"PredictorPool: there are {len(self._predictors)} predictors "
+                             f"in the pool, so idx must be below that, got {idx}")
+        return self._predictors[idx]
