@@ -1,0 +1,131 @@
+"""Non-maximum suppression: nms (greedy, optionally per category) and matrix_nms (SOLOv2's
+decayed scores, per class and image).
+
+Both read box values to decide how many boxes survive, so each is one whole call in a
+static program (its output length free). The work is on the host: greedy suppression is a
+loop over the kept boxes, each step one vectorised row of the IoU matrix.
+
+Example:
+    >>> import dygraph
+    >>> from dygraph.vision.ops import nms
+    >>> boxes = dygraph.to_tensor([[0.0, 0.0, 2.0, 2.0], [0.5, 0.0, 2.5, 2.0],
+    ...                            [4.0, 4.0, 5.0, 5.0]])
+    >>> nms(boxes, 0.3, scores=dygraph.to_tensor([0.6, 0.9, 0.5])).numpy()
+    array([1, 2])
+"""
+
+import numpy as np
+
+from dygraph.autograd.whole_call import captured_whole
+from dygraph.backend import as_numpy
+from dygraph.framework.errors import AssertedValueError, op_error
+from dygraph.ops.common import as_tensor
+from dygraph.tensor.tensor import _new_tensor
+
+__all__ = ["nms", "iou_matrix", "greedy_nms"]
+
+
+def _on_device_of(array, like):
+    """`array` (host) moved to the device of the Tensor `like`."""
+    from dygraph.backend import get_array_module
+
+    return _new_tensor(get_array_module(like._data).asarray(array), None, 0, True)
+
+
+def iou_matrix(a, b, normalized=True):
+    """IoU of every box of a [n, 4] with every box of b [m, 4] (x1, y1, x2, y2), [n, m];
+    unnormalized boxes count pixels, so a side is x2 - x1 + 1.
+
+    Example:
+        >>> import numpy as np
+        >>> iou_matrix(np.array([[0.0, 0.0, 2.0, 2.0]]), np.array([[1.0, 0.0, 3.0, 2.0]]))
+        array([[0.33333333]])
+    """
+    one = a.dtype.type(0 if normalized else 1)
+    area_a = (a[:, 2] - a[:, 0] + one) * (a[:, 3] - a[:, 1] + one)
+    area_b = (b[:, 2] - b[:, 0] + one) * (b[:, 3] - b[:, 1] + one)
+    w = np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0], b[None, :, 0])
+    h = np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1])
+    inter = np.maximum(w + one, 0) * np.maximum(h + one, 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        iou = inter / (area_a[:, None] + area_b[None, :] - inter)
+    return np.where(np.isfinite(iou), iou, 0).astype(a.dtype, copy=False)
+
+
+def greedy_nms(boxes, threshold):
+    """Positions (in the given order) of the boxes kept by greedy suppression: a box stays
+    when its IoU with every box kept before it is at most `threshold`.
+
+    Example:
+        >>> import numpy as np
+        >>> greedy_nms(np.array([[0.0, 0.0, 2.0, 2.0], [0.0, 0.0, 2.0, 1.9]]), 0.5).tolist()
+        [0]
+    """
+    n = boxes.shape[0]
+    iou = iou_matrix(boxes, boxes)
+    suppressed = np.zeros(n, np.bool_)
+    keep = []
+    for i in range(n):
+        if suppressed[i]:
+            continue
+        keep.append(i)
+        suppressed |= iou[i] > threshold
+    return np.array(keep, np.int64)
+
+
+def _descending(scores):
+    return np.argsort(-scores, kind="stable")
+
+
+@captured_whole(free_dims=(0,))
+def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=None,
+        top_k=None):
+    """Indices of the boxes [N, 4] (x1, y1, x2, y2) kept by non-maximum suppression: int64.
+
+    Without scores the boxes are taken in their order and the indices come back ascending;
+    with scores, in descending score order. With category_idxs (and the list of
+    `categories` to consider) suppression runs within each category, the survivors are
+    ordered by score and the first top_k kept.
+
+    Example:
+        >>> import dygraph
+        >>> from dygraph.vision.ops import nms
+        >>> boxes = dygraph.to_tensor([[0.0, 0.0, 2.0, 2.0], [0.1, 0.0, 2.0, 2.0],
+        ...                            [0.0, 0.0, 1.0, 1.0]])
+        >>> scores = dygraph.to_tensor([0.5, 0.9, 0.7])
+        >>> nms(boxes, 0.5, scores, dygraph.to_tensor([0, 0, 1]), [0, 1]).numpy()
+        array([1, 2])
+    """
+    boxes = as_tensor(boxes, "nms")
+    shape = list(boxes._data.shape)
+    if len(shape) != 2 or shape[1] != 4:
+        raise op_error("nms", f"boxes must have shape [num_boxes, 4], got {shape}")
+    if boxes._data.dtype.kind != "f":
+        raise op_error("nms", f"boxes must be float32 or float64, got "
+                       f"{boxes._data.dtype.name}", TypeError)
+    host = as_numpy(boxes._data)
+    if scores is None:
+        return _on_device_of(greedy_nms(host, iou_threshold), boxes)
+    score = as_numpy(as_tensor(scores, "nms")._data).reshape(-1)
+    if score.shape[0] != shape[0]:
+        raise op_error("nms", f"scores has {score.shape[0]} values for {shape[0]} boxes")
+    if category_idxs is None:
+        order = _descending(score)
+        return _on_device_of(order[greedy_nms(host[order], iou_threshold)], boxes)
+    if top_k is not None and top_k > shape[0]:
+        raise op_error("nms", f"top_k ({top_k}) must be at most the number of boxes "
+                       f"({shape[0]})", AssertedValueError)
+    if categories is None:
+        raise op_error("nms", "categories (the list of category ids to consider) is needed "
+                       "with category_idxs", AssertedValueError)
+    category = as_numpy(as_tensor(category_idxs, "nms")._data).reshape(-1)
+    kept = np.zeros(shape[0], np.bool_)
+    for c in categories:
+        members = np.flatnonzero(category == c)
+        order = members[_descending(score[members])]
+        kept[order[greedy_nms(host[order], iou_threshold)]] = True
+    survivors = np.flatnonzero(kept)
+    survivors = survivors[_descending(score[survivors])]
+    if top_k is not None:
+        survivors = survivors[:top_k]
+    return _on_device_of(survivors, boxes)

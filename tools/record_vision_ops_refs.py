@@ -1,0 +1,220 @@
+"""Record what Paddle 3.3 answers for paddle.vision.ops into tests/data/vision_ops_*.json.
+
+tests/vision/ops/test_paddle_refs.py replays every case on DyGraph without Paddle. A case
+is a call of one paddle.vision.ops function on fixed inputs (stored in the file): its
+outputs, or the type of the exception it raised, and for the ops with gradients the
+gradients of sum(out * cos(arange(out.size))) with respect to the listed inputs. Run it
+with a Python that has paddlepaddle (CPU build), PYTHONPATH not pointing at dygraph:
+
+    /tmp/paddle-venv/bin/python tools/record_vision_ops_refs.py
+"""
+
+import json
+import pathlib
+import warnings
+
+import numpy as np
+import paddle
+from paddle.vision import ops
+
+warnings.filterwarnings("ignore")
+DATA = pathlib.Path(__file__).resolve().parent.parent / "tests" / "data"
+
+
+def encode(value):
+    """A JSON form of a call argument or result: arrays carry dtype and shape."""
+    if isinstance(value, paddle.Tensor):
+        value = value.numpy()
+    if isinstance(value, np.ndarray):
+        flat = value.reshape(-1)
+        # float32 values by their shortest decimal form (it reads back to the same float32)
+        data = ([float(str(v)) for v in flat] if value.dtype == np.float32 else flat.tolist())
+        return {"dtype": value.dtype.name, "shape": list(value.shape), "data": data}
+    return {"value": value}
+
+
+def decode(spec):
+    if "dtype" not in spec:
+        return spec["value"]
+    return paddle.to_tensor(np.array(spec["data"], spec["dtype"]).reshape(spec["shape"]))
+
+
+def weights(shape, dtype):
+    """The cotangent of an output: cos(0), cos(1), ... in the output's shape."""
+    return np.cos(np.arange(int(np.prod(shape)))).reshape(shape).astype(dtype)
+
+
+def run_case(op, args, kwargs=None, grad=(), case_id=""):
+    """Call ops.<op>(*args, **kwargs) on the encoded arguments and record the outcome."""
+    kwargs = kwargs or {}
+    record = {"op": op, "id": case_id, "args": [encode(a) for a in args],
+              "kwargs": {k: encode(v) for k, v in kwargs.items()}, "grad": list(grad)}
+    call_args = [decode(a) for a in record["args"]]
+    call_kwargs = {k: decode(v) for k, v in record["kwargs"].items()}
+    for i in grad:
+        call_args[i].stop_gradient = False
+    try:
+        result = getattr(ops, op)(*call_args, **call_kwargs)
+    except Exception as exc:  # the exception's type is what is recorded
+        record["raises"] = type(exc).__name__
+        return record
+    outs = list(result) if isinstance(result, (tuple, list)) else [result]
+    record["outputs"] = [encode(o) for o in outs]
+    if grad:
+        total = sum((o * paddle.to_tensor(weights(o.shape, o.numpy().dtype))).sum()
+                    for o in outs if o.dtype in (paddle.float32, paddle.float64)
+                    and not o.stop_gradient)
+        grads = paddle.grad(total, [call_args[i] for i in grad], allow_unused=True)
+        record["grads"] = [None if g is None else encode(g) for g in grads]
+    return record
+
+
+def boxes_in(rng, n, size, scale=1.0, min_side=1.0):
+    """n random boxes (x1, y1, x2, y2) inside a size x size image, float32."""
+    corners = rng.uniform(0, size - min_side, (n, 2))
+    sides = rng.uniform(min_side, size / 2, (n, 2))
+    return (np.concatenate([corners, np.minimum(corners + sides, size)], 1) * scale).astype(
+        np.float32)
+
+
+def grid_values(rng, shape):
+    """Random float32 values on a grid of 1/64 (short in the file, no ties in practice)."""
+    return (rng.permutation(int(np.prod(shape))).reshape(shape) / 64 - 4).astype(np.float32)
+
+
+def roi_cases():
+    rng = np.random.default_rng(0)
+    cases = []
+    x4 = grid_values(rng, (2, 4, 9, 11))
+    boxes = boxes_in(rng, 7, 10)
+    boxes[5] = [-2.0, -1.5, 3.0, 12.0]  # crosses the map's edges
+    tiny = np.array([[4.0, 4.0, 4.2, 4.1], [1.5, 6.0, 2.0, 8.5]], np.float32)
+    num = np.array([4, 3], np.int32)
+    x8 = grid_values(rng, (2, 8, 9, 11))  # psroi_pool wants more than one output channel
+    for op in ("roi_align", "roi_pool", "psroi_pool"):
+        x = x8 if op == "psroi_pool" else x4
+        for size in (2, (3, 2)):
+            if op == "psroi_pool" and size != 2:
+                continue
+            cases.append(run_case(op, [x, boxes, num, size], grad=[0], case_id=f"{size}"))
+        cases.append(run_case(op, [x, boxes * 2, num, 2], {"spatial_scale": 0.5},
+                              grad=[0], case_id="scale"))
+        cases.append(run_case(op, [x.astype(np.float64), boxes.astype(np.float64), num, 2],
+                              grad=[0], case_id="float64"))
+        cases.append(run_case(op, [x, boxes, np.array([7, 0], np.int32), 2], grad=[0],
+                              case_id="one-image"))
+        # Boxes under a pixel on a side: Paddle's roi_align gradient is not the derivative
+        # of its forward there (tests/vision/ops/test_roi.py checks ours by differences).
+        cases.append(run_case(op, [x, tiny, np.array([1, 1], np.int32), 2],
+                              grad=[] if op == "roi_align" else [0], case_id="tiny"))
+        cases.append(run_case(op, [x, boxes, np.array([3], np.int32), 2], case_id="bad-num"))
+        cases.append(run_case(op, [x[0], boxes, num, 2], case_id="bad-x"))
+        cases.append(run_case(op, [x, boxes[:, :3], num, 2], case_id="bad-boxes"))
+    for ratio in (1, 2, 3):
+        cases.append(run_case("roi_align", [x4, boxes, num, (2, 3)],
+                              {"sampling_ratio": ratio}, grad=[0], case_id=f"ratio{ratio}"))
+    for aligned in (False,):
+        cases.append(run_case("roi_align", [x4, boxes, num, 3], {"aligned": aligned},
+                              grad=[0], case_id="unaligned"))
+        cases.append(run_case("roi_align", [x4, boxes * 3, num, 3],
+                              {"aligned": aligned, "spatial_scale": 1 / 3,
+                               "sampling_ratio": 2}, grad=[0], case_id="unaligned-scale"))
+    wide = grid_values(rng, (1, 18, 12, 12))
+    cases.append(run_case("psroi_pool", [wide, boxes_in(rng, 5, 12, 2.0),
+                                         np.array([5], np.int32), 3, 0.5], grad=[0],
+                          case_id="3x3"))
+    cases.append(run_case("psroi_pool", [wide, boxes_in(rng, 4, 12), np.array([4], np.int32),
+                                         (2, 3)], grad=[0], case_id="2x3"))
+    cases.append(run_case("psroi_pool", [x4, boxes, num, 2], case_id="one-channel"))
+    big = grid_values(rng, (1, 2, 32, 32))
+    cases.append(run_case("roi_align", [big, boxes_in(rng, 6, 32, min_side=8), np.array(
+        [6], np.int32), 4], grad=[0], case_id="large-boxes"))
+    cases.append(run_case("roi_pool", [big, boxes_in(rng, 6, 32, min_side=8), np.array(
+        [6], np.int32), (3, 5)], grad=[0], case_id="large-boxes"))
+    return cases
+
+
+def nms_cases():
+    rng = np.random.default_rng(1)
+    cases = []
+    boxes = boxes_in(rng, 40, 20)
+    scores = rng.permutation(40).astype(np.float32) / 40
+    category = rng.integers(0, 4, 40).astype(np.int64)
+    for threshold in (0.1, 0.3, 0.7):
+        cases.append(run_case("nms", [boxes, threshold], case_id=f"plain-{threshold}"))
+        cases.append(run_case("nms", [boxes, threshold, scores], case_id=f"scores-{threshold}"))
+        cases.append(run_case("nms", [boxes, threshold, scores, category, [0, 1, 2, 3]],
+                              case_id=f"categories-{threshold}"))
+    cases.append(run_case("nms", [boxes, 0.3, scores, category, [1, 3]], case_id="some"))
+    cases.append(run_case("nms", [boxes, 0.3, scores, category, [0, 1, 2, 3], 5],
+                          case_id="top_k"))
+    cases.append(run_case("nms", [boxes, 0.3, scores, None, None, 5], case_id="top_k-alone"))
+    cases.append(run_case("nms", [boxes.astype(np.float64), 0.3, scores.astype(np.float64)],
+                          case_id="float64"))
+    cases.append(run_case("nms", [boxes, 0.3, scores, category, [0, 1, 2, 3], 41],
+                          case_id="top_k-too-large"))
+    cases.append(run_case("nms", [boxes, 0.3, scores, category], case_id="no-categories"))
+    touching = np.array([[0, 0, 2, 2], [1, 0, 3, 2], [0, 0, 2, 1], [5, 5, 6, 6]], np.float32)
+    for threshold in (0.33, 0.34, 0.5):
+        cases.append(run_case("nms", [touching, threshold], case_id=f"edges-{threshold}"))
+    return cases
+
+
+def box_cases():
+    rng = np.random.default_rng(2)
+    cases = []
+    feat = np.zeros((1, 2, 3, 4), np.float32)
+    image = np.zeros((1, 3, 24, 30), np.float32)
+    for kwargs in ({}, {"aspect_ratios": [2.0, 3.0], "flip": True},
+                   {"max_sizes": [9.0], "aspect_ratios": [2.0], "flip": True},
+                   {"max_sizes": [9.0], "aspect_ratios": [2.0, 0.5], "flip": True,
+                    "min_max_aspect_ratios_order": True},
+                   {"clip": True, "steps": [8.0, 6.0], "offset": 0.25},
+                   {"variance": [0.5, 0.5, 1.0, 1.0], "aspect_ratios": 1.5}):
+        case_id = ",".join(sorted(kwargs)) or "defaults"
+        cases.append(run_case("prior_box", [feat, image, [4.0, 10.0] if "max_sizes" not in
+                                            kwargs else [4.0]], kwargs, case_id=case_id))
+    cases.append(run_case("prior_box", [feat.astype(np.float64), image, 5.0],
+                          case_id="float64"))
+    cases.append(run_case("prior_box", [feat, image, [4.0], [9.0, 12.0]],
+                          case_id="max-sizes-unpaired"))
+    cases.append(run_case("prior_box", [feat, image, [4.0], None, [1.0], [0.1] * 4, False,
+                                        False, [1.0]], case_id="bad-steps"))
+    prior = boxes_in(rng, 5, 10)
+    target = boxes_in(rng, 3, 10)
+    prior_var = rng.uniform(0.1, 0.5, (5, 4)).astype(np.float32)
+    for var in ([0.1, 0.1, 0.2, 0.2], prior_var):
+        kind = "list" if isinstance(var, list) else "tensor"
+        for normalized in (True, False):
+            cases.append(run_case("box_coder", [prior, var, target], {
+                "box_normalized": normalized}, case_id=f"encode-{kind}-{normalized}"))
+        deltas = rng.uniform(-0.5, 0.5, (3, 5, 4)).astype(np.float32)
+        for normalized in (True, False):
+            cases.append(run_case("box_coder", [prior, var, deltas, "decode_center_size"],
+                                  {"box_normalized": normalized},
+                                  case_id=f"decode-{kind}-{normalized}"))
+        deltas = rng.uniform(-0.5, 0.5, (5, 3, 4)).astype(np.float32)
+        cases.append(run_case("box_coder", [prior, var, deltas, "decode_center_size"],
+                              {"axis": 1}, case_id=f"decode-axis1-{kind}"))
+    cases.append(run_case("box_coder", [prior.astype(np.float64), [0.1, 0.1, 0.2, 0.2],
+                                        target.astype(np.float64)], case_id="float64"))
+    cases.append(run_case("box_coder", [prior, [0.1, 0.2], target], case_id="bad-var"))
+    cases.append(run_case("box_coder", [prior, None, target], case_id="no-var"))
+    cases.append(run_case("box_coder", [prior, [0.1] * 4, target, "center"],
+                          case_id="bad-code"))
+    return cases
+
+
+GROUPS = {"roi": roi_cases, "nms": nms_cases, "boxes": box_cases}
+
+
+def main():
+    for name, make in GROUPS.items():
+        path = DATA / f"vision_ops_{name}.json"
+        cases = make()
+        path.write_text(json.dumps({"paddle": paddle.__version__, "cases": cases}) + "\n")
+        print(f"{path.name}: {len(cases)} cases")
+
+
+if __name__ == "__main__":
+    main()
