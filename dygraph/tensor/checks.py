@@ -1,5 +1,5 @@
 """Top-level tensor helpers of Paddle 3.x: clone, cast_, is_tensor, is_integer,
-is_floating_point, is_empty, check_shape."""
+is_floating_point, is_empty, check_shape, tolist."""
 
 import numpy as np
 
@@ -8,7 +8,7 @@ from dygraph.ops.common import as_tensor, cast
 from dygraph.tensor.tensor import Tensor, _new_tensor
 
 __all__ = ["clone", "cast_", "is_tensor", "is_integer", "is_floating_point", "is_empty",
-           "check_shape"]
+           "check_shape", "tolist"]
 
 
 def clone(x, name=None):
@@ -20,6 +20,21 @@ def clone(x, name=None):
         [1.0]
     """
     return as_tensor(x, "clone").clone()
+
+
+def tolist(x):
+    """The values of Tensor x as nested Python lists of Python numbers (a 0-D tensor gives
+    one number), as `x.tolist()`.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.tolist(dygraph.to_tensor([[1, 2], [3, 4]]))
+        [[1, 2], [3, 4]]
+    """
+    if not isinstance(x, Tensor):
+        # Paddle reads x.numpy(), so anything but a Tensor fails with an AttributeError
+        raise AttributeError(f"tolist: expected a Tensor, got {type(x).__name__}")
+    return x.tolist()
 
 
 def cast_(x, dtype):
