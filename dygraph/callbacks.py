@@ -16,6 +16,7 @@ from dygraph.hapi.callbacks import (
     ReduceLROnPlateau,
     VisualDL,
 )
+from dygraph.hapi.wandb_callback import WandbCallback
 
 __all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "EarlyStopping", "LRScheduler",
-           "ReduceLROnPlateau", "VisualDL", "CSVLogger"]
+           "ReduceLROnPlateau", "VisualDL", "CSVLogger", "WandbCallback"]
