@@ -123,13 +123,13 @@ _FAMILY_OF_OPS = {
 _FAMILY_OF_MODULE = {
     "spec_activation": "elementwise", "spec_unary": "elementwise", "spec_core": "elementwise",
     "spec_complex": "elementwise", "spec_complex_grad": "elementwise",
-    "spec_elementwise_extra": "elementwise", "spec_nn_common": "elementwise",
-    "spec_nn_extra": "elementwise", "spec_api_math": "matmul",
-    "spec_api_shape": "manipulation", "spec_manipulation": "manipulation",
+    "spec_elementwise_special": "elementwise", "spec_nn_common": "elementwise",
+    "spec_nn_composite": "elementwise", "spec_order_and_products": "matmul",
+    "spec_joins_views_scatters": "manipulation", "spec_manipulation": "manipulation",
     "spec_search": "manipulation", "spec_reduction": "reduction",
-    "spec_reduction_extra": "reduction", "spec_conv": "conv", "spec_pooling": "pooling",
+    "spec_scans_and_nan": "reduction", "spec_conv": "conv", "spec_pooling": "pooling",
     "spec_norm": "normalization", "spec_loss": "loss", "spec_fft": "fft", "spec_signal": "fft",
-    "spec_linalg": "linalg", "spec_linalg_extra": "linalg",
+    "spec_linalg": "linalg", "spec_linalg_solvers": "linalg",
 }
 
 

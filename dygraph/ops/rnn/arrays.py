@@ -35,7 +35,7 @@ Figures for these choices: docs/PERFORMANCE.md#rnn-kernels.
 Both read their input gates and write their outputs and gate gradients through views
 indexed by time ([T, B, ...] views of batch-first arrays work), so the fused layer ops
 need no transposed copies; a reverse layer walks the time index backwards.
-tests/nn/test_rnn_sequence.py checks both paths against the step-by-step cells.
+tests/ops/rnn/test_sequence.py checks both paths against the step-by-step cells.
 """
 
 import numpy as np

@@ -13,7 +13,7 @@ one 2-D product.
 
 With create_graph=True the gradients are written with Tensor ops instead (the projection,
 then the generic reverse walk of rnn_sequence's LSTMSequence / GRUSequence), so double
-backward works. tests/nn/test_rnn_layer_op.py checks the ops against the composed layers,
+backward works. tests/ops/rnn/test_layer_op.py checks the ops against the composed layers,
 which stay the reference.
 """
 

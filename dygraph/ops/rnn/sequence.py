@@ -141,7 +141,7 @@ class LSTMSequence(_RecurrentSequence):
 
     Without a mask, plain forward and backward take the bulk array path
     (rnn_arrays.LSTMArrays); masks and create_graph use the generic formula below
-    (tests/nn/test_rnn_sequence.py checks that both agree with the step-by-step cells).
+    (tests/ops/rnn/test_sequence.py checks that both agree with the step-by-step cells).
     """
 
     n_states = 2

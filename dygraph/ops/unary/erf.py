@@ -20,7 +20,7 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
 # The Maclaurin series below is used under _SPLIT and the continued fraction of erfc above;
 # these depths give about 1e-15 relative error on both sides of the split (checked against
-# math.erf/math.erfc in tests/test_activation_behaviour.py).
+# math.erf/math.erfc in tests/ops/unary/test_unary_behaviour.py).
 _SPLIT = 2.0
 _SERIES_TERMS = 30
 _FRACTION_DEPTH = 50

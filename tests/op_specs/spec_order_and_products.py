@@ -1,5 +1,5 @@
-"""Spec entries for the Paddle 3 order statistics (search_extra: kthvalue, mode, msort)
-and products and distances (math_extra).
+"""Spec entries for the Paddle 3 order statistics (ops/search/order_and_membership.py:
+kthvalue, mode, msort) and products and distances (ops/math/composite.py).
 
 Random float inputs have no ties and no zero distances with probability one, so the
 orders are unique and the norms differentiable at the sampled points.

@@ -1,5 +1,5 @@
-"""Spec entries for the Paddle 3 shape ops: joins and splits (manipulation_join), views
-(manipulation_view) and the extra scatters and gathers (scatter_extra).
+"""Spec entries for the Paddle 3 shape ops: joins and splits (ops/manipulation/join.py),
+views (ops/manipulation/view.py) and the index scatters (ops/manipulation/scatter_index.py).
 
 They are linear in their float inputs, so, as in spec_manipulation, each entry also comes
 as an "-sq" variant (the result squared) whose double backward runs through the op's

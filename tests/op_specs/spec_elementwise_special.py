@@ -1,4 +1,4 @@
-"""Spec entries for the extra elementwise math (dygraph/ops/math/elementwise.py) and the
+"""Spec entries for the elementwise math (dygraph/ops/math/elementwise.py) and the
 special functions (dygraph/ops/unary/special.py). The special-function references are SciPy's."""
 
 import math

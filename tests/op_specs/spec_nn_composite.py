@@ -1,5 +1,5 @@
-"""Spec entries for the composite activations and losses of dygraph.nn.functional's own
-modules (activation_extra, loss_extra, loss_margin_extra)."""
+"""Spec entries for the composite activations and losses of dygraph.nn.functional
+(ops/activation/gated.py, ops/loss/likelihood_focal_dice.py, ops/loss/margin.py)."""
 
 import math
 
