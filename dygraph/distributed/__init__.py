@@ -14,6 +14,7 @@ Example:
     array([1., 2.], dtype=float32)
 """
 
+from dygraph.distributed import fleet
 from dygraph.distributed.backend import BACKENDS, Backend, MPIBackend
 from dygraph.distributed.collective import (
     ReduceOp,
@@ -67,5 +68,5 @@ __all__ = ["init_parallel_env", "get_rank", "get_world_size", "ParallelEnv", "is
            "broadcast_object_list", "scatter_object_list", "send_object_list",
            "recv_object_list", "get_backend", "is_available", "destroy_process_group",
            "shutdown_process_group", "restart_process_group", "ParallelMode", "ReduceType",
-           "launch"]
+           "launch", "fleet"]
 del _launch_module_class  # importing it made `launch` (the callable module) an attribute

@@ -146,6 +146,35 @@ def test_two_ranks_train_as_one_process_with_the_global_batch(tmp_path):
                                    rtol=0, atol=F64_ATOL, err_msg=name)
 
 
+def _fleet_single_process(tmp_path):
+    """fleet_train.py started alone: one process trains on the whole batch."""
+    single = tmp_path / "single"
+    single.mkdir()
+    run = subprocess.run([sys.executable, os.path.join(HERE, "fleet_train.py"), str(single)],
+                         env=_env(), cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and "worker 0 of 1: fleet ok" in run.stdout, \
+        run.stdout + run.stderr
+    return dict(np.load(single / "params.rank0.npz"))
+
+
+def _assert_fleet_ranks_match(tmp_path, ref):
+    """Both ranks hold the same parameters (bit for bit), and they are one process's on
+    the whole batch (float64: the ranks sum half batches, ~1e-16 apart)."""
+    ranks = [dict(np.load(tmp_path / f"params.rank{r}.npz")) for r in (0, 1)]
+    assert sorted(ranks[0]) == sorted(ref) == ["fc1.bias", "fc1.weight", "fc2.bias",
+                                               "fc2.weight"]
+    for name, want in ref.items():
+        np.testing.assert_array_equal(ranks[0][name], ranks[1][name], err_msg=name)
+        np.testing.assert_allclose(ranks[0][name], want, rtol=0, atol=F64_ATOL, err_msg=name)
+
+
+def test_a_paddle_fleet_script_trains_on_two_ranks_as_one_process(tmp_path):
+    code, out, _ = run_ranks(2, "fleet_train.py", str(tmp_path))
+    assert code == 0, out
+    assert "worker 0 of 2: fleet ok" in out and "worker 1 of 2: fleet ok" in out, out
+    _assert_fleet_ranks_match(tmp_path, _fleet_single_process(tmp_path))
+
+
 @pytest.mark.parametrize("mode, message", [
     ("kill", "process rank 1 with PID"),
     ("raise", "rank 1 failed (ValueError: bad batch on purpose)"),
