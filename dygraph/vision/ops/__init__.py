@@ -10,8 +10,9 @@ Example:
 """
 
 from dygraph.vision.ops.boxes import box_coder, prior_box
+from dygraph.vision.ops.deform_conv import DeformConv2D, deform_conv2d
 from dygraph.vision.ops.nms import nms
 from dygraph.vision.ops.roi import PSRoIPool, RoIAlign, RoIPool, psroi_pool, roi_align, roi_pool
 
-__all__ = ["prior_box", "box_coder", "nms", "roi_align", "RoIAlign", "roi_pool", "RoIPool",
-           "psroi_pool", "PSRoIPool"]
+__all__ = ["prior_box", "box_coder", "deform_conv2d", "DeformConv2D", "nms", "roi_align",
+           "RoIAlign", "roi_pool", "RoIPool", "psroi_pool", "PSRoIPool"]
