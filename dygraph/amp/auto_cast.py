@@ -39,14 +39,16 @@ BLACK_LIST = frozenset({
     "softmaxcrossentropy", "classloss", "nllloss", "binarycrossentropy", "mean", "sum",
     "prod", "cumsum", "cumprod", "pow", "reciprocal", "rsqrt", "square", "tan", "acos",
     "asin", "atanh", "cosh", "sinh", "erfinv", "softplus", "tanhshrink", "pnorm", "var",
-    "std", "logsumexp", "normalize", "layernorm", "groupnorm",
+    "std", "logsumexp", "normalize",
 })
-# Paddle names that differ from ours.
+# Paddle names that differ from ours. batch, layer, group and instance norm all run the one
+# op `Normalize`, so each of their Paddle names selects it.
 _ALIASES = {"matmul_v2": "matmul", "mul": "matmul", "conv2d": "conv", "linear_v2": "linear",
             "reduce_sum": "sum", "reduce_mean": "mean", "reduce_prod": "prod",
             "log_softmax": "logsoftmax", "softmax_with_cross_entropy": "softmaxcrossentropy",
             "cross_entropy": "softmaxcrossentropy", "nll_loss": "nllloss",
-            "layer_norm": "layernorm", "group_norm": "groupnorm"}
+            "layer_norm": "normalize", "group_norm": "normalize", "batch_norm": "normalize",
+            "instance_norm": "normalize"}
 _FLOATS = ("float32", "float64")
 
 

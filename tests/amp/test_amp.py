@@ -153,3 +153,14 @@ def test_model_trains_under_amp_configs():
     for dtype in ("bfloat16", "float16"):  # trains as well as float32
         assert abs(results[dtype]["acc"] - results[None]["acc"]) <= 0.05
         assert results[dtype]["loss"][0] == pytest.approx(results[None]["loss"][0], rel=0.05)
+
+
+def test_paddle_norm_names_select_the_normalize_op():
+    """custom_white_list={'layer_norm'} (Paddle's name) runs layer norm low; the norms are
+    in the black list otherwise."""
+    ln = dygraph.nn.LayerNorm(4)
+    x = dygraph.randn([2, 4])
+    with amp.auto_cast(level="O1", dtype="float16", custom_white_list={"layer_norm"}):
+        assert ln(x).dtype == dygraph.float16
+    with amp.auto_cast(level="O1", dtype="float16"):
+        assert ln(x).dtype == dygraph.float32
