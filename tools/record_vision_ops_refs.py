@@ -44,6 +44,13 @@ def weights(shape, dtype):
     return np.cos(np.arange(int(np.prod(shape)))).reshape(shape).astype(dtype)
 
 
+def flatten(result):
+    """The outputs of a call as one list: nested lists and tuples spread, None kept."""
+    if isinstance(result, (tuple, list)):
+        return [o for part in result for o in flatten(part)]
+    return [result]
+
+
 def run_case(op, args, kwargs=None, grad=(), case_id=""):
     """Call ops.<op>(*args, **kwargs) on the encoded arguments and record the outcome."""
     kwargs = kwargs or {}
@@ -58,8 +65,9 @@ def run_case(op, args, kwargs=None, grad=(), case_id=""):
     except Exception as exc:  # the exception's type is what is recorded
         record["raises"] = type(exc).__name__
         return record
-    outs = list(result) if isinstance(result, (tuple, list)) else [result]
+    outs = flatten(result)
     record["outputs"] = [encode(o) for o in outs]
+    outs = [o for o in outs if o is not None]
     if grad:
         total = sum((o * paddle.to_tensor(weights(o.shape, o.numpy().dtype))).sum()
                     for o in outs if o.dtype in (paddle.float32, paddle.float64)
@@ -244,7 +252,123 @@ def deform_cases():
     return cases
 
 
-GROUPS = {"roi": roi_cases, "nms": nms_cases, "boxes": box_cases, "deform": deform_cases}
+def yolo_cases():
+    rng = np.random.default_rng(4)
+    cases = []
+    anchors = [10, 13, 16, 30, 33, 23, 30, 61, 62, 45, 59, 119]
+    x = rng.standard_normal((2, 3 * 7, 4, 5)).astype(np.float32)
+    sizes = np.array([[128, 160], [100, 90]], np.int32)
+    cases.append(run_case("yolo_box", [x, sizes, anchors[:6], 2, 0.5, 32], case_id="basic"))
+    cases.append(run_case("yolo_box", [x, sizes, anchors[:6], 2, 0.3, 32, False],
+                          case_id="no-clip"))
+    cases.append(run_case("yolo_box", [x, sizes, anchors[:6], 2, 0.4, 16, True, None, 1.2],
+                          case_id="scale_x_y"))
+    aware = rng.standard_normal((2, 3 * 8, 4, 5)).astype(np.float32)
+    cases.append(run_case("yolo_box", [aware, sizes, anchors[:6], 2, 0.3, 32, True, None,
+                                       1.0, True, 0.4], case_id="iou_aware"))
+    cases.append(run_case("yolo_box", [x.astype(np.float64), sizes, anchors[:6], 2, 0.5, 32],
+                          case_id="float64"))
+    cases.append(run_case("yolo_box", [x, sizes, anchors[:6], 3, 0.5, 32],
+                          case_id="bad-channels"))
+    # yolo_loss: a head of 3 anchors over 2 classes, 6 ground truths per image (the last
+    # ones padding), some matched to anchors of other heads.
+    head = (rng.standard_normal((2, 3 * 7, 4, 4)) * 0.5).astype(np.float32)
+    # Centres in distinct cells: where two ground truths share a cell and an anchor, Paddle
+    # 3.3's gradient keeps one of them (not the derivative of its loss); a forward-only
+    # case covers that, and tests/vision/ops/test_yolo.py checks our gradient there.
+    cells = np.stack([rng.permutation(16)[:6] for _ in range(2)])
+    centres = (np.stack([cells % 4, cells // 4], axis=2) + rng.uniform(0.05, 0.95, (2, 6, 2)))
+    gt = np.concatenate([centres / 4, rng.uniform(0.05, 0.6, (2, 6, 2))], axis=2).astype(
+        np.float32)
+    gt[1, 4:] = 0
+    labels = rng.integers(0, 2, (2, 6)).astype(np.int32)
+    score = rng.uniform(0.3, 1.0, (2, 6)).astype(np.float32)
+    for mask, smooth, thresh, case_id in (([0, 1, 2], True, 0.7, "mask012"),
+                                          ([3, 4, 5], False, 0.5, "mask345"),
+                                          ([1, 3, 5], True, 0.3, "mask135")):
+        cases.append(run_case("yolo_loss", [head, gt, labels, anchors, mask, 2, thresh, 32],
+                              {"use_label_smooth": smooth}, grad=[0], case_id=case_id))
+    cases.append(run_case("yolo_loss", [head, gt, labels, anchors, [0, 1, 2], 2, 0.7, 32,
+                                        score], grad=[0], case_id="gt_score"))
+    cases.append(run_case("yolo_loss", [head, gt, labels, anchors, [0, 1, 2], 2, 0.7, 32],
+                          {"scale_x_y": 1.1}, grad=[0], case_id="scale_x_y"))
+    shared = gt.copy()
+    shared[0, 0, 2:] = [0.1, 0.12]  # anchor 0's shape (10 x 13 of 128 pixels)
+    shared[0, 1] = shared[0, 0] + [0.01, 0.01, 0.0, 0.01]  # the same cell and anchor
+    cases.append(run_case("yolo_loss", [head, shared, labels, anchors, [0, 1, 2], 2, 0.7,
+                                        32], case_id="shared-cell"))
+    cases.append(run_case("yolo_loss", [head.astype(np.float64), gt.astype(np.float64),
+                                        labels, anchors, [3, 4, 5], 2, 0.6, 16], grad=[0],
+                          case_id="float64"))
+    return cases
+
+
+def matrix_nms_cases():
+    rng = np.random.default_rng(5)
+    cases = []
+    corners = rng.uniform(0, 10, (2, 12, 2))
+    boxes = np.concatenate([corners, corners + rng.uniform(1, 6, (2, 12, 2))], 2).astype(
+        np.float32)
+    scores = rng.uniform(0, 1, (2, 4, 12)).astype(np.float32)
+    for args, kwargs, case_id in (
+            ([0.3, 0.2, -1, -1], {}, "linear"),
+            ([0.3, 0.2, -1, -1], {"use_gaussian": True}, "gaussian"),
+            ([0.3, 0.1, -1, -1], {"use_gaussian": True, "gaussian_sigma": 0.5}, "sigma"),
+            ([0.2, 0.2, 4, 6], {}, "top-k"),
+            ([0.3, 0.2, -1, -1], {"background_label": -1}, "no-background"),
+            ([0.3, 0.2, -1, -1], {"background_label": 2, "normalized": False},
+             "unnormalized"),
+            ([0.3, 0.2, -1, -1], {"return_index": True, "return_rois_num": False}, "index"),
+            ([0.999, 0.2, -1, -1], {"return_index": True}, "none-left")):
+        cases.append(run_case("matrix_nms", [boxes, scores, *args], kwargs, case_id=case_id))
+    cases.append(run_case("matrix_nms", [boxes.astype(np.float64), scores.astype(np.float64),
+                                         0.3, 0.2, -1, -1], case_id="float64"))
+    return cases
+
+
+def proposal_cases():
+    rng = np.random.default_rng(6)
+    cases = []
+    n, a, h, w = 2, 3, 4, 5
+    scores = rng.uniform(0, 1, (n, a, h, w)).astype(np.float32)
+    deltas = rng.normal(0, 0.3, (n, 4 * a, h, w)).astype(np.float32)
+    sizes = np.array([[64, 80], [50, 70]], np.float32)
+    centres = np.stack(np.meshgrid(np.arange(w) * 16 + 8, np.arange(h) * 16 + 8), -1)
+    sides = np.array([[16, 16], [32, 16], [16, 40]])
+    anchors = np.concatenate([centres[:, :, None] - sides / 2, centres[:, :, None] + sides / 2],
+                             -1).astype(np.float32)
+    variances = np.full((h, w, a, 4), 1.0, np.float32)
+    variances[..., :2] = 0.5
+    for kwargs, case_id in (({"return_rois_num": True}, "defaults"),
+                            ({"pre_nms_top_n": 20, "post_nms_top_n": 8, "nms_thresh": 0.4,
+                              "return_rois_num": True}, "top-n"),
+                            ({"min_size": 12.0, "pixel_offset": True,
+                              "return_rois_num": True}, "pixel_offset"),
+                            ({"nms_thresh": 0.8, "eta": 0.7, "return_rois_num": True}, "eta"),
+                            ({}, "no-rois-num"),
+                            ({"nms_thresh": 0.0, "return_rois_num": True}, "no-nms"),
+                            ({"min_size": 1000.0, "return_rois_num": True}, "none-left")):
+        cases.append(run_case("generate_proposals", [scores, deltas, sizes, anchors, variances],
+                              kwargs, case_id=case_id))
+    corners = rng.uniform(0, 300, (9, 2))
+    rois = np.concatenate([corners, corners + rng.uniform(4, 400, (9, 2))], 1).astype(
+        np.float32)
+    rois[3] = [10, 10, 10, 10]  # no area
+    for args, kwargs, case_id in (([2, 5, 4, 224], {}, "plain"),
+                                  ([2, 5, 4, 224], {"rois_num": np.array([4, 5], np.int32)},
+                                   "rois_num"),
+                                  ([3, 4, 4, 100], {"pixel_offset": True,
+                                                    "rois_num": np.array([9], np.int32)},
+                                   "pixel_offset"),
+                                  ([3, 3, 4, 224], {"rois_num": np.array([9], np.int32)},
+                                   "one-level")):
+        cases.append(run_case("distribute_fpn_proposals", [rois, *args], kwargs,
+                              case_id=case_id))
+    return cases
+
+
+GROUPS = {"roi": roi_cases, "nms": nms_cases, "boxes": box_cases, "deform": deform_cases,
+          "yolo": yolo_cases, "matrix_nms": matrix_nms_cases, "proposals": proposal_cases}
 
 
 def main():

@@ -22,7 +22,7 @@ from dygraph.framework.errors import AssertedValueError, op_error
 from dygraph.ops.common import as_tensor
 from dygraph.tensor.tensor import _new_tensor
 
-__all__ = ["nms", "iou_matrix", "greedy_nms"]
+__all__ = ["nms", "matrix_nms", "iou_matrix", "greedy_nms"]
 
 
 def _on_device_of(array, like):
@@ -42,11 +42,16 @@ def iou_matrix(a, b, normalized=True):
         array([[0.33333333]])
     """
     one = a.dtype.type(0 if normalized else 1)
-    area_a = (a[:, 2] - a[:, 0] + one) * (a[:, 3] - a[:, 1] + one)
-    area_b = (b[:, 2] - b[:, 0] + one) * (b[:, 3] - b[:, 1] + one)
+
+    def area(boxes):  # 0 for a box whose corners are the wrong way round
+        w, h = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+        return np.where((w < 0) | (h < 0), 0, (w + one) * (h + one))
+
     w = np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0], b[None, :, 0])
     h = np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1])
-    inter = np.maximum(w + one, 0) * np.maximum(h + one, 0)
+    # Disjoint boxes share nothing, even where the pixel count would reach across a gap.
+    inter = np.where((w < 0) | (h < 0), 0, (w + one) * (h + one))
+    area_a, area_b = area(a), area(b)
     with np.errstate(divide="ignore", invalid="ignore"):
         iou = inter / (area_a[:, None] + area_b[None, :] - inter)
     return np.where(np.isfinite(iou), iou, 0).astype(a.dtype, copy=False)
@@ -74,6 +79,7 @@ def greedy_nms(boxes, threshold):
 
 
 def _descending(scores):
+    """Indices that sort scores from the highest, ties in index order."""
     return np.argsort(-scores, kind="stable")
 
 
@@ -129,3 +135,87 @@ def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=No
     if top_k is not None:
         survivors = survivors[:top_k]
     return _on_device_of(survivors, boxes)
+
+
+def _matrix_nms_class(boxes, scores, score_threshold, post_threshold, nms_top_k,
+                      use_gaussian, sigma, normalized):
+    """(box indices, decayed scores) of one class of one image."""
+    candidates = np.flatnonzero(scores > score_threshold)
+    order = candidates[_descending(scores[candidates])]
+    if nms_top_k > -1:
+        order = order[:nms_top_k]
+    if order.size == 0:
+        return order, scores[:0]
+    iou = np.triu(iou_matrix(boxes[order], boxes[order], normalized), k=1)  # [j, i], j < i
+    # How much each earlier box j was itself suppressed: its largest IoU with a better box.
+    compensate = iou.max(axis=0)
+    if use_gaussian:
+        decay = np.exp((compensate[:, None] ** 2 - iou ** 2) * sigma)
+    else:
+        decay = (1 - iou) / (1 - compensate[:, None])
+    decay = np.where(np.triu(np.ones_like(iou, np.bool_), k=1), decay, 1).min(axis=0)
+    decayed = decay * scores[order]
+    keep = decayed > post_threshold
+    return order[keep], decayed[keep].astype(scores.dtype)
+
+
+@captured_whole(free_dims=(0,))
+def _matrix_nms_all(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_top_k,
+                    use_gaussian, gaussian_sigma, background_label, normalized):
+    """matrix_nms's three outputs: detections [K, 6], box indices [K, 1], counts [N]."""
+    op = "matrix_nms"
+    bboxes, scores = as_tensor(bboxes, op), as_tensor(scores, op)
+    boxes, score = as_numpy(bboxes._data), as_numpy(scores._data)
+    if boxes.ndim != 3 or boxes.shape[2] != 4:
+        raise op_error(op, f"bboxes must have shape [N, M, 4], got {list(boxes.shape)}")
+    if score.ndim != 3 or score.shape[0] != boxes.shape[0] or score.shape[2] != boxes.shape[1]:
+        raise op_error(op, f"scores must have shape [N, C, M] = [{boxes.shape[0]}, C, "
+                       f"{boxes.shape[1]}], got {list(score.shape)}")
+    rows, index, counts = [], [], []
+    for n in range(boxes.shape[0]):
+        found = []
+        for c in range(score.shape[1]):
+            if c == background_label:
+                continue
+            kept, decayed = _matrix_nms_class(boxes[n], score[n, c], score_threshold,
+                                              post_threshold, nms_top_k, use_gaussian,
+                                              gaussian_sigma, normalized)
+            found += [(s, c, k) for s, k in zip(decayed, kept)]
+        found.sort(key=lambda item: -item[0])  # stable: class, then box order among ties
+        if keep_top_k > -1:
+            found = found[:keep_top_k]
+        counts.append(len(found))
+        for s, c, k in found:
+            rows.append([c, s, *boxes[n, k]])
+            index.append(n * boxes.shape[1] + k)
+    out = np.array(rows, boxes.dtype).reshape(-1, 6)
+    return (_on_device_of(out, bboxes),
+            _on_device_of(np.array(index, np.int32).reshape(-1, 1), bboxes),
+            _on_device_of(np.array(counts, np.int32), bboxes))
+
+
+def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_top_k,
+               use_gaussian=False, gaussian_sigma=2.0, background_label=0, normalized=True,
+               return_index=False, return_rois_num=True, name=None):
+    """Matrix NMS (SOLOv2): for each image and class (background_label skipped), the boxes
+    scoring over score_threshold (the best nms_top_k) have their scores decayed by their
+    IoU with better boxes, linearly ((1 - iou) / (1 - iou of that better box with its own
+    betters)) or, with use_gaussian, by exp((iou_b^2 - iou^2) * gaussian_sigma); those
+    still over post_threshold are kept, the best keep_top_k of each image.
+
+    bboxes [N, M, 4], scores [N, C, M]. Returns (out [K, 6] rows of (class, score, x1, y1,
+    x2, y2), rois_num [N] int32 or None, index [K, 1] int32 (n * M + box) or None).
+
+    Example:
+        >>> import dygraph
+        >>> from dygraph.vision.ops import matrix_nms
+        >>> boxes = dygraph.to_tensor([[[0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 0.9]]])
+        >>> scores = dygraph.to_tensor([[[0.0, 0.0], [0.9, 0.8]]])
+        >>> out, num, _ = matrix_nms(boxes, scores, 0.1, 0.5, -1, -1)
+        >>> out.numpy()[:, :2], num.numpy()
+        (array([[1. , 0.9]], dtype=float32), array([1], dtype=int32))
+    """
+    out, index, counts = _matrix_nms_all(bboxes, scores, score_threshold, post_threshold,
+                                         nms_top_k, keep_top_k, use_gaussian, gaussian_sigma,
+                                         background_label, normalized)
+    return out, counts if return_rois_num else None, index if return_index else None
