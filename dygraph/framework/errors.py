@@ -54,6 +54,26 @@ class AssertedTypeError(TypeError, AssertionError):
     """
 
 
+class ValueTypeError(TypeError, ValueError):
+    """An argument of the wrong type (a string where a Tensor goes) that Paddle refuses with
+    a ValueError: both, so code written against either catches it.
+
+    Example:
+        >>> issubclass(ValueTypeError, ValueError) and issubclass(ValueTypeError, TypeError)
+        True
+    """
+
+
+class InplaceLeafError(RuntimeError, ValueError):
+    """An in-place change of a leaf tensor that requires grad: Paddle raises ValueError;
+    DyGraph's RuntimeError (PyTorch's type for it) is kept as the other base.
+
+    Example:
+        >>> issubclass(InplaceLeafError, ValueError)
+        True
+    """
+
+
 def op_error(op, message, exc_type=ValueError):
     """Build the exception for a bad call of `op`; the caller raises it.
 

@@ -18,8 +18,9 @@ def _needs_record(x, args):
     return any(isinstance(a, Tensor) and not a._sg for a in args)
 
 
-def run_inplace(name, fn, x, *args, **kwargs):
-    """Compute fn(x, *args) and make it x's new value in place."""
+def run_inplace(name, fn, x, /, *args, **kwargs):
+    """Compute fn(x, *args) and make it x's new value in place (the leading parameters are
+    positional-only, so that a `name=` keyword reaches fn)."""
     if grad_mode.state.static_program is not None:
         from dygraph.static.program import Variable
 

@@ -14,7 +14,7 @@ Example:
 import numpy as np
 
 from dygraph.framework import dtype as _dt
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import InplaceLeafError, op_error
 from dygraph.framework.step_calls import made_at_each_run
 
 __all__ = ["Tensor", "to_tensor"]
@@ -267,7 +267,7 @@ class Tensor:
         if state.grad_on and self._node is None and not self._sg:
             raise op_error(op_name, "a leaf tensor that requires grad (stop_gradient=False) "
                            "cannot be changed in place while gradients are recorded; wrap "
-                           "the change in `with dygraph.no_grad():`", RuntimeError)
+                           "the change in `with dygraph.no_grad():`", InplaceLeafError)
         self._version[0] += 1
         if self._node is not None and self._node.save_output:
             self._node.out_dirty = True
