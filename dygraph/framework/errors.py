@@ -64,6 +64,16 @@ class ValueTypeError(TypeError, ValueError):
     """
 
 
+class UnsupportedDTypeError(TypeError, RuntimeError):
+    """An input dtype the op has no kernel for (bitwise ops on floats): Paddle raises
+    RuntimeError when it finds no kernel; DyGraph's TypeError is kept as the other base.
+
+    Example:
+        >>> issubclass(UnsupportedDTypeError, RuntimeError)
+        True
+    """
+
+
 class InplaceLeafError(RuntimeError, ValueError):
     """An in-place change of a leaf tensor that requires grad: Paddle raises ValueError;
     DyGraph's RuntimeError (PyTorch's type for it) is kept as the other base.

@@ -5,7 +5,7 @@ import operator
 import numpy as np
 
 from dygraph.autograd.function import Op, apply
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import UnsupportedDTypeError, op_error
 from dygraph.ops.common import as_tensor, binary_operands
 from dygraph.ops.inplace import make_inplace
 from dygraph.tensor.tensor import Tensor, _new_tensor
@@ -46,9 +46,20 @@ class _Elementwise(Op):
         return _FUNCTIONS[self.fn_name](xp)(*arrays)
 
 
+def _integer_only(op_name, *tensors):
+    """Refuse float and complex inputs of a bitwise op (Paddle has no kernel for them)."""
+    if op_name.startswith("bitwise"):
+        for t in tensors:
+            if t._data.dtype.kind not in "iub":
+                raise op_error(op_name, f"expects integer or bool tensors, got {t.dtype}",
+                               UnsupportedDTypeError)
+    return tensors
+
+
 def _binary(fn_name, op_name):
     def op(x, y, name=None):
-        return apply(_Elementwise(fn_name), *binary_operands(x, y, op_name))
+        operands = _integer_only(op_name, *binary_operands(x, y, op_name))
+        return apply(_Elementwise(fn_name), *operands)
 
     op.__name__ = op.__qualname__ = op_name
     op.__doc__ = (f"Elementwise `{fn_name}` of x and y with broadcasting (no gradient).\n\n"
@@ -60,7 +71,7 @@ def _binary(fn_name, op_name):
 
 def _unary(fn_name, op_name):
     def op(x, name=None):
-        return apply(_Elementwise(fn_name), as_tensor(x, op_name))
+        return apply(_Elementwise(fn_name), *_integer_only(op_name, as_tensor(x, op_name)))
 
     op.__name__ = op.__qualname__ = op_name
     op.__doc__ = (f"Elementwise `{fn_name}` (no gradient).\n\n"
@@ -203,7 +214,8 @@ less = _alias(less_than, "less")
 def _integer(x, op):
     x = as_tensor(x, op)
     if x._data.dtype.kind not in "iub":
-        raise op_error(op, f"expects an integer or bool tensor, got {x.dtype}", TypeError)
+        raise op_error(op, f"expects an integer or bool tensor, got {x.dtype}",
+                       UnsupportedDTypeError)
     return x
 
 
@@ -221,7 +233,8 @@ def bitwise_invert(x, out=None, name=None):
 def _shift(x, y, op, left, is_arithmetic):
     x, y = binary_operands(x, y, op)
     if x._data.dtype.kind not in "iu":
-        raise op_error(op, f"expects integer tensors, got {x.dtype} and {y.dtype}", TypeError)
+        raise op_error(op, f"expects integer tensors, got {x.dtype} and {y.dtype}",
+                       UnsupportedDTypeError)
 
     def fn(xp, a, b):
         if left:
