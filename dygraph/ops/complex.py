@@ -10,7 +10,7 @@ import numpy as np
 
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import UnsupportedDTypeError, op_error
 from dygraph.ops.common import _Identity, as_tensor, binary_operands, float_operand
 
 __all__ = ["real", "imag", "conj", "angle", "complex", "as_real", "as_complex",
@@ -156,7 +156,7 @@ def as_real(x, name=None):
     x = as_tensor(x, "as_real")
     if not _is_complex(x):
         raise op_error("as_real", f"expected a complex64/complex128 tensor, got "
-                       f"{x._data.dtype}", TypeError)
+                       f"{x._data.dtype}", UnsupportedDTypeError)
     return apply(AsReal(), x)
 
 
@@ -169,8 +169,11 @@ def as_complex(x, name=None):
         array([1.+2.j], dtype=complex64)
     """
     x = as_tensor(x, "as_complex")
-    if x._data.dtype.kind != "f" or x._data.ndim == 0 or x._data.shape[-1] != 2:
-        raise op_error("as_complex", f"expected a float tensor whose last axis has size 2, "
+    if x._data.dtype.kind != "f":
+        raise op_error("as_complex", f"expected a float tensor, got {x._data.dtype}",
+                       UnsupportedDTypeError)
+    if x._data.ndim == 0 or x._data.shape[-1] != 2:
+        raise op_error("as_complex", f"expected a tensor whose last axis has size 2, "
                        f"got shape {list(x._data.shape)} and dtype {x._data.dtype}")
     return apply(AsComplex(), x)
 
