@@ -19,7 +19,8 @@ import os
 import sys
 import traceback
 
-from dygraph.distributed.backend import BACKENDS, LocalBackend
+from dygraph.distributed import rendezvous
+from dygraph.distributed.backend import BACKENDS, LocalBackend, load_mpi
 from dygraph.distributed.parallel_env import ParallelEnv, env_rank, env_world_size
 
 __all__ = ["Group", "init_parallel_env", "is_initialized", "get_rank", "get_world_size",
@@ -28,7 +29,7 @@ __all__ = ["Group", "init_parallel_env", "is_initialized", "get_rank", "get_worl
            "restart_process_group"]
 
 _DEFAULT_TIMEOUT = 60.0
-_state = {"world": None, "groups": {}, "timeout": None}
+_state = {"world": None, "groups": {}}
 
 
 class Group:
@@ -80,9 +81,7 @@ def timeout():
         >>> timeout() > 0
         True
     """
-    if _state["timeout"] is None:
-        _state["timeout"] = float(os.environ.get("DYGRAPH_DIST_TIMEOUT", _DEFAULT_TIMEOUT))
-    return _state["timeout"]
+    return float(os.environ.get("DYGRAPH_DIST_TIMEOUT", _DEFAULT_TIMEOUT))
 
 
 def _under_mpi():
@@ -93,42 +92,64 @@ def init_parallel_env(backend="mpi"):
     """Connect the processes of the job and return the world group (idempotent).
 
     Outside mpirun, with PADDLE_TRAINERS_NUM unset or 1, the group is this process alone.
-    The environment variables the launcher sets are filled in when mpirun started the script
-    directly, so data readers and samplers find this process's share.
+    Trainers started as plain processes with Paddle's launch variables (PADDLE_TRAINER_ID,
+    PADDLE_TRAINERS_NUM, PADDLE_TRAINER_ENDPOINTS) join one MPI job here (see
+    `dygraph.distributed.rendezvous`). The launcher's variables are filled in when mpirun
+    started the script directly, so data readers and samplers find this process's share.
 
     Example:
         >>> import dygraph.distributed as dist
         >>> dist.init_parallel_env().ranks
         [0]
     """
-    expected = env_world_size()
-    if expected > 1 and not _under_mpi():
-        raise RuntimeError(
-            f"init_parallel_env: PADDLE_TRAINERS_NUM={expected} but this process was not "
-            "started by mpirun; start the job with `python -m dygraph.distributed.launch "
-            f"--nproc_per_node {expected} train.py`, `dygraph.distributed.spawn` or "
-            f"`mpirun -n {expected} python train.py`")
     if _state["world"] is not None:
         return _state["world"]
-    if not _under_mpi():
+    expected = env_world_size()
+    if backend not in BACKENDS:
+        raise ValueError(f"init_parallel_env: unknown backend {backend!r}; available: "
+                         f"{sorted(BACKENDS)}")
+    if expected > 1 and not _under_mpi():
+        transport = BACKENDS[backend](comm=_join_paddle_trainers(expected))
+    elif not _under_mpi():
         transport = LocalBackend()
+    elif rendezvous.REJOIN_VARIABLE in os.environ:  # restarted by trainer 0: join it
+        transport = BACKENDS[backend](comm=rendezvous.rejoin(load_mpi()))
     else:
-        if backend not in BACKENDS:
-            raise ValueError(f"init_parallel_env: unknown backend {backend!r}; available: "
-                             f"{sorted(BACKENDS)}")
         transport = BACKENDS[backend]()
+    if transport.size > 1:
         if "PADDLE_TRAINERS_NUM" in os.environ and transport.size != expected:
             raise RuntimeError(
                 f"init_parallel_env: PADDLE_TRAINERS_NUM={expected} but MPI started "
                 f"{transport.size} processes")
         os.environ.setdefault("PADDLE_TRAINERS_NUM", str(transport.size))
         os.environ.setdefault("PADDLE_TRAINER_ID", str(transport.rank))
-        if transport.size > 1:
-            _install_abort_on_error(transport)
+        _install_abort_on_error(transport)
     world = Group(transport, range(transport.size), 0)
     _state["world"] = world
     _state["groups"] = {0: world}
     return world
+
+
+def _join_paddle_trainers(expected):
+    """The communicator of trainers started with Paddle's launch variables, no mpirun."""
+    endpoints = [e for e in os.environ.get("PADDLE_TRAINER_ENDPOINTS", "").split(",") if e]
+    if len(endpoints) != expected:
+        raise RuntimeError(
+            f"init_parallel_env: PADDLE_TRAINERS_NUM={expected} but this process was not "
+            f"started by mpirun, and PADDLE_TRAINER_ENDPOINTS names {len(endpoints)} "
+            f"trainer(s); set it to the {expected} trainers' ip:port (Paddle's launch "
+            f"protocol), or start the job with `python -m dygraph.distributed.launch "
+            f"--nproc_per_node {expected} train.py`, `dygraph.distributed.spawn` or "
+            f"`mpirun -n {expected} python train.py`")
+    rank = env_rank()
+    if not 0 <= rank < expected:
+        raise RuntimeError(f"init_parallel_env: PADDLE_TRAINER_ID={rank} is not one of the "
+                           f"{expected} trainers")
+    comm = rendezvous.join(rank, expected, endpoints, timeout())
+    if comm.Get_rank() != rank or comm.Get_size() != expected:
+        raise RuntimeError(f"init_parallel_env: trainer {rank} joined as rank "
+                           f"{comm.Get_rank()} of {comm.Get_size()}")
+    return comm
 
 
 def _install_abort_on_error(transport):
@@ -156,6 +177,7 @@ def abort_job(reason, code=1):
                      f"ranks of the job\n")
     sys.stderr.flush()
     sys.stdout.flush()
+    rendezvous.end_leader()
     world = _state["world"]
     if world is None or world.backend is None:
         os._exit(code)
