@@ -6,16 +6,17 @@ Every check raises through `op_error`, naming the op and the shapes/dtypes it re
 import numpy as np
 
 from dygraph.backend import is_gpu_array
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import ValueTypeError, op_error
 from dygraph.ops.common import as_tensor
 from dygraph.tensor.tensor import Tensor, _new_tensor
 
 
 def tensor_list(x, op, name="x"):
-    """A non-empty list/tuple of Tensors (arrays and numbers are converted)."""
+    """A non-empty list/tuple of Tensors (arrays and numbers are converted); anything else
+    is a ValueTypeError (Paddle's ValueError, and a TypeError)."""
     if not isinstance(x, (list, tuple)):
         raise op_error(op, f"{name} must be a list or tuple of Tensors, got "
-                       f"{type(x).__name__}", TypeError)
+                       f"{type(x).__name__}", ValueTypeError)
     if not x:
         raise op_error(op, f"{name} is an empty list; expected at least one Tensor")
     return [t if isinstance(t, Tensor) else as_tensor(t, op) for t in x]

@@ -11,7 +11,7 @@ import builtins
 import numpy as np
 
 from dygraph.autograd.function import apply
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import AssertedTypeError, op_error
 from dygraph.ops.common import as_tensor, check_axis
 from dygraph.ops.manipulation.args import int_list, tensor_list
 from dygraph.ops.manipulation.indexing import GetItem
@@ -82,6 +82,17 @@ def atleast_3d(*inputs, name=None):
     return _atleast(inputs, 3, "atleast_3d")
 
 
+def _rows(x, op):
+    """The tensors to join: a list, or a Tensor taken as the list of its rows (Paddle
+    iterates a Tensor given where a list goes, as NumPy does)."""
+    if isinstance(x, Tensor):
+        if x._data.ndim == 0:
+            raise op_error(op, "x is a 0-D Tensor, which has no rows to join",
+                           AssertedTypeError)
+        x = unbind(x, 0)
+    return tensor_list(x, op)
+
+
 def hstack(x, name=None):
     """Join along the second axis (along the first for 1-D tensors).
 
@@ -90,7 +101,7 @@ def hstack(x, name=None):
         >>> dygraph.hstack([dygraph.ones([2, 1]), dygraph.zeros([2, 2])]).shape
         [2, 3]
     """
-    tensors = _atleast(tensor_list(x, "hstack"), 1, "hstack")
+    tensors = _atleast(_rows(x, "hstack"), 1, "hstack")
     tensors = tensors if isinstance(tensors, list) else [tensors]
     return concat(tensors, axis=0 if tensors[0]._data.ndim == 1 else 1)
 
@@ -103,7 +114,7 @@ def vstack(x, name=None):
         >>> dygraph.vstack([dygraph.ones([3]), dygraph.zeros([3])]).shape
         [2, 3]
     """
-    tensors = _atleast(tensor_list(x, "vstack"), 2, "vstack")
+    tensors = _atleast(_rows(x, "vstack"), 2, "vstack")
     return concat(tensors if isinstance(tensors, list) else [tensors], axis=0)
 
 
@@ -126,7 +137,7 @@ def dstack(x, name=None):
         >>> dygraph.dstack([dygraph.ones([3]), dygraph.zeros([3])]).shape
         [1, 3, 2]
     """
-    tensors = _atleast(tensor_list(x, "dstack"), 3, "dstack")
+    tensors = _atleast(_rows(x, "dstack"), 3, "dstack")
     return concat(tensors if isinstance(tensors, list) else [tensors], axis=2)
 
 
@@ -139,7 +150,7 @@ def column_stack(x, name=None):
         [3, 2]
     """
     tensors = [reshape(t, [-1, 1]) if t._data.ndim <= 1 else t
-               for t in tensor_list(x, "column_stack")]
+               for t in _rows(x, "column_stack")]
     return concat(tensors, axis=1)
 
 
