@@ -258,8 +258,10 @@ def _names(items):
 
 def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
                     checkpoints=None):
-    """Append the gradient ops of `loss` to its program; returns [(parameter, gradient)]
-    for the trainable parameters (or those in `parameter_list`)."""
+    """Append the gradient ops of `loss` to its program; returns [(variable, gradient)]
+    for the trainable parameters and the other persistable variables that need a gradient
+    (a feed or constant marked `persistable`, as Paddle 3.3 lists them), or for those in
+    `parameter_list`."""
     if not isinstance(loss, Variable):
         raise TypeError(f"append_backward: loss must be a static Variable, got "
                         f"{type(loss).__name__}")
@@ -267,7 +269,10 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
     grads = _backward(block, [loss], [None], _names(no_grad_set))
     wanted = _names(parameter_list) if parameter_list is not None else None
     pairs = []
-    for var in block.all_parameters():
+    live = block.program.live_tensors or {}  # (to_static's outside tensors: not listed)
+    candidates = [v for v in block.vars.values()
+                  if v.is_parameter or v.persistable and v.name not in live]
+    for var in candidates:
         if var._sg or (wanted is not None and var.name not in wanted):
             continue
         g = grads.get(var.name)

@@ -29,6 +29,7 @@ from dygraph.static.block_op import (
     run_block,
     state_names,
 )
+from dygraph.static.structure import flatten, pack
 from dygraph.tensor.tensor import Tensor
 
 __all__ = ["IfBlocks"]
@@ -65,30 +66,95 @@ class IfBlocks(BlockOp):
 
 
 def _branch(program, fn):
-    """Record fn() into a new sub-block; (block, its results as names, single)."""
+    """Record fn() into a new sub-block; (block, what fn returned)."""
+    with program.sub_block() as block:
+        out = fn() if fn is not None else None
+    return block, out
+
+
+def _as_results(out):
+    """The results of a branch as a list (a dict or a single tensor is one result)."""
+    return list(out) if isinstance(out, (list, tuple)) else [out]
+
+
+def _check_structures(true_out, false_out):
+    if true_out is None or false_out is None:
+        sides = ("None", "non-None") if true_out is None else ("non-None", "None")
+        raise ValueError(f"Incompatible return values of true_fn and false_fn in cond: "
+                         f"true_fn returns {sides[0]} while false_fn returns {sides[1]}")
+    true_list, false_list = _as_results(true_out), _as_results(false_out)
+    if len(true_list) != len(false_list):
+        raise ValueError(f"true fn returns {len(true_list)} vars, but false fn returns "
+                         f"{len(false_list)} vars, which is not equals")
+    for a, b in zip(true_list, false_list):
+        if len(flatten(a)) != len(flatten(b)):
+            raise ValueError(f"Incompatible return values of true_fn and false_fn in cond: "
+                             f"{a!r} and {b!r} nest differently")
+
+
+def _leaf_names(block, leaves, other_leaves):
+    """The program names of a branch's leaves that become results of the op: tensors, and
+    Python values the other branch does not return alike (those become constants). A
+    leaf both branches return as the same Python value (None, a number) stays one."""
     from dygraph.static.capture import _register
     from dygraph.static.program import Variable
 
-    with program.sub_block() as block:
-        out = fn()
-        single = not isinstance(out, (list, tuple))
-        names = []
-        for value in [out] if single else list(out):
+    names = []
+    with _recording_into(block):
+        for value, other in zip(leaves, other_leaves):
+            if not isinstance(value, Tensor) and not isinstance(other, Tensor) and (
+                    value is other or type(value) is type(other) and value == other):
+                names.append(None)
+                continue
             value = value if isinstance(value, Tensor) else as_tensor(value, "cond")
             names.append(value.name if isinstance(value, Variable) else
                          _register(block, value))
-    return block, names, single
+    return names
+
+
+def _recording_into(block):
+    """Record into `block` (a branch, already built) inside the `with`."""
+    import contextlib
+
+    program = block.program
+
+    @contextlib.contextmanager
+    def guard():
+        previous = program._current
+        program._current = block.idx
+        try:
+            yield
+        finally:
+            program._current = previous
+
+    return guard()
 
 
 def static_cond(pred, true_fn, false_fn):
     """cond(pred, true_fn, false_fn) for a program Variable pred (see the module
     docstring)."""
     program = grad_mode.state.static_program
-    true_block, true_names, single = _branch(program, true_fn)
-    false_block, false_names, _ = _branch(program, false_fn)
-    if len(true_names) != len(false_names):
-        raise op_error("cond", f"true_fn returns {len(true_names)} values and false_fn "
-                       f"{len(false_names)}; they must match")
+    true_block, true_out = _branch(program, true_fn)
+    false_block, false_out = _branch(program, false_fn)
+    if true_out is None and false_out is None:
+        if state_names((true_block, false_block)):  # the branches update persistables
+            _if_op(program, pred, true_block, false_block, [], [])
+        return None
+    _check_structures(true_out, false_out)
+    true_leaves, false_leaves = flatten(true_out), flatten(false_out)
+    true_names = _leaf_names(true_block, true_leaves, false_leaves)
+    false_names = _leaf_names(false_block, false_leaves, true_leaves)
+    kept = [k for k, n in enumerate(true_names) if n is not None]
+    result = _if_op(program, pred, true_block, false_block,
+                    [true_names[k] for k in kept], [false_names[k] for k in kept])
+    leaves = list(true_leaves)
+    for k, r in zip(kept, result):
+        leaves[k] = r
+    return pack(true_out, leaves)
+
+
+def _if_op(program, pred, true_block, false_block, true_names, false_names):
+    """Append the IfBlocks op choosing between the two recorded branches; its results."""
     pairs = [(lookup(true_block, a), lookup(false_block, b))
              for a, b in zip(true_names, false_names)]
     for k, (a, b) in enumerate(pairs):
@@ -109,4 +175,4 @@ def static_cond(pred, true_fn, false_fn):
     for r, (a, b) in zip(result, pairs):  # a size the branches disagree on is free (-1)
         r.static_shape = tuple(d if d == e else -1 for d, e in zip(a.static_shape,
                                                                    b.static_shape))
-    return result[0] if single else tuple(result)
+    return result

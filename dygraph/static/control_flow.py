@@ -26,6 +26,7 @@ import contextlib
 
 import numpy as np
 
+from dygraph.autograd import grad_mode
 from dygraph.autograd.function import Op, apply
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor
@@ -33,24 +34,49 @@ from dygraph.ops.common import as_tensor
 __all__ = ["cond", "IfElse"]
 
 
+def _check_fn(fn, which):
+    if fn is not None and not callable(fn):
+        raise TypeError(f"The {which} in cond must be callable, but received "
+                        f"{type(fn).__name__}")
+
+
 def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
-    """true_fn() if pred else false_fn(); both must return the same structure of tensors.
+    """true_fn() if pred else false_fn(). Both return the same structure (a tensor, or
+    nested lists, tuples and dicts of them), or both None; a missing function counts as
+    one returning None.
 
     Example:
         >>> import dygraph
         >>> x = dygraph.to_tensor([2.0])
         >>> cond(x > 1, lambda: x * 3, lambda: x - 1).tolist()
         [6.0]
+        >>> cond(x > 5, lambda: {'y': x}, lambda: {'y': -x})['y'].tolist()
+        [-2.0]
     """
     from dygraph.static.program import Variable
+    from dygraph.tensor.tensor import Tensor
 
-    pred = as_tensor(pred, "cond")
-    if pred._data.size != 1 or pred._data.dtype != np.bool_:
-        raise op_error("cond", f"pred must be one bool, got shape {list(pred.shape)} and "
-                       f"dtype {pred._data.dtype.name}")
-    if not isinstance(pred, Variable):  # eager: run the chosen branch only
-        fn = true_fn if bool(pred._data.reshape(-1)[0]) else false_fn
+    if not isinstance(pred, Variable):  # eager: run the chosen branch only, as Paddle
+        if not isinstance(pred, Tensor):
+            if grad_mode.state.static_program is not None:
+                raise TypeError(f"cond: pred must be a bool tensor, got "
+                                f"{type(pred).__name__}")
+            raise AssertionError("The pred in cond must be Variable")
+        if pred._data.size != 1:
+            raise AssertionError("condition input's numel should be 1")
+        fn, which = ((true_fn, "true_fn") if bool(pred._data.reshape(-1)[0]) else
+                     (false_fn, "false_fn"))
+        _check_fn(fn, which)
         return fn() if fn is not None else None
+    if pred._data.dtype != np.bool_:
+        raise TypeError(f"cond: pred must be a bool tensor, got dtype "
+                        f"{pred._data.dtype.name}")
+    if pred._data.size != 1:
+        raise op_error("cond", f"pred must be one bool, got shape {list(pred.shape)}")
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"cond: name must be a str or None, got {type(name).__name__}")
+    _check_fn(true_fn, "true_fn")
+    _check_fn(false_fn, "false_fn")
     from dygraph.static.cond_block import static_cond
 
     return static_cond(pred, true_fn, false_fn)

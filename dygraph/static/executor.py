@@ -23,6 +23,7 @@ Example:
 
 import contextlib
 import operator
+import warnings
 from collections import OrderedDict
 
 import numpy as np
@@ -179,13 +180,16 @@ class _Plan:
             # float64 arrays to float32 variables); other kinds are refused.
             array = array.astype(var._data.dtype)
         if array.dtype != var._data.dtype:
-            raise TypeError(f"Executor.run: feed {name!r} has dtype {array.dtype.name} but "
-                            f"the variable was declared {var._data.dtype.name}")
+            raise ValueError(f"Executor.run: feed {name!r} has dtype {array.dtype.name} but "
+                             f"the variable was declared {var._data.dtype.name}")
         shape = var.static_shape
         if array.ndim != len(shape) or any(d != -1 and d != s for d, s in
                                             zip(shape, array.shape)):
-            raise ValueError(f"Executor.run: feed {name!r} has shape {list(array.shape)} but "
-                             f"the variable was declared {list(shape)} (-1: any size)")
+            # Paddle warns and runs: the ops compute on the array given (a loop that
+            # reads a row of a batch fed as one row); an op that cannot take it fails there.
+            warnings.warn(f"Executor.run: feed {name!r} has shape {list(array.shape)} but "
+                          f"the variable was declared {list(shape)} (-1: any size)",
+                          UserWarning, stacklevel=4)
         return array
 
     def run(self, scope, feed):
@@ -224,6 +228,22 @@ def _fetch_name(f):
     return f.name if isinstance(f, Variable) or hasattr(f, "name") else str(f)
 
 
+def _flat_fetches(fetch_list):
+    """The fetch list as a flat tuple: a single Variable or name is a list of one, and the
+    tuples and lists in it (a multi-output op's results, lstsq's four) are flattened, as
+    Paddle does."""
+    if fetch_list is None:
+        return ()
+    if not isinstance(fetch_list, (list, tuple)):
+        return (fetch_list,)
+    if not any(isinstance(f, (list, tuple)) for f in fetch_list):
+        return tuple(fetch_list)
+    flat = []
+    for f in fetch_list:
+        flat += _flat_fetches(f) if isinstance(f, (list, tuple)) else [f]
+    return tuple(flat)
+
+
 class Executor:
     """Runs programs (Paddle's Executor); `place` is accepted for compatibility (CPU)."""
 
@@ -242,7 +262,7 @@ class Executor:
         program = program if program is not None else default_main_program()
         scope = scope if scope is not None else global_scope()
         feed = dict(feed or {})
-        fetches = tuple(fetch_list or ())
+        fetches = _flat_fetches(fetch_list)
         last = self._last
         # A training loop runs the same program with the same feeds and fetches each step:
         # that plan is found by identity, without building the key.

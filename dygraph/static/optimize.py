@@ -210,7 +210,10 @@ def minimize_static(optimizer, loss, parameters=None, no_grad_set=None):
     """Append backward and the update of `optimizer` for static `loss`; returns
     (update ops, [(param var, grad var)])."""
     block = loss.block
-    pairs = append_backward(loss, parameters, no_grad_set)
+    # (only parameters are updated: append_backward also lists other persistable
+    # variables that need a gradient)
+    pairs = [(v, g) for v, g in append_backward(loss, parameters, no_grad_set)
+             if v.is_parameter]
     program = block.program
     params = [program.parameters[v.name] for v, _ in pairs]
     new = [p for p in params if id(p) not in optimizer._group_of]

@@ -115,6 +115,30 @@ class Variable(Tensor):
     def numpy(self):
         raise _value_needed(self, "numpy()")
 
+    def is_same(self, other):
+        """Whether `other` is this variable of this program (Paddle's Value.is_same, with
+        which tests find a variable's pair in append_backward's list).
+
+        Example:
+            >>> import dygraph
+            >>> dygraph.enable_static()
+            >>> with program_guard(Program(), Program()):
+            ...     x = data('x', [2])
+            ...     y = x + 1.0
+            >>> dygraph.disable_static()
+            >>> x.is_same(x), x.is_same(y)
+            (True, False)
+        """
+        if other is self:
+            return True
+        if not isinstance(other, Variable) or other.block.program is not self.block.program:
+            return False
+        # an in-place op (increment, array_write, a while_loop over it) rebinds a variable
+        # to its result: it is still the same variable
+        mine = {self._name, *self.__dict__.get("former_names", ())}
+        theirs = {other._name, *other.__dict__.get("former_names", ())}
+        return bool(mine & theirs)
+
     def detach(self):
         """The same value as a new program variable that needs no gradient (the eager
         detach would hand out the stand-in array as a constant)."""
@@ -151,6 +175,7 @@ class Variable(Tensor):
                     setattr(old, slot, getattr(self, slot))
         old.__dict__.update(self.__dict__)
         self.block.vars[self._name] = old
+        self.former_names = self.__dict__.get("former_names", ()) + (self._name,)
         self._name, self._data, self._alt = result._name, result._data, result._alt
         self.static_shape, self.block = result.static_shape, result.block
         self._node, self._idx, self._sg = result._node, result._idx, result._sg

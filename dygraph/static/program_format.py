@@ -95,7 +95,8 @@ OP_MODULES = (
     "dygraph.static.backward", "dygraph.static.block_op",
     "dygraph.static.capture", "dygraph.static.cond_block", "dygraph.static.control_flow",
     "dygraph.static.eager_call", "dygraph.static.optimize", "dygraph.static.print_op",
-    "dygraph.static.program", "dygraph.static.while_loop", "dygraph.tensor.diagonal",
+    "dygraph.static.program", "dygraph.static.tensor_array", "dygraph.static.while_loop",
+    "dygraph.tensor.diagonal",
     "dygraph.tensor.operators", "dygraph.tensor.plumbing",
 )
 

@@ -35,25 +35,36 @@ from dygraph.static.block_op import (
     run_block,
     state_names,
 )
+from dygraph.static.structure import flatten, pack, same_structure
 from dygraph.tensor.tensor import Tensor
 
 __all__ = ["while_loop", "While"]
 
 
 def _check_pred(pred):
-    if not isinstance(pred, Tensor) or pred._data.dtype != np.bool_ or pred._data.size != 1:
-        got = (f"shape {list(pred.shape)} and dtype {pred._data.dtype.name}"
-               if isinstance(pred, Tensor) else type(pred).__name__)
-        raise op_error("while_loop", f"cond must return one bool (a Tensor of shape [1] or "
-                       f"[]), got {got}", TypeError)
+    if not isinstance(pred, Tensor) or pred._data.dtype != np.bool_:
+        got = (f"dtype {pred._data.dtype.name}" if isinstance(pred, Tensor) else
+               type(pred).__name__)
+        raise op_error("while_loop", f"cond must return a bool Tensor, got {got}", TypeError)
+    if pred._data.size != 1:
+        raise op_error("while_loop", f"the variable returned by cond must hold one value, "
+                       f"got shape {list(pred.shape)}", TypeError)
 
 
-def _as_list(values, n):
-    values = list(values) if isinstance(values, (list, tuple)) else [values]
-    if len(values) != n:
-        raise op_error("while_loop", f"body must return as many values as loop_vars "
-                       f"({n}), got {len(values)}")
-    return values
+def _next_values(outs, loop_vars):
+    """body's result as a list shaped like `loop_vars`, as they were before body ran (a
+    body that adds a key to a dict of them changes their structure: ValueError)."""
+    outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+    if len(outs) != len(loop_vars) or not all(
+            same_structure(a, b) for a, b in zip(loop_vars, outs)):
+        raise op_error("while_loop", f"body in while_loop should return the same arity "
+                       f"(length and structure) as loop_vars: {len(loop_vars)} loop "
+                       f"variables, body returned {len(outs)} values of another structure"
+                       if len(outs) == len(loop_vars) else
+                       f"body in while_loop should return the same arity (length and "
+                       f"structure) as loop_vars: {len(loop_vars)} loop variables, body "
+                       f"returned {len(outs)} values")
+    return outs
 
 
 class While(BlockOp):
@@ -100,10 +111,17 @@ def _eager_loop(cond, body, loop_vars):
     pred = cond(*values)
     _check_pred(pred)
     while bool(pred._data.reshape(-1)[0]):
-        values = _as_list(body(*values), len(values))
+        before = pack(values, flatten(values))  # the structure, should body change it
+        values = _next_values(body(*values), before)
         pred = cond(*values)
         _check_pred(pred)
     return values
+
+
+def _is_carried(value):
+    """Whether a leaf of the loop variables is carried by the loop (a Tensor or a number);
+    other leaves (None, strings) pass to cond and body unchanged."""
+    return isinstance(value, (Tensor, bool, int, float, np.number, np.ndarray))
 
 
 def _static_loop(cond, body, loop_vars):
@@ -112,48 +130,73 @@ def _static_loop(cond, body, loop_vars):
 
     program = grad_mode.state.static_program
     parent = program.current_block()
-    starts = [v if isinstance(v, Variable) else
-              parent.vars[_register(parent, as_tensor(v, "while_loop"))] for v in loop_vars]
+    leaves = flatten(list(loop_vars))
+    carried = [k for k, v in enumerate(leaves) if _is_carried(v)]
+    starts = [leaves[k] if isinstance(leaves[k], Variable) else
+              parent.vars[_register(parent, as_tensor(leaves[k], "while_loop"))]
+              for k in carried]
     with program.sub_block() as block:
         holders = [block.create_var(None, v.static_shape, v._data.dtype,
                                     stop_gradient=v._sg, stand_ins=(v._data, v._alt))
                    for v in starts]
-        pred = cond(*holders)
+        # (names now: an in-place op in the body, increment(i), rebinds a holder object)
+        holder_names = [h.name for h in holders]
+        inner = list(leaves)
+        for k, h in zip(carried, holders):
+            inner[k] = h
+        # fresh containers: a body that assigns into a dict or list of its loop variables
+        # leaves the caller's own containers alone
+        args = pack(list(loop_vars), inner)
+        pred = cond(*args)
         _check_pred(pred)
         n_cond_ops = len(block.ops)
-        outs = _as_list(body(*holders), len(holders))
+        outs = flatten(_next_values(body(*args), list(loop_vars)))
         names = []
-        for value in [pred] + outs:
+        for value in [pred] + [outs[k] for k in carried]:
             value = value if isinstance(value, Tensor) else as_tensor(value, "while_loop")
             names.append(value.name if isinstance(value, Variable) else
                          _register(block, value))
     for start, name in zip(starts, names[1:]):
         out = lookup(block, name)
-        if out._data.dtype != start._data.dtype or out.ndim != start.ndim:
-            raise op_error("while_loop", f"body turns loop variable {start.name} of shape "
-                           f"{list(start.static_shape)} and dtype {start._data.dtype.name} "
-                           f"into shape {list(out.static_shape)} and dtype "
-                           f"{out._data.dtype.name}; a loop variable keeps its dtype and rank",
-                           TypeError)
-    outside = outside_names([block], [h.name for h in holders], [names])
+        if out._data.dtype != start._data.dtype:
+            raise op_error("while_loop", f"body turns loop variable {start.name} of dtype "
+                           f"{start._data.dtype.name} into dtype {out._data.dtype.name}; a "
+                           "loop variable keeps its dtype", TypeError)
+    outside = outside_names([block], holder_names, [names])
     states = state_names([block])
     outside += [s for s in states if s not in outside]
-    op = While(block, n_cond_ops, [h.name for h in holders], names[0], names[1:], outside,
-               states)
+    op = While(block, n_cond_ops, holder_names, names[0], names[1:], outside, states)
     result = apply(op, *starts, *[lookup(block, n) for n in outside])
     result = list(result) if isinstance(result, tuple) else [result]
     adopt_states(parent.ops[-1], len(starts), states)
     result = result[:len(starts)]
     for r, name in zip(result, names[1:]):  # a size the body changes is free (-1)
-        body_shape = lookup(block, name).static_shape
-        r.static_shape = tuple(d if d == e else -1 for d, e in zip(r.static_shape, body_shape))
-    return result
+        body_var = lookup(block, name)
+        body_shape = body_var.static_shape
+        if len(body_shape) == len(r.static_shape):
+            r.static_shape = tuple(d if d == e else -1
+                                   for d, e in zip(r.static_shape, body_shape))
+        elif r._data.size == 0:  # an empty tensor array the body writes its first steps to
+            r.static_shape, r._data, r._alt = body_shape, body_var._data, body_var._alt
+        # (another rank the body changes keeps the start's, as Paddle declares it: a loop
+        # that indexes a row of a batch fed as one row computes at run time what it reads)
+    final = list(leaves)
+    for k, r in zip(carried, result):
+        final[k] = r
+        if isinstance(leaves[k], Variable) and not getattr(leaves[k], "is_feed", False):
+            # As in Paddle, the loop variable itself holds the final value afterwards: a
+            # counter passed in reads as its last value (the Variable object stands for the
+            # loop's result from now on; ops recorded before still read the start). A feed
+            # keeps its name: it is what a run is fed by.
+            leaves[k]._take(r, "while_loop")
+    return pack(list(loop_vars), final)
 
 
 def while_loop(cond, body, loop_vars, is_test=False, name=None):
     """Repeat `loop_vars = body(*loop_vars)` while `cond(*loop_vars)` (one bool) holds;
-    returns the final loop variables as a list. In a static program the loop is one op
-    whose gradients reach the start values and everything the body reads.
+    returns the final loop variables as a list. Loop variables may be nested lists, tuples
+    and dicts of tensors; body returns the same structure. In a static program the loop is
+    one op whose gradients reach the start values and everything the body reads.
 
     Example:
         >>> import dygraph
@@ -163,14 +206,14 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
         (16.0, 16.0)
     """
     if not callable(cond):
-        raise TypeError("while_loop: cond must be callable")
+        raise TypeError("cond in while_loop should be callable")
     if not callable(body):
-        raise TypeError("while_loop: body must be callable")
+        raise TypeError("body in while_loop should be callable")
     if not isinstance(loop_vars, (list, tuple)):
         raise TypeError(f"while_loop: loop_vars must be a list or tuple, got "
                         f"{type(loop_vars).__name__}")
     if not loop_vars:
-        raise ValueError("while_loop: loop_vars must not be empty")
+        raise ValueError("loop_vars in while_loop should not be empty")
     if grad_mode.state.static_program is None:
         return _eager_loop(cond, body, loop_vars)
     return _static_loop(cond, body, loop_vars)

@@ -36,6 +36,10 @@ def __getattr__(name):
         from dygraph.fluid.layers.tensor_op import fill_constant
 
         return fill_constant
+    if name in ("create_array", "array_write", "array_read", "array_length"):
+        from dygraph.static import tensor_array
+
+        return getattr(tensor_array, name)  # a name from this closed tuple
     import types
 
     import dygraph

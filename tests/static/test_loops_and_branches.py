@@ -160,20 +160,20 @@ def test_training_through_a_loop_matches_eager_for_three_adam_steps():
 
 def test_while_loop_checks_its_arguments():
     one = dygraph.to_tensor([1.0])
-    with pytest.raises(TypeError, match="cond must be callable"):
+    with pytest.raises(TypeError, match="cond in while_loop should be callable"):
         static.nn.while_loop(None, lambda v: v, [one])
-    with pytest.raises(ValueError, match="must not be empty"):
+    with pytest.raises(ValueError, match="should not be empty"):
         static.nn.while_loop(lambda v: v > 0, lambda v: v, [])
-    with pytest.raises(TypeError, match="cond must return one bool"):
+    with pytest.raises(TypeError, match="cond must return a bool Tensor"):
         static.nn.while_loop(lambda v: v, lambda v: [v], [one])
-    with pytest.raises(ValueError, match="as many values as loop_vars"):
+    with pytest.raises(ValueError, match="same arity"):
         static.nn.while_loop(lambda v: v < 2, lambda v: [v + 1, v], [one])
 
     def build():
         static.nn.while_loop(lambda v: v.sum() < 2, lambda v: [v.astype("int64")],
                              [static.data("v", [1])])
 
-    with pytest.raises(TypeError, match="keeps its dtype and rank"):
+    with pytest.raises(TypeError, match="keeps its dtype"):
         _program(build)
 
 

@@ -107,11 +107,12 @@ def test_feed_errors_name_the_variable():
     exe = static.Executor()
     with pytest.raises(ValueError, match="needs feed 'x'"):
         exe.run(main, feed={}, fetch_list=[y])
-    with pytest.raises(TypeError, match="feed 'x' has dtype int64"):
+    with pytest.raises(ValueError, match="feed 'x' has dtype int64"):
         exe.run(main, feed={"x": np.ones((2, 3), np.int64)}, fetch_list=[y])
     # Another float precision converts, as in Paddle 1.x.
     assert exe.run(main, feed={"x": np.ones((2, 3))}, fetch_list=[y])[0].dtype == np.float32
-    with pytest.raises(ValueError, match=r"feed 'x' has shape \[2, 4\]"):
+    # Another shape warns and runs, as in Paddle (the ops decide what they can take).
+    with pytest.warns(UserWarning, match=r"feed 'x' has shape \[2, 4\]"):
         exe.run(main, feed={"x": np.ones((2, 4), np.float32)}, fetch_list=[y])
     with pytest.raises(RuntimeError, match="no value until an Executor runs"):
         y.numpy()

@@ -438,13 +438,39 @@ class AddN(Op):
 
 
 def increment(x, value=1.0, name=None):
-    """x + value, written back into x (in place, as Paddle's increment).
+    """x + value (cast to x's dtype), written back into x, which must hold one element (in
+    place, as Paddle's increment; in a static program the op is recorded and x stands for
+    its result from then on).
 
     Example:
         >>> import dygraph
         >>> dygraph.increment(dygraph.to_tensor([1.0])).numpy()
         array([2.], dtype=float32)
+        >>> dygraph.increment(dygraph.to_tensor([1], 'int64'), 2.0).numpy()
+        array([3])
     """
-    x._bump_version("increment")
-    x._data += value
-    return x
+    from dygraph.ops.inplace import run_inplace
+
+    x = as_tensor(x, "increment")
+    if x._data.size != 1:
+        from dygraph.framework.errors import op_error
+
+        raise op_error("increment", f"the number of elements in x should be 1, got "
+                       f"{x._data.size} (shape {list(x.shape)})")
+    return run_inplace("increment", lambda t: apply(Increment(value), t), x)
+
+
+class Increment(Op):
+    """x + value in x's dtype (a float step on an integer counter is cast, as Paddle
+    casts it)."""
+
+    attrs = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def forward(self, xp, x):
+        return x + xp.asarray(self.value).astype(x.dtype)
+
+    def backward(self, m, g):
+        return (g,)
