@@ -16,6 +16,11 @@ Example:
 
 from dygraph.distributed import fleet
 from dygraph.distributed.backend import BACKENDS, Backend, MPIBackend
+from dygraph.distributed.checkpoint import (
+    load_merged_state_dict,
+    load_state_dict,
+    save_state_dict,
+)
 from dygraph.distributed.collective import (
     ReduceOp,
     Task,
@@ -68,5 +73,6 @@ __all__ = ["init_parallel_env", "get_rank", "get_world_size", "ParallelEnv", "is
            "broadcast_object_list", "scatter_object_list", "send_object_list",
            "recv_object_list", "get_backend", "is_available", "destroy_process_group",
            "shutdown_process_group", "restart_process_group", "ParallelMode", "ReduceType",
-           "launch", "fleet"]
+           "launch", "fleet", "save_state_dict", "load_state_dict",
+           "load_merged_state_dict"]
 del _launch_module_class  # importing it made `launch` (the callable module) an attribute

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import dygraph as paddle
+import dygraph.distributed as dist
 from dygraph.distributed.launch import gpu_count
 from dygraph.distributed.mpirun import mpirun_command
 
@@ -63,6 +64,17 @@ def test_gather_reduce_scatter_alltoall_single_and_objects(nranks):
     assert code == 0, out
     for rank in range(nranks):
         assert f"rank {rank}: gather and objects ok" in out, out
+
+
+def test_a_distributed_checkpoint_saves_each_tensor_once_and_loads_anywhere(tmp_path):
+    code, out, _ = run_ranks(2, "rank_checkpoint.py", str(tmp_path))
+    assert code == 0, out
+    assert "rank 0: checkpoint ok" in out and "rank 1: checkpoint ok" in out, out
+    first = dist.load_merged_state_dict(str(tmp_path), unique_id=0)  # here: one process
+    second = dist.load_merged_state_dict(str(tmp_path), prefix="1.")
+    assert sorted(first) == ["0.bias", "0.weight", "1.bias", "1.weight"]
+    assert sorted(second) == ["1.bias", "1.weight"]
+    np.testing.assert_array_equal(second["1.weight"].numpy(), 2 * first["1.weight"].numpy())
 
 
 def _single_process_reference(tmp_path):

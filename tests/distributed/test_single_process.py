@@ -201,3 +201,19 @@ def test_launch_is_callable_as_in_paddle(monkeypatch):
         dist.launch()
     assert exc.value.code == 3 and calls == [None]
     assert dist.launch is launch and callable(launch)
+
+
+def test_checkpoints_check_what_they_are_given(tmp_path):
+    with pytest.raises(TypeError, match="should map names to Tensors; 'w' holds ndarray"):
+        dist.save_state_dict({"w": np.ones(2)}, str(tmp_path))
+    with pytest.raises(NotImplementedError, match="safetensors checkpoints are not"):
+        dist.save_state_dict({}, str(tmp_path), safetensors=True)
+    with pytest.raises(FileNotFoundError, match="no checkpoint"):
+        dist.load_merged_state_dict(str(tmp_path / "nothing"))
+    dist.save_state_dict({"w": paddle.ones([2])}, str(tmp_path))
+    with pytest.raises(KeyError, match="has no v"):
+        dist.load_state_dict({"v": paddle.ones([2])}, str(tmp_path))
+    with pytest.raises(ValueError, match="'w' is \\[2\\] float32 in the checkpoint, \\[3\\]"):
+        dist.load_state_dict({"w": paddle.ones([3])}, str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="no checkpoint 5 in"):
+        dist.load_state_dict({"w": paddle.ones([2])}, str(tmp_path), unique_id=5)
