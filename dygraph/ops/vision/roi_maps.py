@@ -120,7 +120,9 @@ class _RoiMapBase(Op):
 
     @property
     def name(self):
-        return "roi_align" if self.kind == "align" else "psroi_pool"
+        # (read from __dict__: backward frees a node's attributes, and errors still name it)
+        return {"align": "roi_align", "psroi": "psroi_pool"}.get(self.__dict__.get("kind"),
+                                                                 "roi_align or psroi_pool")
 
     def _maps(self, xp, boxes, boxes_num, batch, height, width):
         """Device maps Ay [R, ph, H], Ax [R, pw, W], and host windows and image indices."""

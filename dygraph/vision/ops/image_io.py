@@ -3,7 +3,8 @@ uint8 [C, H, W] image).
 
 Decoding uses Pillow (the 'main' extra, pip install pillow), imported on first use; Paddle
 decodes with nvJPEG on a GPU only, DyGraph on any device. In a static program each runs at
-every run of the program (the file is read then, not when the program is built).
+every run of the program, so a file is read again at each run (building the program reads
+it once too, so it must exist then).
 
 Example:
     >>> import os, tempfile
@@ -24,6 +25,7 @@ import numpy as np
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.backend import as_numpy
 from dygraph.framework.errors import op_error
+from dygraph.framework.stand_in import is_stand_in
 from dygraph.ops.common import as_tensor
 from dygraph.tensor.tensor import _new_tensor
 
@@ -60,7 +62,7 @@ def read_file(filename, name=None):
     return _new_tensor(np.frombuffer(data, np.uint8).copy(), None, 0, True)
 
 
-@captured_whole
+@captured_whole(free_dims=(0, 1, 2))
 def decode_jpeg(x, mode="unchanged", name=None):
     """Decode JPEG bytes (a 1-D uint8 tensor, as read_file gives) into a uint8 image
     [C, H, W]: 'unchanged' keeps the file's channels (1 for grayscale, 3 for colour),
@@ -85,6 +87,8 @@ def decode_jpeg(x, mode="unchanged", name=None):
     if data.dtype != np.uint8 or data.ndim != 1:
         raise op_error("decode_jpeg", f"x must be a 1-D uint8 tensor of JPEG bytes, got shape "
                        f"{list(data.shape)} and dtype {data.dtype.name}", TypeError)
+    if is_stand_in(x._data):  # a program being built: no bytes yet, every size free
+        return _new_tensor(np.zeros((1, 1, 1), np.uint8), None, 0, True)
     image_module = _pil_image()
     try:
         image = image_module.open(io.BytesIO(data.tobytes()))

@@ -21,6 +21,7 @@ import numpy as np
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.backend import as_numpy, get_array_module
 from dygraph.framework.errors import AssertedValueError, op_error
+from dygraph.framework.stand_in import is_stand_in
 from dygraph.ops.common import as_tensor
 from dygraph.tensor.tensor import _new_tensor
 from dygraph.vision.ops.nms import iou_matrix
@@ -160,7 +161,11 @@ def _distribute(fpn_rois, min_level, max_level, refer_level, refer_scale, pixel_
     rois = as_numpy(fpn_rois._data)
     if rois.ndim != 2 or rois.shape[1] != 4:
         raise op_error(op, f"fpn_rois must have shape [K, 4], got {list(rois.shape)}")
-    counts = as_numpy(as_tensor(rois_num, op)._data).astype(np.int64)
+    rois_num = as_tensor(rois_num, op)
+    counts = as_numpy(rois_num._data).astype(np.int64)
+    if is_stand_in(rois_num._data) or is_stand_in(fpn_rois._data):  # a program being built
+        counts = np.zeros(counts.shape, np.int64)
+        counts[0] = rois.shape[0]
     if int(counts.sum()) != rois.shape[0]:
         raise op_error(op, f"rois_num {counts.tolist()} must add up to the {rois.shape[0]} "
                        "rois")

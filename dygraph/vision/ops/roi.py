@@ -29,8 +29,10 @@ __all__ = ["roi_align", "RoIAlign", "roi_pool", "RoIPool", "psroi_pool", "PSRoIP
 def _pair(output_size, op):
     size = (output_size, output_size) if isinstance(output_size, int) else output_size
     try:
+        if isinstance(size, str):
+            raise TypeError
         size = tuple(int(v) for v in size)
-    except TypeError:
+    except (TypeError, ValueError):
         raise op_error(op, f"output_size must be an int or a pair of ints, got "
                        f"{output_size!r}", TypeError) from None
     if len(size) != 2 or min(size) < 1:
