@@ -1,7 +1,8 @@
 """Record what Paddle 3.3 answers for paddle.vision.ops into tests/data/vision_ops_*.json.
 
 tests/vision/ops/test_paddle_refs.py replays every case on DyGraph without Paddle. A case
-is a call of one paddle.vision.ops function on fixed inputs (stored in the file): its
+is a call of one paddle.vision.ops function on fixed inputs (stored in the file's table of
+arrays, which cases share): its
 outputs, or the type of the exception it raised, and for the ops with gradients the
 gradients of sum(out * cos(arange(out.size))) with respect to the listed inputs. Run it
 with a Python that has paddlepaddle (CPU build), PYTHONPATH not pointing at dygraph:
@@ -9,6 +10,7 @@ with a Python that has paddlepaddle (CPU build), PYTHONPATH not pointing at dygr
     /tmp/paddle-venv/bin/python tools/record_vision_ops_refs.py
 """
 
+import hashlib
 import json
 import pathlib
 import warnings
@@ -21,19 +23,35 @@ warnings.filterwarnings("ignore")
 DATA = pathlib.Path(__file__).resolve().parent.parent / "tests" / "data"
 
 
-def encode(value):
-    """A JSON form of a call argument or result: arrays carry dtype and shape."""
+# The arrays of the file being written, by content: a case names an input array that
+# several cases share ({"array": key}) instead of repeating it.
+ARRAYS = {}
+
+
+def encode_array(value):
+    flat = value.reshape(-1)
+    # float32 values by their shortest decimal form (it reads back to the same float32)
+    data = [float(str(v)) for v in flat] if value.dtype == np.float32 else flat.tolist()
+    return {"dtype": value.dtype.name, "shape": list(value.shape), "data": data}
+
+
+def encode(value, shared=False):
+    """A JSON form of a call argument or result: arrays carry dtype and shape; `shared`
+    arrays go to the file's table of arrays."""
     if isinstance(value, paddle.Tensor):
         value = value.numpy()
-    if isinstance(value, np.ndarray):
-        flat = value.reshape(-1)
-        # float32 values by their shortest decimal form (it reads back to the same float32)
-        data = ([float(str(v)) for v in flat] if value.dtype == np.float32 else flat.tolist())
-        return {"dtype": value.dtype.name, "shape": list(value.shape), "data": data}
-    return {"value": value}
+    if not isinstance(value, np.ndarray):
+        return {"value": value}
+    if not shared:
+        return encode_array(value)
+    key = hashlib.sha1(value.dtype.name.encode() + str(value.shape).encode()
+                       + value.tobytes()).hexdigest()[:12]
+    ARRAYS.setdefault(key, encode_array(value))
+    return {"array": key}
 
 
 def decode(spec):
+    spec = ARRAYS[spec["array"]] if "array" in spec else spec
     if "dtype" not in spec:
         return spec["value"]
     return paddle.to_tensor(np.array(spec["data"], spec["dtype"]).reshape(spec["shape"]))
@@ -54,8 +72,9 @@ def flatten(result):
 def run_case(op, args, kwargs=None, grad=(), case_id=""):
     """Call ops.<op>(*args, **kwargs) on the encoded arguments and record the outcome."""
     kwargs = kwargs or {}
-    record = {"op": op, "id": case_id, "args": [encode(a) for a in args],
-              "kwargs": {k: encode(v) for k, v in kwargs.items()}, "grad": list(grad)}
+    record = {"op": op, "id": case_id, "args": [encode(a, shared=True) for a in args],
+              "kwargs": {k: encode(v, shared=True) for k, v in kwargs.items()},
+              "grad": list(grad)}
     call_args = [decode(a) for a in record["args"]]
     call_kwargs = {k: decode(v) for k, v in record["kwargs"].items()}
     for i in grad:
@@ -374,8 +393,10 @@ GROUPS = {"roi": roi_cases, "nms": nms_cases, "boxes": box_cases, "deform": defo
 def main():
     for name, make in GROUPS.items():
         path = DATA / f"vision_ops_{name}.json"
+        ARRAYS.clear()
         cases = make()
-        path.write_text(json.dumps({"paddle": paddle.__version__, "cases": cases}) + "\n")
+        path.write_text(json.dumps({"paddle": paddle.__version__, "arrays": ARRAYS,
+                                    "cases": cases}) + "\n")
         print(f"{path.name}: {len(cases)} cases")
 
 

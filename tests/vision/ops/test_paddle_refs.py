@@ -21,15 +21,18 @@ FILES = sorted(DATA.glob("vision_ops_*.json"))
 
 def _cases():
     for path in FILES:
-        for k, case in enumerate(json.loads(path.read_text())["cases"]):
-            yield pytest.param(case, id=f"{path.stem[11:]}-{k}-{case['op']}-{case['id']}")
+        data = json.loads(path.read_text())
+        for k, case in enumerate(data["cases"]):
+            yield pytest.param(data["arrays"], case,
+                               id=f"{path.stem[11:]}-{k}-{case['op']}-{case['id']}")
 
 
 def _array(spec):
     return np.array(spec["data"], spec["dtype"]).reshape(spec["shape"])
 
 
-def _decode(spec):
+def _decode(spec, arrays):
+    spec = arrays[spec["array"]] if "array" in spec else spec
     return dygraph.to_tensor(_array(spec)) if "dtype" in spec else spec["value"]
 
 
@@ -52,10 +55,10 @@ def _close(got, want, what):
         np.testing.assert_array_equal(got, want, err_msg=what)
 
 
-@pytest.mark.parametrize("case", list(_cases()))
-def test_matches_paddle(case):
-    args = [_decode(a) for a in case["args"]]
-    kwargs = {k: _decode(v) for k, v in case["kwargs"].items()}
+@pytest.mark.parametrize("arrays, case", list(_cases()))
+def test_matches_paddle(arrays, case):
+    args = [_decode(a, arrays) for a in case["args"]]
+    kwargs = {k: _decode(v, arrays) for k, v in case["kwargs"].items()}
     for i in case["grad"]:
         args[i].stop_gradient = False
     fn = getattr(ops, case["op"])
