@@ -27,21 +27,33 @@ def run_inplace(name, fn, x, /, *args, **kwargs):
         if isinstance(x, Variable):  # a program value: the op is recorded, x takes it
             return x._take(fn(x, *args, **kwargs), name)
     if _needs_record(x, args):
-        x._bump_version(name)
         # An op that saves its input for backward must keep the old value, but x is about
         # to take the result's data and node: give it the old value under its own Tensor.
+        x._bump_version(name)
         src = x if x._node is None else _new_tensor(x._data, x._node, x._idx, x._sg)
-        out = fn(src, *args, **kwargs)
+        out = _checked(name, x, fn(src, *args, **kwargs))
         x._data, x._node, x._idx, x._sg = out._data, out._node, out._idx, out._sg
         return x
     with grad_mode.no_grad():
-        out = fn(x, *args, **kwargs)
+        out = _checked(name, x, fn(x, *args, **kwargs))
     x._bump_version(name)
-    if out._data.shape == x._data.shape:
+    if out._data.shape == x._data.shape and out._data.dtype == x._data.dtype:
         x._data[...] = out._data
-    else:
-        x._data = out._data.astype(x._data.dtype)
+    else:  # a view op's new shape, or a promoted dtype (an int x.log_() is float, as Paddle)
+        x._data = out._data
     return x
+
+
+def _checked(name, x, out):
+    """The result, refused (ValueError, as Paddle) when it was broadcast beyond x: an
+    in-place op keeps x's number of elements (view ops such as reshape_ rearrange them)."""
+    if out._data.size != x._data.size:
+        from dygraph.framework.errors import op_error
+
+        raise op_error(name, f"the result's shape {list(out._data.shape)} is broadcast "
+                       f"beyond x's shape {list(x._data.shape)}; an in-place op cannot "
+                       "change x's shape")
+    return out
 
 
 def make_inplace(name, fn):

@@ -78,6 +78,16 @@ def _integer_operands(x, y, op):
     return x, y
 
 
+def _integer_copysign(xp, a, b):
+    """|a| with the sign of b, in a's integer dtype (bool values have no sign)."""
+    a = xp.broadcast_to(a, np.broadcast_shapes(a.shape, b.shape))
+    if a.dtype.kind == "b":
+        return a.copy()
+    negative = xp.signbit(b) if b.dtype.kind == "f" else b < 0
+    magnitude = xp.abs(a)
+    return xp.where(negative, -magnitude, magnitude).astype(a.dtype)
+
+
 @captured_whole
 def copysign(x, y, name=None):
     """|x| with the sign of y (the sign bit, so -0.0 counts as negative); the gradient
@@ -88,6 +98,10 @@ def copysign(x, y, name=None):
         >>> dygraph.copysign(dygraph.to_tensor([1.0, -2.0]), dygraph.to_tensor([-1.0, 3.0])).numpy()
         array([-1.,  2.], dtype=float32)
     """
+    x = as_tensor(x, "copysign")
+    if x._data.dtype.kind in "biu":  # Paddle keeps an integer or bool x's dtype
+        x, y = binary_operands(x, y, "copysign")
+        return apply(_NoGrad("copysign", _integer_copysign), x, _real(y, "copysign"))
     x, y = binary_operands(_real(float_operand(x, "copysign"), "copysign"), y, "copysign")
     _real(y, "copysign")
     y = cast(y, x._data.dtype)
