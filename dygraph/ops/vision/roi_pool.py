@@ -76,7 +76,6 @@ class RoiPool(Op):
         # Flat positions of the maxima in x, and which output entries have one.
         where = xp.zeros(out.shape, np.int64)
         found = xp.zeros(out.shape, np.bool_)
-        lowest = xp.asarray(-np.inf, x.dtype)
         for r in range(host.shape[0]):
             b = int(images[r])
             rows, row_mask = _window_index(xp, h_lo[r], h_hi[r])
@@ -85,18 +84,17 @@ class RoiPool(Op):
             crop = x[b, :, top:int(h_hi[r].max()), left:int(w_hi[r].max())]
             if crop.size == 0:
                 continue
-            # [C, ph, kh, pw, kw] -> [C, ph, pw, kh * kw]
-            windows = crop[:, rows[:, :, None, None], cols[None, None, :, :]]
-            mask = row_mask[:, :, None, None] & col_mask[None, None, :, :]
-            windows = xp.where(mask, windows, lowest).transpose(0, 1, 3, 2, 4)
+            # One gather in the output's order, [C, ph, pw, kh, kw]; padding reads -inf.
+            windows = crop[:, rows[:, None, :, None], cols[None, :, None, :]]
+            mask = row_mask[:, None, :, None] & col_mask[None, :, None, :]
+            windows[:, ~mask] = -np.inf
             windows = windows.reshape(c, ph, pw, -1)
             pick = xp.argmax(windows, axis=-1)
             out[r] = xp.take_along_axis(windows, pick[..., None], axis=-1)[..., 0]
             kw = cols.shape[1]
             at_row = rows[xp.arange(ph)[None, :, None], pick // kw]
             at_col = cols[xp.arange(pw)[None, None, :], pick % kw]
-            nonempty = mask.any(axis=(1, 3))
-            found[r] = nonempty[None]
+            found[r] = mask.any(axis=(2, 3))[None]
             channel = xp.arange(c)[:, None, None]
             where[r] = ((b * c + channel) * h + top + at_row) * w + left + at_col
         out[~found] = 0
