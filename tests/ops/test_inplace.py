@@ -71,3 +71,13 @@ def test_inplace_forms_keep_the_input_for_backward():
     x.clear_grad()
     F.elu_(x * 1.0).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [1.0, np.exp(-1.0)])
+
+
+def test_inplace_result_takes_the_promoted_dtype_and_keeps_the_shape():
+    x = dygraph.to_tensor([1, 4])
+    assert x.log_() is x and x.dtype == dygraph.float32  # as Paddle: int log_ is float
+    y = dygraph.to_tensor([[1.0], [2.0]])
+    with pytest.raises(ValueError, match="broadcast"):
+        y.add_(dygraph.ones([2, 3]))
+    assert y.shape == [2, 1]
+    assert y.reshape_([1, 2]).shape == [1, 2]  # a view op may rearrange x

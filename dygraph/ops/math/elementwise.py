@@ -10,9 +10,10 @@ import math as _pymath
 
 import numpy as np
 
+from dygraph.autograd import grad_mode
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import UnsupportedDTypeError, op_error
 from dygraph.ops.common import as_tensor, binary_operands, cast, float_operand
 from dygraph.ops.inplace import make_inplace
 from dygraph.ops.math import arithmetic as _math
@@ -72,10 +73,37 @@ def _real(x, op):
 
 
 def _integer_operands(x, y, op):
+    """gcd's and lcm's operands: integer tensors, or float ones (Paddle runs Euclid's
+    algorithm on floats too)."""
     x, y = binary_operands(x, y, op)
-    if x._data.dtype.kind not in "iu":
-        raise op_error(op, f"expects integer tensors, got {x.dtype} and {y.dtype}", TypeError)
+    for t in (x, y):
+        if t._data.dtype.kind not in "iuf":
+            raise op_error(op, f"expects integer or float tensors, got {x.dtype} and "
+                           f"{y.dtype}", UnsupportedDTypeError)
+    try:
+        np.broadcast_shapes(x._data.shape, y._data.shape)
+    except ValueError:
+        raise op_error(op, f"shapes {x.shape} and {y.shape} do not broadcast") from None
     return x, y
+
+
+def _float_gcd(x, y):
+    """Euclid's algorithm on |x| and |y| in floating point (exact: fmod is), composed of
+    differentiable ops, so the gradient is the chain rule through the remainders."""
+    shape = list(np.broadcast_shapes(x._data.shape, y._data.shape))
+    a = _unary.abs(_broadcast(x, shape))
+    b = _unary.abs(_broadcast(y, shape))
+    while bool((b._data != 0).any()):
+        nonzero = b != 0
+        safe = _unary.where(nonzero, b, 1.0)
+        a, b = _unary.where(nonzero, b, a), _unary.where(nonzero, _math.remainder(a, safe), 0.0)
+    return a
+
+
+def _broadcast(t, shape):
+    from dygraph.ops.manipulation.shape import broadcast_to
+
+    return t if t.shape == shape else broadcast_to(t, shape)
 
 
 def _integer_copysign(xp, a, b):
@@ -124,7 +152,7 @@ def hypot(x, y, name=None):
 
 @captured_whole
 def ldexp(x, y, name=None):
-    """x * 2**y for an integer exponent y; integer x gives the default float.
+    """x * 2**y (y an integer or float tensor); integer x gives the default float.
 
     Example:
         >>> import dygraph
@@ -132,9 +160,9 @@ def ldexp(x, y, name=None):
         array([4., 6.], dtype=float32)
     """
     x = _real(float_operand(x, "ldexp"), "ldexp")
-    y = as_tensor(y, "ldexp")
-    if y._data.dtype.kind not in "iu":
-        raise op_error("ldexp", f"y must be an integer tensor, got {y.dtype}", TypeError)
+    y = _real(as_tensor(y, "ldexp"), "ldexp")
+    if y._data.dtype.kind == "f":  # Paddle takes a float exponent too: 2**y, with its gradient
+        return x * (2.0 ** y)
     power = _constant(_xp(y).ldexp(_xp(y).ones((), x._data.dtype), y._data))
     return x * power
 
@@ -217,6 +245,8 @@ def gcd(x, y, name=None):
         array([4, 3])
     """
     x, y = _integer_operands(x, y, "gcd")
+    if x._data.dtype.kind == "f":
+        return _float_gcd(x, y)
     return apply(_NoGrad("gcd", lambda xp, a, b: xp.gcd(a, b)), x, y)
 
 
@@ -229,6 +259,12 @@ def lcm(x, y, name=None):
         array([24,  6])
     """
     x, y = _integer_operands(x, y, "lcm")
+    if x._data.dtype.kind == "f":  # no gradient, as in Paddle
+        with grad_mode.no_grad():
+            divisor = _float_gcd(x, y)
+            zero = divisor == 0
+            return _unary.where(zero, 0.0,
+                                _unary.abs(x * y) / _unary.where(zero, 1.0, divisor))
     return apply(_NoGrad("lcm", lambda xp, a, b: xp.lcm(a, b)), x, y)
 
 

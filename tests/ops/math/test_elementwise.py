@@ -48,7 +48,7 @@ def test_in_place_elementwise_forms():
 
 def test_bad_inputs_name_the_op():
     with pytest.raises(TypeError, match="gcd"):
-        D.gcd(_t([1.0]), _t([2.0]))
+        D.gcd(_t([1j]), _t([2j]))
     with pytest.raises(TypeError, match="positive"):
         D.positive(_t([True]))
     with pytest.raises(ValueError, match="rounding_mode"):
@@ -60,7 +60,20 @@ def test_bad_inputs_name_the_op():
     with pytest.raises(ValueError, match="gammainc"):
         D.gammainc(_t([-1.0]), _t([1.0]))
     with pytest.raises(TypeError, match="ldexp"):
-        D.ldexp(_t([1.0]), _t([1.5]))
+        D.ldexp(_t([1.0]), _t([1j]))
+
+
+def test_gcd_lcm_and_ldexp_of_floats_as_paddle():
+    x, y = _t([4.5, 6.0, -9.0, 0.0]), _t([6.0, 4.0, 6.0, 5.0])
+    assert D.gcd(x, y).tolist() == [1.5, 2.0, 3.0, 5.0]
+    assert D.lcm(x, y).tolist() == [18.0, 12.0, 18.0, 0.0]
+    assert D.ldexp(_t([1.0, 3.0]), _t([1.5, -1.0])).numpy().tolist() == \
+        pytest.approx([2 ** 1.5, 1.5])
+    x = D.to_tensor([1.0, 2.0], stop_gradient=False)
+    y = D.to_tensor([0.5, 1.0], stop_gradient=False)
+    D.ldexp(x, y).sum().backward()
+    assert y.grad.numpy() == pytest.approx(np.array([1.0, 2.0]) * 2 ** np.array([0.5, 1.0])
+                                           * np.log(2))
 
 
 def test_div_rounding_modes():
