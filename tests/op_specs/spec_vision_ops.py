@@ -5,13 +5,15 @@ The references are the definitions, one bin or one output pixel at a time in sca
 RoIAlign's bilinear samples, the max and mean over integer windows, DCN's bilinear sampling
 of each tap. The ops under test compute them as separable maps, masked gathers and one
 matrix product. Boxes and boxes_num are fixed inputs without gradients (as in Paddle).
+The ops are reached through `dygraph.vision.ops` at call time, so that
+tools/record_error_walk.py, which imports Paddle under DyGraph's name, calls Paddle's.
 """
 
 import math
 
 import numpy as np
 
-from dygraph.vision import ops
+import dygraph
 from tests.op_specs import OpSpec
 
 BOXES = np.array([[0.4, 0.7, 4.6, 3.9], [1.2, 0.3, 6.8, 5.7], [2.0, 1.0, 3.5, 2.2]])
@@ -159,25 +161,25 @@ def _distinct(shape):
 
 
 SPECS = [
-    OpSpec("vision.ops.roi_align", lambda x, b, n: ops.roi_align(x, b, n, 2),
+    OpSpec("vision.ops.roi_align", lambda x, b, n: dygraph.vision.ops.roi_align(x, b, n, 2),
            lambda x, b, n: roi_align_ref(x, b, n, (2, 2)), [(2, 3, 6, 7), BOXES, NUM],
            grad_inputs=[0], family="pooling"),
     OpSpec("vision.ops.roi_align",
-           lambda x, b, n: ops.roi_align(x, b, n, (3, 2), 0.5, 2, aligned=False),
+           lambda x, b, n: dygraph.vision.ops.roi_align(x, b, n, (3, 2), 0.5, 2, aligned=False),
            lambda x, b, n: roi_align_ref(x, b, n, (3, 2), 0.5, 2, False),
            [(2, 2, 5, 6), BOXES * 2, NUM], grad_inputs=[0], id="unaligned", family="pooling"),
-    OpSpec("vision.ops.roi_pool", lambda x, b, n: ops.roi_pool(x, b, n, (2, 3)),
+    OpSpec("vision.ops.roi_pool", lambda x, b, n: dygraph.vision.ops.roi_pool(x, b, n, (2, 3)),
            lambda x, b, n: roi_pool_ref(x, b, n, (2, 3)),
            [_distinct((2, 3, 6, 7)), BOXES, NUM], grad_inputs=[0], family="pooling"),
-    OpSpec("vision.ops.psroi_pool", lambda x, b, n: ops.psroi_pool(x, b, n, 2, 0.8),
+    OpSpec("vision.ops.psroi_pool", lambda x, b, n: dygraph.vision.ops.psroi_pool(x, b, n, 2, 0.8),
            lambda x, b, n: psroi_pool_ref(x, b, n, (2, 2), 0.8),
            [(2, 8, 6, 7), BOXES, NUM], grad_inputs=[0], family="pooling"),
     OpSpec("vision.ops.deform_conv2d",
-           lambda x, o, w, b: ops.deform_conv2d(x, o, w, b),
+           lambda x, o, w, b: dygraph.vision.ops.deform_conv2d(x, o, w, b),
            lambda x, o, w, b: deform_conv_ref(x, o, w, b),
            [(1, 2, 4, 5), (1, 18, 2, 3), (3, 2, 3, 3), (3,)], family="conv"),
     OpSpec("vision.ops.deform_conv2d",
-           lambda x, o, m, w: ops.deform_conv2d(x, o, w, None, 2, 1, 1, 2, 2, m),
+           lambda x, o, m, w: dygraph.vision.ops.deform_conv2d(x, o, w, None, 2, 1, 1, 2, 2, m),
            lambda x, o, m, w: deform_conv_ref(x, o, w, None, m, (2, 2), (1, 1), (1, 1), 2, 2),
            [(1, 4, 4, 5), (1, 36, 2, 3), (1, 18, 2, 3), (2, 2, 3, 3)], domain=(-1.5, 1.5),
            id="mask-groups", family="conv"),
