@@ -89,6 +89,12 @@ def _alive(pid):
     return True
 
 
+def _tidy(where):
+    """Remove the rendezvous directory once no trainer's file is left in it."""
+    with contextlib.suppress(OSError):
+        os.rmdir(where)
+
+
 def _deadline_error(what, limit):
     return RuntimeError(
         f"init_parallel_env: PADDLE_TRAINERS_NUM={os.environ.get('PADDLE_TRAINERS_NUM')} "
@@ -189,6 +195,7 @@ def _wait_for_requests(where, nranks, limit):
                 os.remove(path)
         if time.monotonic() > deadline:
             missing = sorted(set(range(1, nranks)) - set(requests))
+            _tidy(where)
             raise _deadline_error(f"trainer(s) {missing}", limit)
         time.sleep(_POLL)
     return requests
@@ -213,6 +220,7 @@ def _stand_in(where, rank, limit):
         if time.monotonic() > deadline:
             with contextlib.suppress(FileNotFoundError):
                 os.remove(os.path.join(where, f"request.{rank}.json"))
+            _tidy(where)
             raise _deadline_error("trainer 0", limit)
         time.sleep(_POLL)
     with open(started) as f:
@@ -226,16 +234,14 @@ def _stand_in(where, rank, limit):
                              f"ended without an exit code (killed, or the job was "
                              f"aborted)\n")
             sys.stderr.flush()
+            _tidy(where)
             os._exit(1)
         time.sleep(_POLL)
     with open(result) as f:
         code = int(f.read())
     for done in (started, result):
         os.remove(done)
-    try:
-        os.rmdir(where)
-    except OSError:
-        pass  # other trainers' files are still there
+    _tidy(where)
     os._exit(code)
 
 
