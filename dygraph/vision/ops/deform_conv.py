@@ -32,9 +32,11 @@ __all__ = ["deform_conv2d", "DeformConv2D"]
 def _check(x, offset, weight, bias, mask, stride, padding, dilation, dg, groups):
     """Check every shape against the others (the offset's against the output's size)."""
     op = "deform_conv2d"
-    if x._data.ndim != 4 or x._data.dtype.kind != "f" or x._data.dtype.itemsize < 4:
-        raise op_error(op, f"x must be a 4-D float32 or float64 tensor, got shape {x.shape} "
-                       f"and dtype {x._data.dtype.name}")
+    if x._data.ndim != 4:
+        raise op_error(op, f"x must be a 4-D tensor [N, C, H, W], got shape {x.shape}")
+    if x._data.dtype.kind != "f" or x._data.dtype.itemsize < 4:
+        raise op_error(op, f"x must be float32 or float64, got {x._data.dtype.name}",
+                       TypeError)
     if weight._data.ndim != 4:
         raise op_error(op, f"weight must be 4-D [out, in / groups, kh, kw], got shape "
                        f"{weight.shape}")

@@ -84,3 +84,9 @@ def test_errors_name_the_shapes(kwargs, text):
     with pytest.raises(ValueError, match="deform_conv2d") as info:
         deform_conv2d(t["x"], t["offset"], t["weight"], t["bias"], mask=t["mask"], **options)
     assert text in str(info.value)
+
+
+def test_a_wrong_dtype_is_a_type_error():
+    with pytest.raises(TypeError, match="deform_conv2d: x must be float32 or float64, got int64"):
+        deform_conv2d(dygraph.ones([1, 2, 5, 5], "int64"), dygraph.zeros([1, 18, 3, 3]),
+                      dygraph.ones([2, 2, 3, 3]))
