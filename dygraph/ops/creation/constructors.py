@@ -5,6 +5,7 @@ New tensors go to the current device (`dygraph.set_device`).
 """
 
 import functools
+import inspect
 
 import numpy as np
 
@@ -41,6 +42,24 @@ def _allocating(fn):
     return wrapper
 
 
+def _grad_option(fn):
+    """Add Paddle's keyword-only ``requires_grad`` (default False): True gives a leaf that
+    requires a gradient (stop_gradient False)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, requires_grad=False, **kwargs):
+        out = fn(*args, **kwargs)
+        if requires_grad:
+            out.stop_gradient = False
+        return out
+
+    signature = inspect.signature(fn)
+    option = inspect.Parameter("requires_grad", inspect.Parameter.KEYWORD_ONLY, default=False)
+    wrapper.__signature__ = signature.replace(
+        parameters=[*signature.parameters.values(), option])
+    return wrapper
+
+
 def _brief(args, kwargs):
     parts = [repr(a) if not isinstance(a, Tensor) else describe(a) for a in args]
     parts += [f"{k}={v!r}" for k, v in kwargs.items()]
@@ -64,6 +83,7 @@ def _dtype_or(dtype, fallback):
     return _dt.convert_dtype(dtype).np_dtype if dtype is not None else fallback
 
 
+@_grad_option
 @_allocating
 @captured_whole(always="constant")
 def zeros(shape, dtype=None, name=None):
@@ -77,6 +97,7 @@ def zeros(shape, dtype=None, name=None):
     return _wrap(np.zeros(shape_list(shape, "zeros"), _float_dtype(dtype)))
 
 
+@_grad_option
 @_allocating
 @captured_whole(always="constant")
 def ones(shape, dtype=None, name=None):
@@ -90,6 +111,7 @@ def ones(shape, dtype=None, name=None):
     return _wrap(np.ones(shape_list(shape, "ones"), _float_dtype(dtype)))
 
 
+@_grad_option
 @_allocating
 @captured_whole(always="constant")
 def full(shape, fill_value, dtype=None, name=None):
@@ -110,6 +132,7 @@ def full(shape, fill_value, dtype=None, name=None):
     return _wrap(np.full(shape_list(shape, "full"), fill_value, dtype))
 
 
+@_grad_option
 @_allocating
 @captured_whole(always="constant")
 def empty(shape, dtype=None, name=None):
@@ -129,6 +152,7 @@ def _like(x, fill, dtype):
     return _wrap(np.full(x._data.shape, fill, np_dtype))
 
 
+@_grad_option
 @_allocating
 @captured_whole(always="constant")
 def zeros_like(x, dtype=None, name=None):
@@ -142,6 +166,7 @@ def zeros_like(x, dtype=None, name=None):
     return _like(x, 0, dtype)
 
 
+@_grad_option
 @_allocating
 @captured_whole(always="constant")
 def ones_like(x, dtype=None, name=None):
@@ -155,6 +180,7 @@ def ones_like(x, dtype=None, name=None):
     return _like(x, 1, dtype)
 
 
+@_grad_option
 @_allocating
 @captured_whole(always="constant")
 def full_like(x, fill_value, dtype=None, name=None):
@@ -168,6 +194,7 @@ def full_like(x, fill_value, dtype=None, name=None):
     return _like(x, fill_value, dtype)
 
 
+@_grad_option
 @captured_whole(always="constant")
 def empty_like(x, dtype=None, name=None):
     """Zeros with x's shape; see `empty`.
@@ -184,6 +211,7 @@ def _number(v):
     return v.item() if isinstance(v, Tensor) else v
 
 
+@_grad_option
 @_allocating
 @captured_whole(always="constant")
 def arange(start=0, end=None, step=1, dtype=None, name=None):
@@ -207,6 +235,7 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
     return _wrap(np.arange(start, end, step).astype(np_dtype))
 
 
+@_grad_option
 @_allocating
 @captured_whole(always="constant")
 def linspace(start, stop, num, dtype=None, name=None):
@@ -221,6 +250,7 @@ def linspace(start, stop, num, dtype=None, name=None):
     return _wrap(values.astype(_float_dtype(dtype)))
 
 
+@_grad_option
 @_allocating
 @captured_whole(always="constant")
 def eye(num_rows, num_columns=None, dtype=None, name=None):
@@ -236,6 +266,7 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
                         dtype=_float_dtype(dtype)))
 
 
+@_grad_option
 @_allocating
 @captured_whole(always="per_run")
 def rand(shape, dtype=None, name=None):
@@ -249,6 +280,7 @@ def rand(shape, dtype=None, name=None):
     return _wrap(rng().random(shape_list(shape, "rand")).astype(_float_dtype(dtype)))
 
 
+@_grad_option
 @_allocating
 @captured_whole(always="per_run")
 def randn(shape, dtype=None, name=None):
@@ -283,10 +315,11 @@ def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
     return _wrap(values.astype(_dtype_or(dtype, np.int64)))
 
 
+@_grad_option
 @_allocating
 @captured_whole(always="per_run")
-def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002
-    """Uniform random values in [min, max).
+def uniform(shape, dtype=None, min=0.0, max=1.0, seed=0, name=None):  # noqa: A002
+    """Uniform random values in [min, max) (Paddle 3.3's default range is [0, 1)).
 
     Example:
         >>> import dygraph
@@ -320,6 +353,7 @@ def normal(mean=0.0, std=1.0, shape=None, name=None):
     return _wrap(values.astype(_float_dtype(dtype)))
 
 
+@_grad_option
 @_allocating
 @captured_whole(always="per_run")
 def randperm(n, dtype="int64", name=None):
