@@ -44,8 +44,8 @@ from dygraph.ops.pool.windows import PoolGeometry
 from dygraph.static.former_paths import current_path
 
 __all__ = ["FORMAT", "VERSION", "BLOCK", "FUNCTION", "MAX_DEPTH", "MAX_NDIM", "RECORDS",
-           "OP_MODULES", "OpTable", "Encoder", "Decoder", "dtype_name", "dtype_from_name",
-           "declared_attrs", "attr_kind", "check_shape"]
+           "OP_MODULES", "WHOLE_CALL_MODULES", "OpTable", "Encoder", "Decoder", "dtype_name",
+           "dtype_from_name", "declared_attrs", "attr_kind", "check_shape"]
 
 FORMAT = "dygraph-program"
 # Version 2 stores only declared attributes and dtypes by name; version 1 files (every
@@ -92,14 +92,23 @@ OP_MODULES = (
     "dygraph.ops.rnn.fused_gates", "dygraph.ops.rnn.layer_op", "dygraph.ops.rnn.sequence",
     "dygraph.ops.search.sorting", "dygraph.ops.unary.core", "dygraph.ops.unary.erf",
     "dygraph.ops.unary.explog", "dygraph.ops.unary.special", "dygraph.ops.unary.trig",
-    "dygraph.static.backward", "dygraph.static.block_op",
+    "dygraph.ops.vision.deform_conv", "dygraph.ops.vision.roi_maps",
+    "dygraph.ops.vision.roi_pool", "dygraph.static.backward", "dygraph.static.block_op",
     "dygraph.static.capture", "dygraph.static.cond_block", "dygraph.static.control_flow",
     "dygraph.static.eager_call", "dygraph.static.optimize", "dygraph.static.print_op",
     "dygraph.static.program", "dygraph.static.tensor_array", "dygraph.static.while_loop",
-    "dygraph.tensor.diagonal",
-    "dygraph.tensor.operators", "dygraph.tensor.plumbing",
+    "dygraph.tensor.diagonal", "dygraph.tensor.operators", "dygraph.tensor.plumbing",
 )
-
+# The other modules that register whole-call functions a program may call (a test keeps
+# the list complete): the table imports them too, so that a fresh process finds them.
+WHOLE_CALL_MODULES = (
+    "dygraph.ops.creation.constructors", "dygraph.ops.linalg.solvers",
+    "dygraph.ops.manipulation.gather", "dygraph.ops.manipulation.scatter_index",
+    "dygraph.ops.manipulation.view", "dygraph.ops.math.composite",
+    "dygraph.ops.nn.grid_sample", "dygraph.ops.search.order_and_membership",
+    "dygraph.vision.ops.boxes", "dygraph.vision.ops.image_io", "dygraph.vision.ops.nms",
+    "dygraph.vision.ops.proposals", "dygraph.vision.ops.yolo",
+)
 
 def dtype_name(dtype):
     """The name a file stores for `dtype` (ml_dtypes' bfloat16 included).
@@ -176,7 +185,7 @@ class OpTable:
     """
 
     def __init__(self):
-        for module in OP_MODULES:  # a constant list, never a name from a file
+        for module in OP_MODULES + WHOLE_CALL_MODULES:  # constants, never names from a file
             importlib.import_module(module)
         self.classes = {}
         pending = [Op]

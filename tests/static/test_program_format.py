@@ -347,6 +347,11 @@ def test_every_op_class_declares_its_configuration():
         if cls.__module__.startswith("dygraph.") and cls is not Op:
             classes.append(cls)
     assert {c.__module__ for c in classes} == set(fmt.OP_MODULES)
+    from dygraph.autograd.whole_call import WHOLE_CALLS
+
+    whole_call_modules = {path.partition(":")[0] for path in WHOLE_CALLS}
+    assert whole_call_modules <= set(fmt.OP_MODULES) | set(fmt.WHOLE_CALL_MODULES)
+    assert set(fmt.WHOLE_CALL_MODULES) <= whole_call_modules
     wrong = []
     for cls in classes:
         init = cls.__dict__.get("__init__")
@@ -417,3 +422,31 @@ def test_a_file_naming_former_module_paths_loads(tmp_path):
     np.testing.assert_array_equal(exe.run(program, feed=_feed(), fetch_list=fetches)[0], want)
     assert current_path("dygraph.ops.conv:Conv") == "dygraph.ops.conv.convolution:Conv"
     assert current_path("no.such:Thing") == "no.such:Thing"
+
+
+def test_a_fresh_process_loads_a_program_calling_a_lazily_loaded_function(tmp_path):
+    """nms is a whole call registered by dygraph.vision.ops, which `import dygraph` leaves
+    for its first use: a fresh process that only loads the program must still find it."""
+    import subprocess
+    import sys
+
+    dygraph.enable_static()
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        boxes = static.data("boxes", [None, 4])
+        keep = dygraph.vision.ops.nms(boxes, iou_threshold=0.5)
+    dygraph.disable_static()
+    exe = static.Executor()
+    exe.run(startup)
+    prefix = str(tmp_path / "nms")
+    static.save_inference_model(prefix, [boxes], [keep], exe, program=main)
+    feed = np.array([[0, 0, 1, 1], [0, 0, 1, 1.1], [5, 5, 6, 6]], np.float32)
+    code = ("import sys, numpy as np\nfrom dygraph import static\n"
+            "exe = static.Executor()\n"
+            "program, feeds, fetches = static.load_inference_model(sys.argv[1], exe)\n"
+            "print(exe.run(program, feed={'boxes': np.array(eval(sys.argv[2]), np.float32)},"
+            " fetch_list=fetches)[0].tolist())\n")
+    out = subprocess.run([sys.executable, "-c", code, prefix, repr(feed.tolist())],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[0, 2]"
