@@ -28,7 +28,7 @@ import functools
 from dygraph.autograd import grad_mode
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import UnsupportedDTypeError, op_error
 from dygraph.ops.common import amp_casts, as_tensor
 from dygraph.ops.conv.im2col import Geometry
 from dygraph.ops.conv.paths import (
@@ -154,7 +154,8 @@ def _operands(x, weight, bias, d, data_format, op):
         raise op_error(op, f"x ({x._data.dtype}) and weight ({weight._data.dtype}) must have one "
                        "dtype", TypeError)
     if x._data.dtype.kind != "f":
-        raise op_error(op, f"x must be a float tensor, got {x._data.dtype}", TypeError)
+        raise op_error(op, f"x must be a float tensor, got {x._data.dtype}",
+                       UnsupportedDTypeError)
     if last:
         x = to_channels_first(x, d)
     if bias is not None:

@@ -20,7 +20,7 @@ from dygraph.autograd.grad_mode import state as _state
 from dygraph.autograd.whole_call import register_whole_call
 from dygraph.backend import compiled, get_array_module
 from dygraph.backend.workspace import workspace
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import UnsupportedDTypeError, op_error
 from dygraph.ops.common import as_tensor, cast
 from dygraph.ops.conv.spatial_args import to_channels_first, to_channels_last
 from dygraph.ops.normalization.sums import axis_dots, axis_sums
@@ -320,7 +320,8 @@ def _normalize(x, w, b, op_obj):
 def _float_input(x, op, min_ndim):
     x = as_tensor(x, op)
     if x._data.dtype.kind != "f":
-        raise op_error(op, f"x must be a float tensor, got {x._data.dtype}", TypeError)
+        raise op_error(op, f"x must be a float tensor, got {x._data.dtype}",
+                       UnsupportedDTypeError)
     if x._data.ndim < min_ndim:
         raise op_error(op, f"x must have at least {min_ndim} dims, got shape {x.shape}")
     return x

@@ -9,7 +9,7 @@ from dygraph.autograd import grad_mode
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.backend import get_array_module
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import UnsupportedDTypeError, op_error
 from dygraph.ops.common import as_tensor
 from dygraph.ops.conv.spatial_args import (
     channel_last,
@@ -114,7 +114,8 @@ def _input(x, d, data_format, op):
     if x._data.ndim != d + 2:
         raise op_error(op, f"x must be {d + 2}-D ({data_format}), got shape {x.shape}")
     if x._data.dtype.kind != "f":
-        raise op_error(op, f"x must be a float tensor, got {x._data.dtype}", TypeError)
+        raise op_error(op, f"x must be a float tensor, got {x._data.dtype}",
+                       UnsupportedDTypeError)
     return (to_channels_first(x, d) if last else x), last
 
 
