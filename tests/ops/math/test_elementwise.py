@@ -56,7 +56,9 @@ def test_bad_inputs_name_the_op():
     with pytest.raises(TypeError, match="polygamma"):
         D.polygamma(_t([1.0]), -1)
     with pytest.raises(ValueError, match="multigammaln"):
-        D.multigammaln(_t([0.5]), 3)
+        D.multigammaln(_t([0.5]), 2.5)
+    with pytest.raises(AssertionError, match="multigammaln"):
+        D.multigammaln(_t([0.5]), 0)
     with pytest.raises(ValueError, match="gammainc"):
         D.gammainc(_t([-1.0]), _t([1.0]))
     with pytest.raises(TypeError, match="ldexp"):
