@@ -137,7 +137,13 @@ SPECS = [
            family="manipulation"),
     *[_ue_recv(message, reduce) for message in ("add", "sub", "mul", "div")
       for reduce in ("sum", "mean", "max", "min")],
-    _ue_recv("mul", "sum", y_shape=(8,), id_extra="-edge-scalar"),
+    # The edge feature first: the error walk misshapes the first float input, and a
+    # misshaped x would leave src_index out of range, which Paddle's send_ue_recv does not
+    # check (it reads out of bounds).
+    OpSpec("geometric.send_ue_recv",
+           lambda y, x, s, d: D.geometric.send_ue_recv(x, y, s, d, "mul", "sum"),
+           lambda y, x, s, d: _reduce_ref(x[s] * y[:, None], d, NODES, "sum"),
+           [(8,), (NODES, 3), SRC, DST], id="mul-sum-edge-scalar", family="manipulation"),
     _ue_recv("add", "max", x_shape=(NODES, 3), y_shape=(8, 2, 1), id_extra="-broadcast"),
     *[_uv(message) for message in ("add", "sub", "mul", "div")],
     _uv("mul", x_shape=(NODES, 2, 1), y_shape=(4, 3), dst=DST % 4, id_extra="-broadcast"),
