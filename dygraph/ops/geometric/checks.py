@@ -166,12 +166,10 @@ def whole_if_tensor_out_size(fn):
     its ops as they are, unless out_size is a Tensor, whose value the function reads (the
     call is then one op of the program, run whole at each run).
 
-    Example:
-        >>> @whole_if_tensor_out_size
-        ... def rows(x, out_size=None):
-        ...     return out_rows(out_size, "rows")
-        >>> rows(None, out_size=3)
-        3
+    Example (send_u_recv is one):
+        >>> from dygraph.ops.geometric.message_passing import send_u_recv
+        >>> send_u_recv.__wrapped__.__name__
+        'send_u_recv'
     """
     signature = inspect.signature(fn)
 
