@@ -95,7 +95,8 @@ OP_MODULES = (
     "dygraph.ops.vision.deform_conv", "dygraph.ops.vision.roi_maps",
     "dygraph.ops.vision.roi_pool", "dygraph.static.backward", "dygraph.static.block_op",
     "dygraph.static.capture", "dygraph.static.cond_block", "dygraph.static.control_flow",
-    "dygraph.static.eager_call", "dygraph.static.optimize", "dygraph.static.print_op",
+    "dygraph.static.eager_call", "dygraph.static.metric", "dygraph.static.nn.py_func",
+    "dygraph.static.optimize", "dygraph.static.print_op",
     "dygraph.static.program", "dygraph.static.tensor_array", "dygraph.static.while_loop",
     "dygraph.tensor.diagonal", "dygraph.tensor.operators", "dygraph.tensor.plumbing",
 )

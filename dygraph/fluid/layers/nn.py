@@ -104,7 +104,7 @@ def fc(input, size, num_flatten_dims=1, param_attr=None, bias_attr=None, act=Non
         >>> fluid.layers.fc(np.ones([2, 3], np.float32), size=4, act='relu').shape
         [2, 4]
     """
-    from dygraph.static.builders import fc as _fc
+    from dygraph.static.nn.dense import fc as _fc
 
     inputs = [_var(t) for t in input] if isinstance(input, (list, tuple)) else _var(input)
     return _fc(inputs, size, num_flatten_dims, param_attr, bias_attr, act, name)

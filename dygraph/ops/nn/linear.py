@@ -218,8 +218,9 @@ def bilinear(x1, x2, weight, bias=None, name=None):
     n_out, n_in1, n_in2 = sw
     # One GEMM gives every x1[n] @ weight[o] at once; a product with x2 and a sum finish it.
     w2 = reshape(transpose(weight, [1, 0, 2]), [n_in1, n_out * n_in2])
-    left = reshape(matmul(x1, w2), [s1[0], n_out, n_in2])
-    out = _sum(left * reshape(x2, [s2[0], 1, n_in2]), axis=-1)
+    # (-1, not the batch size: a static program's batch is free)
+    left = reshape(matmul(x1, w2), [-1, n_out, n_in2])
+    out = _sum(left * reshape(x2, [-1, 1, n_in2]), axis=-1)
     if bias is not None:
         out = out + reshape(as_tensor(bias, "bilinear"), [1, n_out])
     return out
