@@ -104,6 +104,12 @@ class SendRecv(Op):
     or 'min'; rows: the output's row count, or None for x's; gathered: whether a `src`
     input picks the rows of x (else x has one row per edge); api: the public name errors
     give.
+
+    Example (segment_max's op: no src, two output rows):
+        >>> import dygraph
+        >>> x, ids = dygraph.to_tensor([1.0, 5.0, 2.0]), dygraph.to_tensor([0, 0, 1])
+        >>> apply(SendRecv(None, "max", 2, False, "segment_max"), x, ids).numpy()
+        array([5., 2.], dtype=float32)
     """
 
     attrs = ("api", "gathered", "message", "reduce", "rows")
@@ -168,7 +174,15 @@ class SendRecv(Op):
 
 class SendUV(Op):
     """Per-edge messages: inputs (x, src) give x[src]; (x, y, src, dst) give x[src]
-    combined with y[dst] by message ('add' or 'mul'); api: the public name errors give."""
+    combined with y[dst] by message ('add' or 'mul'); api: the public name errors give.
+
+    Example:
+        >>> import dygraph
+        >>> x, y = dygraph.to_tensor([1.0, 2.0]), dygraph.to_tensor([10.0, 20.0])
+        >>> src, dst = dygraph.to_tensor([0, 1, 1]), dygraph.to_tensor([1, 0, 1])
+        >>> apply(SendUV("add", "send_uv"), x, y, src, dst).numpy()
+        array([21., 12., 22.], dtype=float32)
+    """
 
     attrs = ("api", "message")
     save_inputs = True
