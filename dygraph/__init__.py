@@ -54,7 +54,8 @@ cfloat, cdouble = complex64, complex128  # Paddle's torch-style aliases
 _SUBMODULES = {"nn", "optimizer", "io", "vision", "fluid", "metric", "linalg", "autograd",
                "utils", "dataset", "reader", "framework", "regularizer", "examples",
                "base", "device", "text", "hapi", "callbacks", "distributed",
-               "amp", "static", "fft", "signal", "onnx", "inference", "jit", "distribution", "audio"}
+               "amp", "static", "fft", "signal", "onnx", "inference", "jit", "distribution",
+               "audio", "geometric"}
 # Names that live in a lazily loaded submodule but are also top-level in Paddle.
 _LAZY_NAMES = {
     "ParamAttr": ("dygraph.nn.param_attr", "ParamAttr"),
