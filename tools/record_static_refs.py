@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 from tests.static.recorded import encode, run_case  # noqa: E402
 
 MODULES = ("programs_control_flow", "programs_branches_arrays", "programs_builders",
-           "programs_static_api", "programs_fluid_layers")
+           "programs_static_api", "programs_metrics", "programs_fluid_layers")
 
 
 def record(module):

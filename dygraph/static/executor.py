@@ -31,6 +31,7 @@ import numpy as np
 from dygraph.autograd.function import _FORWARD_ERRORS
 from dygraph.framework.errors import op_error
 from dygraph.static.program import (
+    Program,
     ValueDependentError,
     Variable,
     default_main_program,
@@ -228,6 +229,16 @@ def _fetch_name(f):
     return f.name if isinstance(f, Variable) or hasattr(f, "name") else str(f)
 
 
+def _unwrap(program):
+    """The Program a CompiledProgram carries (its build options change nothing)."""
+    from dygraph.static.compiler import CompiledProgram
+
+    if isinstance(program, CompiledProgram):
+        return program._program
+    raise TypeError(f"Executor.run: program must be a Program or a CompiledProgram, got "
+                    f"{type(program).__name__}")
+
+
 def _flat_fetches(fetch_list):
     """The fetch list as a flat tuple: a single Variable or name is a list of one, and the
     tuples and lists in it (a multi-output op's results, lstsq's four) are flattened, as
@@ -260,6 +271,8 @@ class Executor:
         """Run `program` (default main) with `feed` ({name: array}) and return the values
         of `fetch_list` (Variables or names, parameters included) as NumPy arrays."""
         program = program if program is not None else default_main_program()
+        if not isinstance(program, Program):
+            program = _unwrap(program)
         scope = scope if scope is not None else global_scope()
         feed = dict(feed or {})
         fetches = _flat_fetches(fetch_list)

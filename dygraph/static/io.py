@@ -40,7 +40,8 @@ from dygraph.static.capture import Slot
 from dygraph.static.executor import global_scope
 from dygraph.static.program import PROBES, Block, Operator, Program, Variable
 
-__all__ = ["save_inference_model", "load_inference_model"]
+__all__ = ["save_inference_model", "load_inference_model", "encode_inference",
+           "decode_inference"]
 
 # The parameters file holds this entry too: the id of the save that wrote the pair, which
 # the program file repeats, so that a loader can tell a pair mixed from two saves.
@@ -98,26 +99,39 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=N
 
     The pair is replaced as one: both files are written under temporary names and renamed
     under a lock that loaders share, and each names the save that wrote it."""
+    model, arrays, values = encode_inference(feed_vars, fetch_vars, program,
+                                             kwargs.get("scope") or global_scope(),
+                                             "save_inference_model")
+    arrays.update(values)
+    save_id = secrets.token_hex(16)
+    arrays[_SAVE_ID] = np.frombuffer(save_id.encode(), np.uint8)
+    model["save_id"] = save_id
+    _write_pair(path_prefix, json.dumps(model).encode(), arrays)
+
+
+def encode_inference(feed_vars, fetch_vars, program, scope, api, with_values=True):
+    """(the model record, the arrays its ops refer to, the persistable values from
+    `scope`) of the inference program from `feed_vars` to `fetch_vars` (see the module
+    docstring); with_values=False leaves the values out (empty)."""
     feed_vars, fetch_vars = _list(feed_vars), _list(fetch_vars)
     source = _program_of(program, feed_vars + fetch_vars)
     feeds = [v.name if isinstance(v, Variable) else str(v) for v in feed_vars]
     fetches = [v.name if isinstance(v, Variable) else str(v) for v in fetch_vars]
     missing = [n for n in feeds + fetches if n not in source.global_block().vars]
     if missing:
-        raise ValueError(f"save_inference_model: {missing} are not variables of the program "
-                         "being saved; pass program= (the Program they were built in)")
+        raise ValueError(f"{api}: {missing} are not variables of the program being saved; "
+                         "pass program= (the Program they were built in)")
     program = source.clone(for_test=True)
     ops, needed = _forward_ops(program, feeds, fetches)
     needed |= set(feeds)  # a feed only read for its shape (view_as's y) is still an input
     block = program.global_block()
     encoder = fmt.Encoder()
-    scope = kwargs.get("scope") or global_scope()
     op_records = _op_records(ops, block, encoder, "op")
     block_records = []
     while len(block_records) < len(encoder.blocks):  # encoding may find nested blocks
         index, sub = sorted(encoder.blocks.values(), key=lambda e: e[0])[len(block_records)]
         block_records.append(_op_records(sub.ops, sub, encoder, f"block {index} op"))
-    variables = {}
+    variables, values = {}, {}
     for name in sorted(needed):
         # (the test clone keeps the variables ops use: a feed that is only fetched, or
         # only read for its shape, comes from the program itself)
@@ -128,18 +142,16 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=N
         if var.is_parameter:  # jit.load makes these trainable Parameters again
             variables[name]["parameter"] = True
             variables[name]["stop_gradient"] = bool(var._sg)
-        if var.persistable:
+        if var.persistable and with_values:
             value = scope.vars.get(name)
             if value is None:
-                raise ValueError(f"save_inference_model: parameter {name!r} has no value in "
-                                 "the scope; run the startup program first")
-            encoder.arrays[name] = np.asarray(value)
-    save_id = secrets.token_hex(16)
-    encoder.arrays[_SAVE_ID] = np.frombuffer(save_id.encode(), np.uint8)
-    model = {"format": fmt.FORMAT, "version": fmt.VERSION, "save_id": save_id,
-             "feeds": feeds, "fetches": fetches, "vars": variables, "ops": op_records,
+                raise ValueError(f"{api}: parameter {name!r} has no value in the scope; run "
+                                 "the startup program first")
+            values[name] = np.asarray(value)
+    model = {"format": fmt.FORMAT, "version": fmt.VERSION, "feeds": feeds,
+             "fetches": fetches, "vars": variables, "ops": op_records,
              "blocks": block_records}
-    _write_pair(path_prefix, json.dumps(model).encode(), encoder.arrays)
+    return model, encoder.arrays, values
 
 
 def _write_pair(path_prefix, model_bytes, arrays):
@@ -253,7 +265,7 @@ def _create_var(block, name, info, arrays, decoder, values):
     var = block.create_var(name, shape, dtype, bool(info["persistable"]),
                            bool(info.get("stop_gradient", False)), stand_ins)
     var.is_parameter = bool(info.get("parameter", False))
-    if info["persistable"]:
+    if info["persistable"] and arrays is not None:
         value = arrays.get(name)
         if not isinstance(value, np.ndarray):
             raise decoder.fail(where, "the parameters file holds no array of that name")
@@ -276,15 +288,25 @@ def load_inference_model(path_prefix, executor, **kwargs):
     model_file = kwargs.get("model_filename") or path_prefix + ".pdmodel"
     params_file = kwargs.get("params_filename") or path_prefix + ".pdiparams"
     model, arrays = _read_pair(model_file, params_file)
+    program, feeds, fetches, values = decode_inference(model, arrays, model_file)
+    scope = kwargs.get("scope") or global_scope()
+    scope.vars.update(values)  # only once the whole file has checked out
+    return [program, feeds, fetches]
+
+
+def decode_inference(model, arrays, path, with_values=True):
+    """(program, feed names, fetch variables, persistable values) from a model record and
+    its arrays, every field checked against the schema (ValueError naming `path` and the
+    field). with_values=False builds the program without the persistable values (they
+    come later, from deserialize_persistables)."""
     program = Program()
     block = program.global_block()
-    scope = kwargs.get("scope") or global_scope()
     subs = model.get("blocks", [])
     if not isinstance(subs, list):
-        raise ValueError(f"load_inference_model: {model_file}: blocks are not a list")
+        raise ValueError(f"load_inference_model: {path}: blocks are not a list")
     for _ in subs:  # every block exists before an op refers to it
         program.blocks.append(Block(program, len(program.blocks), 0))
-    decoder = fmt.Decoder(model_file, arrays, program.blocks)
+    decoder = fmt.Decoder(path, arrays, program.blocks)
     variables = model.get("vars")
     if not isinstance(variables, dict):
         raise decoder.fail("vars", "expected a mapping of variable names")
@@ -295,7 +317,8 @@ def load_inference_model(path_prefix, executor, **kwargs):
             raise decoder.fail("feeds and fetches", f"{name!r} is not a variable")
     values = {}
     for name, info in variables.items():
-        var = _create_var(block, name, info, arrays, decoder, values)
+        var = _create_var(block, name, info, arrays if with_values else None, decoder,
+                          values)
         if not var.persistable and name in feeds:
             var.is_feed = True
     strict = model["version"] == fmt.VERSION
@@ -303,6 +326,5 @@ def load_inference_model(path_prefix, executor, **kwargs):
     _decode_ops(model.get("ops"), decoder, table, block, "op", strict)
     for k, records in enumerate(subs, start=1):
         _decode_ops(records, decoder, table, program.blocks[k], f"block {k} op", strict)
-    scope.vars.update(values)  # only once the whole file has checked out
     program._bump()
-    return [program, list(feeds), [block.vars[n] for n in fetches]]
+    return program, list(feeds), [block.vars[n] for n in fetches], values

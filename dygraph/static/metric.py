@@ -46,7 +46,7 @@ def accuracy(input, label, k=1, correct=None, total=None):  # noqa: A002
                         f"{input._data.dtype.name}")
     _, indices = dygraph.topk(input, k)
     hits = dygraph.equal(indices, dygraph.reshape(label, [-1, 1]).astype(indices.dtype))
-    return dygraph.mean(dygraph.any(hits, axis=1).astype("float32"))
+    return dygraph.mean(dygraph.max(hits.astype("float32"), axis=1))
 
 
 def _area(pos, neg):
@@ -119,11 +119,12 @@ class CtrSums(Op):
     def forward(self, xp, predict, label, weight, *sums):
         p = np.asarray(predict, dtype=np.float32).reshape(-1)
         y = np.asarray(label, dtype=np.float32).reshape(-1)
-        w = np.float32(np.asarray(weight).reshape(-1)[0])
+        w = np.asarray(weight, np.float32)[:1]  # the first row, as Paddle slices it
         diff = p - y
         batch = [np.sum(diff * diff), np.sum(np.abs(diff)), np.sum(p),
-                 np.sum(1.0 / (1.0 + np.exp(-p))) * w, np.sum(y), np.float32(p.size) * w]
-        return tuple((s + np.float32(b)).astype(np.float32) for s, b in zip(sums, batch))
+                 np.float32(np.sum(1.0 / (1.0 + np.exp(-p)))) * w, np.sum(y),
+                 np.float32(p.size) * w]
+        return tuple((s + b).astype(np.float32) for s, b in zip(sums, batch))
 
     def backward(self, m, *grads):
         raise NotImplementedError("ctr_metric_bundle has no gradient")
@@ -149,7 +150,7 @@ def ctr_metric_bundle(input, label, ins_tag_weight=None):  # noqa: A002
         >>> feed = {'p': np.array([[0.5], [1.0]], np.float32), 'y': np.ones((2, 1), np.float32)}
         >>> for _ in range(2): out = exe.run(main, feed=feed, fetch_list=[sums[5]])
         >>> out
-        [array([4.], dtype=float32)]
+        [array([[4.]], dtype=float32)]
     """
     from dygraph.static.capture import program_constant
     from dygraph.static.parameters import create_global_var

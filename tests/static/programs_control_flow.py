@@ -255,3 +255,25 @@ def while_arrays_and_gradient(paddle):
     res = paddle.static.Executor().run(main, feed=feed,
                                        fetch_list=[last, _grad_of(grads, x), length])
     return dict(zip(["last", "dx", "length"], res))
+
+
+@case
+def static_pylayer_custom_gradient(paddle):
+    main, startup = _new(paddle)
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data(name="x", shape=[2, 3], dtype="float32")
+        x.stop_gradient = False
+        y = paddle.static.data(name="y", shape=[2, 3], dtype="float32")
+        y.stop_gradient = False
+        out = paddle.static.nn.static_pylayer(lambda a, b: paddle.exp(a) * 2.0 + b, [x, y],
+                                              lambda g: (g * 3.0, g * -1.0))
+        plain = paddle.static.nn.static_pylayer(lambda a: a * 2.0,
+                                                [paddle.full([2], 1.5, "float32")])
+        gx, gy = paddle.static.gradients([paddle.mean(out)], [x, y])
+        refused = raises(lambda: paddle.static.nn.static_pylayer(lambda a: a, [x]))
+    res = paddle.static.Executor().run(main, feed={"x": values([2, 3], 1),
+                                                   "y": values([2, 3], 2)},
+                                       fetch_list=[out, plain, gx, gy])
+    paddle.disable_static()
+    eager = raises(lambda: paddle.static.nn.static_pylayer(lambda a: a, [paddle.ones([1])]))
+    return dict(zip(["out", "plain", "gx", "gy"], res), refused=refused, eager=eager)

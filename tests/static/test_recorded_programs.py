@@ -15,7 +15,7 @@ from tests.static.recorded import decode, encode, run_case
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / "data"
 MODULES = ("programs_control_flow", "programs_branches_arrays", "programs_builders",
-           "programs_static_api", "programs_fluid_layers")
+           "programs_static_api", "programs_metrics", "programs_fluid_layers")
 
 
 def _cases():

@@ -309,6 +309,7 @@ def _logic(x, axis, keepdim, fn, op):
     return _new_tensor(xp.asarray(out), None, 0, True)
 
 
+@captured_whole  # (computed from the values: a whole op in static programs)
 def all(x, axis=None, keepdim=False, name=None):  # noqa: A001 - Paddle's name
     """Whether every element over `axis` is true (non-zero); a bool tensor.
 
@@ -320,6 +321,7 @@ def all(x, axis=None, keepdim=False, name=None):  # noqa: A001 - Paddle's name
     return _logic(x, axis, keepdim, "all", "all")
 
 
+@captured_whole  # (computed from the values: a whole op in static programs)
 def any(x, axis=None, keepdim=False, name=None):  # noqa: A001 - Paddle's name
     """Whether some element over `axis` is true (non-zero); a bool tensor.
 

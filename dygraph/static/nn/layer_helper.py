@@ -29,7 +29,16 @@ class LayerHelper:
     def parameter(self, shape, attr, dtype, is_bias=False, default_initializer=None):
         """A parameter of `shape` from `attr` (a ParamAttr, a name, an initializer, None;
         False: no parameter, None is returned). A name the program already holds gives
-        that parameter back (ParamAttr(name=...) shares one between builders)."""
+        that parameter back (ParamAttr(name=...) shares one between builders). A
+        WeightNormParamAttr gives the weight-normalized weight its two parameters make."""
+        from dygraph.static.nn.weight_norm import WeightNormParamAttr, weight_normalized
+
+        if isinstance(attr, WeightNormParamAttr):
+            base = attr.name or unique_name(f"{self.prefix}.{'b' if is_bias else 'w'}")
+            return weight_normalized(self._make, shape, attr, dtype, base)
+        return self._make(shape, attr, dtype, default_initializer, is_bias)
+
+    def _make(self, shape, attr, dtype, default_initializer, is_bias=False):
         attr = ParamAttr._to_attr(attr)
         if attr is False:
             return None
