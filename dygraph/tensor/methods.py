@@ -5,6 +5,7 @@ import, with its op families; after it, every method a Paddle Tensor has is on `
 - operators, conversion and device moves, and in-place forms (operators.py);
 - dtype shorthands, strides, `requires_grad` and the other plumbing (plumbing.py);
 - methods whose functions load on first use (lazy_methods.py);
+- the sparse-tensor methods as a dense tensor answers them (dygraph/sparse/methods.py);
 - Paddle's other spellings of existing methods (dygraph/ops/aliases.py).
 
 Example:
@@ -14,6 +15,7 @@ Example:
     ([1.0, 2.0], [2.0, -4.0])
 """
 
+from dygraph.sparse.methods import attach_sparse_methods
 from dygraph.tensor import lazy_methods, operators, plumbing
 from dygraph.tensor.tensor import Tensor
 
@@ -30,6 +32,7 @@ def attach_methods(families, aliases):
     ops = operators.attach(families)
     plumbing.attach()
     lazy_methods.attach_lazy(Tensor)
+    attach_sparse_methods(Tensor)
     for alias, method in _INPLACE_ALIASES:
         if hasattr(Tensor, method):
             setattr(Tensor, alias, getattr(Tensor, method))
