@@ -161,7 +161,7 @@ def mask_as(x, mask, name=None):
     if not isinstance(x, Tensor) or isinstance(x, SparseTensor):
         raise op_error("mask_as", f"x must be a dense Tensor, got {type(x).__name__}",
                        TypeError)
-    if x.shape != mask.shape:
+    if list(x.shape) != mask.shape:
         raise op_error("mask_as", f"x (shape {x.shape}) and mask (shape {mask.shape}) must "
                        "have the same shape")
     values = apply(GetItem(tuple(coo_indices(mask))), x)

@@ -94,18 +94,20 @@ class SparseDenseMatmul(Op):
     """out = A @ dense, A [shape] sparse with `values` at (`rows`, `cols`); inputs
     (values [nnz], dense [K, N])."""
 
-    attrs = ("rows", "cols", "shape")
+    # (not "cols": static backward releases attributes of that name after each run)
+    attrs = ("entry_rows", "entry_cols", "shape")
 
     save_inputs = True
 
     def __init__(self, rows, cols, shape):
-        self.rows, self.cols, self.shape = rows, cols, tuple(int(s) for s in shape)
+        self.entry_rows, self.entry_cols = rows, cols
+        self.shape = tuple(int(s) for s in shape)
 
     def _plan(self, xp):
         plan = self.__dict__.get("plan")
         if plan is None:
-            plan = self.plan = _RowPlan(xp, xp.asarray(self.rows), xp.asarray(self.cols),
-                                        self.shape[0])
+            plan = self.plan = _RowPlan(xp, xp.asarray(self.entry_rows),
+                                        xp.asarray(self.entry_cols), self.shape[0])
         return plan
 
     def _matrix(self, xp, values):
@@ -127,10 +129,11 @@ class SparseDenseMatmul(Op):
         values, dense = self.x(0, m), self.x(1, m)
         grad_values = grad_dense = None
         if self.edges[0] is not None:
-            grad_values = m.sparse_sampled_dot(g, dense, self.rows, self.cols)
+            grad_values = m.sparse_sampled_dot(g, dense, self.entry_rows, self.entry_cols)
         if self.edges[1] is not None:
             if m.tensor_mode:
-                transposed = SparseDenseMatmul(self.cols, self.rows, self.shape[::-1])
+                transposed = SparseDenseMatmul(self.entry_cols, self.entry_rows,
+                                               self.shape[::-1])
                 grad_dense = apply(transposed, values, g)
             else:
                 grad_dense = self._transposed_product(values, g)
@@ -146,8 +149,8 @@ class SparseDenseMatmul(Op):
             return xp.asarray(matrix.T @ g)
         flipped = self.__dict__.get("flipped_plan")
         if flipped is None:
-            flipped = self.flipped_plan = _RowPlan(xp, xp.asarray(self.cols),
-                                                   xp.asarray(self.rows), self.shape[1])
+            flipped = self.flipped_plan = _RowPlan(xp, xp.asarray(self.entry_cols),
+                                                   xp.asarray(self.entry_rows), self.shape[1])
         return _reduce_rows(xp, flipped, values, g, self.shape[1])
 
 

@@ -147,7 +147,7 @@ def masked_matmul(x, y, mask, name=None):
                        "have the same dtype", TypeError)
     k = x.shape[-1]
     lead = [batches] if mask.ndim == 3 else []
-    if x.shape != lead + [m, k] or y.shape != lead + [k, n]:
+    if list(x.shape) != lead + [m, k] or list(y.shape) != lead + [k, n]:
         raise op_error("masked_matmul", f"x {x.shape} @ y {y.shape} does not give the "
                        f"mask's shape {mask.shape}")
     rows, cols = _flat_positions(mask)
@@ -171,7 +171,7 @@ def mv(x, vec, name=None):
     if x.ndim != 2:
         raise op_error("mv", f"x must be a sparse matrix [M, K], got shape {x.shape}")
     vec = _dense_operand(vec, x, "mv", "vec")
-    if vec.shape != [x.shape[1]]:
+    if list(vec.shape) != [x.shape[1]]:
         raise op_error("mv", f"vec must have shape [{x.shape[1]}] for x of shape "
                        f"{x.shape}, got {vec.shape}")
     return _ops.reshape(_sparse_dense(x, _ops.reshape(vec, [-1, 1])), [-1])
@@ -194,7 +194,7 @@ def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002 - Paddle's
         return add(multiply(input, beta), multiply(product, alpha))
     if not isinstance(input, Tensor) or isinstance(input, SparseTensor):
         raise op_error("addmm", "input must be a dense Tensor when y is dense", TypeError)
-    if input.shape != product.shape:
+    if list(input.shape) != list(product.shape):
         raise op_error("addmm", f"input of shape {input.shape} does not match x @ y of "
                        f"shape {product.shape}")
     return _ops.add(_ops.scale(input, beta), _ops.scale(product, alpha))
