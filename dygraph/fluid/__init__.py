@@ -25,7 +25,7 @@ from dygraph.tensor.tensor import Tensor as Variable
 from dygraph.utils.lazy_attributes import lazy_attributes
 
 _SUBMODULES = {"dygraph", "optimizer", "initializer", "param_attr", "regularizer", "clip",
-               "io", "contrib", "unique_name"}
+               "io", "contrib", "unique_name", "backward", "compiler"}
 _LAZY_NAMES = {
     "ParamAttr": ("dygraph.fluid.param_attr", "ParamAttr"),
     "PyLayer": ("dygraph.fluid.dygraph.pylayer", "PyLayer"),
@@ -39,6 +39,17 @@ _LAZY_NAMES = {
     "save_dygraph": ("dygraph.fluid.dygraph.checkpoint", "save_dygraph"),
     "load_dygraph": ("dygraph.fluid.dygraph.checkpoint", "load_dygraph"),
     "set_flags": ("dygraph.framework.flags", "set_flags"),
+    # the static-program names 1.x had at the top level
+    "CompiledProgram": ("dygraph.static.compiler", "CompiledProgram"),
+    "BuildStrategy": ("dygraph.static.compiler", "BuildStrategy"),
+    "ExecutionStrategy": ("dygraph.static.compiler", "ExecutionStrategy"),
+    "WeightNormParamAttr": ("dygraph.static.nn.weight_norm", "WeightNormParamAttr"),
+    "cpu_places": ("dygraph.static.places", "cpu_places"),
+    "cuda_places": ("dygraph.static.places", "cuda_places"),
+    "name_scope": ("dygraph.static.places", "name_scope"),
+    "device_guard": ("dygraph.static.places", "device_guard"),
+    "data": ("dygraph.static.program", "data"),
+    "embedding": ("dygraph.static.nn.embedding", "embedding"),
     "get_flags": ("dygraph.framework.flags", "get_flags"),
 }
 

@@ -9,8 +9,9 @@ Example:
 """
 
 from dygraph.nn.param_attr import ParamAttr as _ParamAttr
+from dygraph.static.nn.weight_norm import WeightNormParamAttr
 
-__all__ = ["ParamAttr"]
+__all__ = ["ParamAttr", "WeightNormParamAttr"]
 
 
 class ParamAttr(_ParamAttr):

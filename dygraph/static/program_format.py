@@ -73,6 +73,7 @@ _DTYPES = {np.dtype(n).name: np.dtype(n) for n in (
 # them all, since `import dygraph` leaves some for their first use.
 OP_MODULES = (
     "dygraph.amp.auto_cast", "dygraph.autograd.py_layer", "dygraph.distributed.collective",
+    "dygraph.fluid.layers.array_shape",
     "dygraph.jit.run_program", "dygraph.jit.train_step", "dygraph.ops.activation.piecewise",
     "dygraph.ops.activation.smooth", "dygraph.ops.activation.softmax", "dygraph.ops.common",
     "dygraph.ops.compare", "dygraph.ops.complex", "dygraph.ops.conv.convolution",
@@ -96,7 +97,8 @@ OP_MODULES = (
     "dygraph.ops.vision.deform_conv", "dygraph.ops.vision.roi_maps",
     "dygraph.ops.vision.roi_pool", "dygraph.static.backward", "dygraph.static.block_op",
     "dygraph.static.capture", "dygraph.static.cond_block", "dygraph.static.control_flow",
-    "dygraph.static.eager_call", "dygraph.static.metric", "dygraph.static.nn.py_func",
+    "dygraph.static.eager_call", "dygraph.static.ema", "dygraph.static.metric",
+    "dygraph.static.nn.py_func",
     "dygraph.static.optimize", "dygraph.static.print_op", "dygraph.static.program",
     "dygraph.static.tensor_array", "dygraph.static.while_loop", "dygraph.tensor.diagonal",
     "dygraph.tensor.operators", "dygraph.tensor.plumbing",

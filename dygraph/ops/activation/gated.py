@@ -46,6 +46,7 @@ def maxout(x, groups, axis=1, name=None):
         raise op_error("maxout", f"groups must be a positive divisor of the channel count "
                        f"{shape[axis]}, got {groups}")
     grouped = shape[:axis] + [shape[axis] // groups, int(groups)] + shape[axis + 1:]
+    grouped[0] = -1  # (a static program's batch is free)
     return amax(reshape(x, grouped), axis=axis + 1)
 
 

@@ -54,12 +54,13 @@ def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
     x = as_tensor(x, "pixel_shuffle")
     r = _factor(upscale_factor, "pixel_shuffle", "upscale_factor")
     _check_4d(x, data_format, "pixel_shuffle")
-    n, *rest = x._data.shape
+    _, *rest = x._data.shape
     h, w, c = (rest[1], rest[2], rest[0]) if data_format == "NCHW" else rest
     if c % (r * r):
         raise op_error("pixel_shuffle", f"the channel count {c} of x (shape "
                        f"{list(x._data.shape)}) is not divisible by upscale_factor^2 = {r * r}")
     c //= r * r
+    n = -1  # (the batch as -1: a static program's batch is free)
     if data_format == "NCHW":
         y = transpose(reshape(x, [n, c, r, r, h, w]), [0, 1, 4, 2, 5, 3])
         return reshape(y, [n, c, h * r, w * r])
@@ -283,6 +284,7 @@ def channel_shuffle(x, groups, data_format="NCHW", name=None):
     if not isinstance(groups, (int, np.integer)) or groups <= 0 or c % groups:
         raise op_error(op, f"groups must be a positive divisor of the channel count {c}, "
                        f"got {groups}")
+    shape[0] = -1  # (a static program's batch is free)
     split = shape[:axis] + [int(groups), c // groups] + shape[axis + 1:]
     perm = list(range(5))
     perm[axis], perm[axis + 1] = axis + 1, axis

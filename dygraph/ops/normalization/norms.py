@@ -518,13 +518,15 @@ def local_response_norm(x, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NC
     d = x._data.ndim - 2
     if last:
         x = to_channels_first(x, d)
-    n, c = x._data.shape[:2]
+    c = x._data.shape[1]
     rest = math.prod(x._data.shape[2:])
     # The window sum over channels is an average pool over the channel axis of (N, 1, C, rest)
     # with a fixed divisor of `size`; the window sits size // 2 channels before.
     geo = PoolGeometry.regular((c, rest), (size, 1), (1, 1), ((size // 2, (size - 1) // 2),
                                                                (0, 0)), False)
-    sq = (x * x).reshape([n, 1, c, rest])
-    mean_sq = apply(AvgPool(geo, np.asarray(float(size))), sq).reshape(list(x._data.shape))
+    # (the batch as -1: a static program's batch is free)
+    sq = (x * x).reshape([-1, 1, c, rest])
+    mean_sq = apply(AvgPool(geo, np.asarray(float(size))), sq).reshape(
+        [-1] + list(x._data.shape[1:]))
     y = x / (mean_sq * alpha + k) ** beta
     return to_channels_last(y, d) if last else y
