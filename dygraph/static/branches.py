@@ -28,6 +28,17 @@ def _check_fn(api, fn, what):
         raise op_error(api, f"{what} must be callable, got {type(fn).__name__}", TypeError)
 
 
+def _check_static_tensor(value, api, what):
+    """In a static program a condition is a tensor of the program (Paddle refuses a Python
+    value there, which would fix the choice when the program is built)."""
+    from dygraph.autograd import grad_mode
+    from dygraph.tensor.tensor import Tensor
+
+    if grad_mode.state.static_program is not None and not isinstance(value, Tensor):
+        raise op_error(api, f"{what} must be a tensor in a static program, got "
+                       f"{type(value).__name__}", TypeError)
+
+
 def _chain(pairs, default):
     """cond(p0, f0, cond(p1, f1, ... default)), built from the last pair up."""
     from dygraph.static.program import Variable
@@ -62,6 +73,7 @@ def case(pred_fn_pairs, default=None, name=None):
             raise op_error("case", f"each element of pred_fn_pairs must be a (pred, fn) "
                            f"tuple, got {pair!r}", TypeError)
         pred, fn = pair
+        _check_static_tensor(pred, "case", "pred")
         pred = as_tensor(pred, "case")
         if pred._data.dtype != np.bool_ or pred._data.size != 1:
             raise op_error("case", f"pred must be one bool, got shape {list(pred.shape)} "
@@ -112,6 +124,7 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
     from dygraph.ops.compare import equal
     from dygraph.static.program import Variable
 
+    _check_static_tensor(branch_index, "switch_case", "branch_index")
     index = as_tensor(branch_index, "switch_case")
     if index._data.dtype.kind not in "iu" or index._data.size != 1:
         raise op_error("switch_case", f"branch_index must be one integer (int32, int64 or "

@@ -242,3 +242,40 @@ def multi_output_ops_in_fetch_list(paddle):
     return {"flat_n": len(flat), "solution": flat[0], "rank": flat[2],
             "dtypes": [a.dtype.name for a in flat], "nested_n": len(nested),
             "nested_top": nested[2], "whole_n": len(whole)}
+
+
+@case
+def switch_case_and_case(paddle):
+    main, startup = _new(paddle)
+    fill = paddle.tensor.fill_constant
+    ones = [lambda v=v, s=s: fill(shape=s, dtype="int32", value=v)
+            for v, s in ((1, [4, 2]), (2, [4, 2]), (3, [4, 3]))]
+    with paddle.static.program_guard(main, startup):
+        one, two, five = (fill(shape=[1], dtype="int32", value=v) for v in (1, 2, 5))
+        index_u8 = paddle.static.data(name="index_u8", shape=[1], dtype="uint8")
+        switch = paddle.static.nn.switch_case
+        outs = [switch(one, {1: ones[0], 2: ones[1], 3: ones[2]}),
+                switch(one, tuple(ones)),
+                switch(five, ((1, ones[0]), (2, ones[1])), default=ones[2]),
+                switch(two, [(1, ones[0]), (2, ones[1])]),
+                switch(five, [(1, ones[0]), (3, ones[1]), (2, ones[2])]),
+                switch(index_u8, {1: ones[0], 3: ones[2]})]
+        x = paddle.full(shape=[], dtype="float32", fill_value=0.25)
+        y = paddle.full(shape=[], dtype="float32", fill_value=0.5)
+        pairs = [(paddle.less_than(y, x), ones[0]), (paddle.equal(x, y), ones[1])]
+        outs += [paddle.static.nn.case(pairs, default=ones[2]), paddle.static.nn.case(pairs),
+                 paddle.static.nn.case([(paddle.less_than(x, y), ones[1])] + pairs)]
+        key = fill(shape=[1], dtype="float32", value=0.5)
+        fn = ones[0]
+        errors = {"index_python": raises(lambda: switch(1, {1: fn})),
+                  "index_float": raises(lambda: switch(key, {1: fn})),
+                  "fns_int": raises(lambda: switch(one, 2)),
+                  "key_str": raises(lambda: switch(one, [("1", fn)])),
+                  "same_key": raises(lambda: switch(one, [(1, fn), (1, fn)])),
+                  "pairs_int": raises(lambda: paddle.static.nn.case(1, fn)),
+                  "pred_python": raises(lambda: paddle.static.nn.case([(True, fn)], fn)),
+                  "pred_float": raises(lambda: paddle.static.nn.case([(key, fn)], fn)),
+                  "default_int": raises(lambda: paddle.static.nn.case([(pairs[0][0], fn)], 1))}
+    res = paddle.static.Executor().run(main, feed={"index_u8": np.array([3], "uint8")},
+                                       fetch_list=outs)
+    return {"outs": res, "errors": errors}
