@@ -39,6 +39,10 @@ _LAZY_NAMES = {
     "save_dygraph": ("dygraph.fluid.dygraph.checkpoint", "save_dygraph"),
     "load_dygraph": ("dygraph.fluid.dygraph.checkpoint", "load_dygraph"),
     "set_flags": ("dygraph.framework.flags", "set_flags"),
+    # paddle.base's switches between the modes and its gradients
+    "gradients": ("dygraph.static.backward", "gradients"),
+    "enable_dygraph": ("dygraph.static.capture", "disable_static"),
+    "disable_dygraph": ("dygraph.static.capture", "enable_static"),
     # the static-program names 1.x had at the top level
     "CompiledProgram": ("dygraph.static.compiler", "CompiledProgram"),
     "BuildStrategy": ("dygraph.static.compiler", "BuildStrategy"),

@@ -163,3 +163,9 @@ def test_1x_top_level_static_names():
 
     assert append_backward is static.append_backward and BuildStrategy is static.BuildStrategy
     assert len(fluid.cpu_places(2)) == 2
+    import dygraph.base as base
+
+    base.disable_dygraph()
+    assert not dygraph.in_dynamic_mode()
+    base.enable_dygraph()
+    assert dygraph.in_dynamic_mode() and base.gradients is static.gradients
