@@ -11,6 +11,7 @@ Example:
 """
 
 from dygraph.autograd.grad_mode import state as _thread_state
+from dygraph.framework import in_pir_mode
 from dygraph.static.program import (
     Program,
     Variable,
@@ -20,7 +21,7 @@ from dygraph.static.program import (
 )
 
 __all__ = ["Program", "Variable", "default_main_program", "default_startup_program",
-           "in_dygraph_mode", "program_guard"]
+           "in_dygraph_mode", "in_pir_mode", "program_guard"]
 
 
 def in_dygraph_mode():
