@@ -63,16 +63,3 @@ def test_backward_of_a_non_float_tensor_computes_nothing():
     # (wrong) gradient appears anywhere
     x = paddle.to_tensor([1, 2])
     assert x.sum().backward() is None and x.grad is None
-
-
-def test_in_pir_mode_follows_static_mode():
-    """Paddle's tests branch on paddle.framework.in_pir_mode(): True in static mode."""
-    import dygraph
-
-    assert dygraph.framework.in_pir_mode() is False
-    assert dygraph.base.framework.in_pir_mode() is False
-    dygraph.enable_static()
-    try:
-        assert dygraph.framework.in_pir_mode() is True
-    finally:
-        dygraph.disable_static()
