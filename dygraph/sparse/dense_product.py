@@ -1,12 +1,13 @@
 """The product of a sparse matrix and a dense one, as one op with its own kernels.
 
 `SparseDenseMatmul` computes out [M, N] = A @ D for A [M, K] given by its stored values
-and their (row, col) positions, D [K, N] dense. Batched products reach it as one
-block-diagonal matrix (dygraph/sparse/products.py). Kernels, in order:
+and a `RowLayout` of their positions (CSR offsets and columns, and the permutation that
+puts the caller's values in row order), D [K, N] dense. Batched products reach it as one
+block-diagonal matrix (dygraph/sparse/products.py), which also keeps each sparse
+tensor's layout, so a matrix used at every step is laid out once. Kernels, in order:
 
 - SciPy's CSR product (`scipy.sparse`, imported on first use; CuPy arrays use
-  `cupyx.scipy.sparse`): the values are put in row order once per call, the row order
-  and row offsets are worked out once per op;
+  `cupyx.scipy.sparse`);
 - without SciPy (or for dtypes it lacks, float16), a NumPy path: the products
   values * D[cols] summed per row with `add.reduceat` (`add.at` on other array modules).
 
@@ -17,10 +18,12 @@ Under create_graph both are recorded with ops, the second as this op again.
 Example:
     >>> import numpy as np, dygraph
     >>> from dygraph.autograd.function import apply
-    >>> op = SparseDenseMatmul(np.array([0, 1]), np.array([1, 0]), (2, 2))
-    >>> apply(op, dygraph.to_tensor([2.0, 3.0]), dygraph.ones([2, 2])).numpy()
-    array([[2., 2.],
-           [3., 3.]], dtype=float32)
+    >>> layout = RowLayout.from_coo(np, np.array([1, 0]), np.array([0, 1]), (2, 2))
+    >>> out = apply(SparseDenseMatmul(*layout.attrs()), dygraph.to_tensor([2.0, 3.0]),
+    ...             dygraph.ones([2, 2]))
+    >>> out.numpy()
+    array([[3., 3.],
+           [2., 2.]], dtype=float32)
 """
 
 import numpy as np
@@ -29,7 +32,7 @@ from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.ops.manipulation.indexing import GetItem
 
-__all__ = ["SparseDenseMatmul", "sampled_dot"]
+__all__ = ["RowLayout", "SparseDenseMatmul", "sampled_dot"]
 
 _SCIPY_DTYPES = frozenset(np.dtype(t) for t in ("float32", "float64", "complex64",
                                                 "complex128"))
@@ -54,104 +57,128 @@ def _sparse_module(xp):
     return _scipy_modules[key]
 
 
-class _RowPlan:
-    """The row order of a set of (row, col) positions, their CSR offsets and columns."""
+def _xp(array):
+    if type(array) is np.ndarray:
+        return np
+    from dygraph.backend import get_array_module
 
-    def __init__(self, xp, rows, cols, n_rows):
-        self.order = None
+    return get_array_module(array)
+
+
+class RowLayout:
+    """Stored positions of a matrix [M, K] in row order: `indptr` [M + 1], `cols`, and
+    `order` (entry i in row order is the caller's entry order[i]; None when the caller's
+    entries already are in row order). Indices are int32 where they fit (SciPy's own
+    choice, which then needs no conversion)."""
+
+    __slots__ = ("indptr", "cols", "order", "shape")
+
+    def __init__(self, indptr, cols, order, shape):
+        self.indptr, self.cols, self.order = indptr, cols, order
+        self.shape = tuple(int(s) for s in shape)
+
+    @classmethod
+    def from_coo(cls, xp, rows, cols, shape):
+        """The layout of entries at (rows, cols), in any order, repeats allowed."""
+        order = None
         if rows.shape[0] > 1 and bool((rows[1:] < rows[:-1]).any()):
-            self.order = xp.argsort(rows, kind="stable")
-            rows, cols = rows[self.order], cols[self.order]
-        self.rows = rows
-        self.indptr = xp.zeros(n_rows + 1, dtype=np.int64)
-        self.indptr[1:] = xp.cumsum(xp.bincount(rows, minlength=n_rows))
-        small = max(int(n_rows), int(cols.max()) + 1 if cols.shape[0] else 0,
-                    rows.shape[0]) < 2 ** 31
-        index_type = np.int32 if small else np.int64
-        self.indptr = self.indptr.astype(index_type)
-        self.cols = cols.astype(index_type)
+            order = xp.argsort(rows, kind="stable")
+            rows, cols = rows[order], cols[order]
+        indptr = xp.zeros(shape[0] + 1, dtype=np.int64)
+        indptr[1:] = xp.cumsum(xp.bincount(rows, minlength=shape[0]))
+        return cls.from_csr(indptr, cols, order, shape)
 
-    def ordered(self, values):
-        return values if self.order is None else values[self.order]
+    @classmethod
+    def from_csr(cls, indptr, cols, order, shape):
+        small = max(shape[0], shape[1], cols.shape[0]) < 2 ** 31
+        kind = np.int32 if small else np.int64
+        return cls(indptr.astype(kind), cols.astype(kind), order, shape)
+
+    def attrs(self):
+        """The arguments of SparseDenseMatmul for this layout."""
+        return self.indptr, self.cols, self.order, self.shape
 
 
-def _reduce_rows(xp, plan, values, dense, n_rows):
-    """NumPy path: sum of values * dense[cols] over each row's entries."""
-    out = xp.zeros((n_rows, dense.shape[1]), dtype=np.result_type(values, dense))
-    if plan.rows.shape[0] == 0:
+def _reduce_rows(xp, indptr, cols, values, dense):
+    """NumPy path: sum of values * dense[cols] over each row's entries (row order)."""
+    out = xp.zeros((indptr.shape[0] - 1, dense.shape[1]), dtype=np.result_type(values, dense))
+    if cols.shape[0] == 0:
         return out
-    terms = plan.ordered(values)[:, None] * dense[plan.cols]
+    terms = values[:, None] * dense[cols]
     if xp is np:
-        starts = plan.indptr[:-1]
-        filled = plan.indptr[1:] > starts
+        starts = indptr[:-1]
+        filled = indptr[1:] > starts
         out[filled] = np.add.reduceat(terms, starts[filled], axis=0)
     else:
-        xp.add.at(out, plan.rows, terms)
+        rows = xp.repeat(xp.arange(indptr.shape[0] - 1), xp.diff(indptr))
+        xp.add.at(out, rows, terms)
     return out
 
 
 class SparseDenseMatmul(Op):
-    """out = A @ dense, A [shape] sparse with `values` at (`rows`, `cols`); inputs
-    (values [nnz], dense [K, N])."""
+    """out = A @ dense; inputs (values [nnz] in the caller's order, dense [K, N]); A's
+    positions are the RowLayout (indptr, entry_cols, order, shape)."""
 
     # (not "cols": static backward releases attributes of that name after each run)
-    attrs = ("entry_rows", "entry_cols", "shape")
+    attrs = ("indptr", "entry_cols", "order", "shape")
 
     save_inputs = True
 
-    def __init__(self, rows, cols, shape):
-        self.entry_rows, self.entry_cols = rows, cols
+    def __init__(self, indptr, entry_cols, order, shape):
+        self.indptr, self.entry_cols, self.order = indptr, entry_cols, order
         self.shape = tuple(int(s) for s in shape)
 
-    def _plan(self, xp):
-        plan = self.__dict__.get("plan")
-        if plan is None:
-            plan = self.plan = _RowPlan(xp, xp.asarray(self.entry_rows),
-                                        xp.asarray(self.entry_cols), self.shape[0])
-        return plan
-
-    def _matrix(self, xp, values):
-        """A as a SciPy (or CuPy) CSR matrix, or None where only the NumPy path applies."""
-        module = _sparse_module(xp)
-        if module is None or values.dtype not in _SCIPY_DTYPES:
-            return None
-        plan = self._plan(xp)
-        return module.csr_matrix((plan.ordered(values), plan.cols, plan.indptr),
-                                 shape=self.shape)
+    def _in_row_order(self, values):
+        return values if self.order is None else values[self.order]
 
     def forward(self, xp, values, dense):
-        matrix = self._matrix(xp, values)
-        if matrix is not None and dense.dtype == values.dtype:
+        values = self._in_row_order(values)
+        module = _sparse_module(xp)
+        if (module is not None and values.dtype in _SCIPY_DTYPES
+                and dense.dtype == values.dtype):
+            matrix = module.csr_matrix((values, self.entry_cols, self.indptr),
+                                       shape=self.shape)
             return xp.asarray(matrix @ dense)
-        return _reduce_rows(xp, self._plan(xp), values, dense, self.shape[0])
+        return _reduce_rows(xp, self.indptr, self.entry_cols, values, dense)
+
+    def _entries(self, xp):
+        """Each stored entry's (row, col), in the caller's order."""
+        entries = self.__dict__.get("entries")
+        if entries is None:
+            rows = xp.repeat(xp.arange(self.shape[0]), xp.diff(xp.asarray(self.indptr)))
+            cols = xp.asarray(self.entry_cols)
+            if self.order is not None:
+                caller_rows, caller_cols = xp.empty_like(rows), xp.empty_like(cols)
+                caller_rows[self.order], caller_cols[self.order] = rows, cols
+                rows, cols = caller_rows, caller_cols
+            entries = self.entries = (rows, cols)
+        return entries
 
     def backward(self, m, g):
         values, dense = self.x(0, m), self.x(1, m)
+        xp = _xp(m.data(g))
+        rows, cols = self._entries(xp)
         grad_values = grad_dense = None
         if self.edges[0] is not None:
-            grad_values = m.sparse_sampled_dot(g, dense, self.entry_rows, self.entry_cols)
+            grad_values = m.sparse_sampled_dot(g, dense, rows, cols)
         if self.edges[1] is not None:
             if m.tensor_mode:
-                transposed = SparseDenseMatmul(self.entry_cols, self.entry_rows,
-                                               self.shape[::-1])
-                grad_dense = apply(transposed, values, g)
+                flipped = RowLayout.from_coo(xp, cols, rows, self.shape[::-1])
+                grad_dense = apply(SparseDenseMatmul(*flipped.attrs()), values, g)
             else:
-                grad_dense = self._transposed_product(values, g)
+                grad_dense = self._transposed_product(xp, values, g, rows, cols)
         return grad_values, grad_dense
 
-    def _transposed_product(self, values, g):
-        """A^T @ g on arrays."""
-        from dygraph.backend import get_array_module
-
-        xp = np if type(values) is np.ndarray else get_array_module(values)
-        matrix = self._matrix(xp, values)
-        if matrix is not None and g.dtype == values.dtype:
+    def _transposed_product(self, xp, values, g, rows, cols):
+        """A^T @ g on arrays: SciPy's transposed CSR product, else the NumPy path."""
+        module = _sparse_module(xp)
+        if module is not None and values.dtype in _SCIPY_DTYPES and g.dtype == values.dtype:
+            matrix = module.csr_matrix((self._in_row_order(values), self.entry_cols,
+                                        self.indptr), shape=self.shape)
             return xp.asarray(matrix.T @ g)
-        flipped = self.__dict__.get("flipped_plan")
-        if flipped is None:
-            flipped = self.flipped_plan = _RowPlan(xp, xp.asarray(self.entry_cols),
-                                                   xp.asarray(self.entry_rows), self.shape[1])
-        return _reduce_rows(xp, flipped, values, g, self.shape[1])
+        flipped = RowLayout.from_coo(xp, cols, rows, self.shape[::-1])
+        ordered = values if flipped.order is None else values[flipped.order]
+        return _reduce_rows(xp, flipped.indptr, flipped.cols, ordered, g)
 
 
 def sampled_dot(xp, a, b, rows, cols):

@@ -18,7 +18,7 @@ from dygraph import ops as _ops
 from dygraph.autograd.function import apply
 from dygraph.framework.errors import op_error
 from dygraph.sparse.binary import add, multiply
-from dygraph.sparse.dense_product import SparseDenseMatmul
+from dygraph.sparse.dense_product import RowLayout, SparseDenseMatmul
 from dygraph.sparse.formats import (
     check_sparse,
     coalesce,
@@ -63,6 +63,28 @@ def _dense_operand(y, x, op, what="y"):
     return y
 
 
+def _row_layout(x):
+    """The RowLayout of x's entries in the block-diagonal matrix of its batches, made once
+    per structure: CSR offsets are used as they are, COO entries are put in row order."""
+    if x._layout_cache is None:
+        batches, m, k = _matrix_dims(x, "matmul")
+        shape = (batches * m, batches * k)
+        if x.format == "coo":
+            rows, cols = _flat_positions(x)
+            layout = RowLayout.from_coo(xp_of(rows), rows, cols, shape)
+        else:
+            crows, cols = x._crows._data, x._cols._data
+            xp = xp_of(cols)
+            per = crows.reshape(batches, m + 1)
+            starts = xp.cumsum(per[:, -1]) - per[:, -1]
+            indptr = xp.concatenate([(per[:, :-1] + starts[:, None]).reshape(-1),
+                                     xp.asarray([cols.shape[0]], dtype=per.dtype)])
+            batch = xp.repeat(xp.arange(batches), per[:, -1])
+            layout = RowLayout.from_csr(indptr, cols + batch * k, None, shape)
+        x._layout_cache = layout
+    return x._layout_cache
+
+
 def _sparse_dense(x, y):
     batches, m, k = _matrix_dims(x, "matmul")
     y = _dense_operand(y, x, "matmul")
@@ -70,10 +92,8 @@ def _sparse_dense(x, y):
         raise op_error("matmul", f"cannot multiply x of shape {x.shape} by y of shape "
                        f"{y.shape}: y must be [{'B, ' if x.ndim == 3 else ''}{k}, N]")
     n = y.shape[-1]
-    rows, cols = _flat_positions(x)
     flat = y if x.ndim == 2 else _ops.reshape(y, [batches * k, n])
-    op = SparseDenseMatmul(rows, cols, (batches * m, batches * k))
-    out = apply(op, x._values, flat)
+    out = apply(SparseDenseMatmul(*_row_layout(x).attrs()), x._values, flat)
     return out if x.ndim == 2 else _ops.reshape(out, [batches, m, n])
 
 

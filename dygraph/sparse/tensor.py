@@ -42,7 +42,9 @@ class SparseTensor(Tensor):
     values' gradient, and `x.backward()` seeds ones at every stored value.
     """
 
-    __slots__ = ("_values", "_dense_shape")
+    # _layout_cache: the row layout of a matrix's entries, kept for the sparse x dense
+    # product (dygraph/sparse/products.py); tensors that share the structure share it.
+    __slots__ = ("_values", "_dense_shape", "_layout_cache")
     format = None
 
     # Dense code paths read these fields of Tensor: a sparse tensor refuses them clearly.
@@ -61,6 +63,13 @@ class SparseTensor(Tensor):
     def _init_sparse(self, values, shape):
         self._values, self._dense_shape = values, tuple(int(s) for s in shape)
         self._name, self.persistable, self._hooks = None, False, None
+        self._layout_cache = None
+
+    def _with_values(self, values):
+        """The same structure (and its cached layout) holding other values."""
+        out = self._new_values(values)
+        out._layout_cache = self._layout_cache
+        return out
 
     # -- what a tensor reports ---------------------------------------------------------------
     @property
@@ -221,7 +230,7 @@ class SparseCooTensor(SparseTensor):
         self._init_sparse(values, shape)
         self._indices, self._coalesced = indices, coalesced
 
-    def _with_values(self, values):
+    def _new_values(self, values):
         return SparseCooTensor(self._indices, values, self._dense_shape, self._coalesced)
 
     def _index_tensors(self):
@@ -276,7 +285,7 @@ class SparseCsrTensor(SparseTensor):
         self._init_sparse(values, shape)
         self._crows, self._cols = crows, cols
 
-    def _with_values(self, values):
+    def _new_values(self, values):
         return SparseCsrTensor(self._crows, self._cols, values, self._dense_shape)
 
     def _index_tensors(self):
