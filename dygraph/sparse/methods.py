@@ -6,7 +6,8 @@ imports the sparse package until a conversion runs.
 A dense tensor is not sparse (`is_sparse()` is False), has no sparse dims and all its dims
 dense, converts with `to_sparse_coo(sparse_dim)` / `to_sparse_csr()`, and is its own
 `to_dense()`; asking it for indices, crows, cols, values, nnz or a coalesced form raises a
-TypeError that says which layout has them.
+TypeError that says which layout has them (as does asking a CSR tensor for indices or a
+COO one for crows and cols).
 
 Example:
     >>> import dygraph
@@ -69,7 +70,8 @@ def to_sparse_csr(self):
 
 def _only_sparse(method, layout):
     def refuse(self, *args, **kwargs):
-        raise op_error(method, f"this is a dense tensor (shape {self.shape}); only sparse "
+        kind = "dense" if self.is_sparse() is False else f"sparse {self.format.upper()}"
+        raise op_error(method, f"this is a {kind} tensor (shape {self.shape}); only sparse "
                        f"{layout} tensors have {method}()", TypeError)
 
     refuse.__name__ = refuse.__qualname__ = method
