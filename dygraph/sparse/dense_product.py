@@ -157,25 +157,26 @@ class SparseDenseMatmul(Op):
     def backward(self, m, g):
         values, dense = self.x(0, m), self.x(1, m)
         xp = _xp(m.data(g))
-        rows, cols = self._entries(xp)
         grad_values = grad_dense = None
         if self.edges[0] is not None:
-            grad_values = m.sparse_sampled_dot(g, dense, rows, cols)
+            grad_values = m.sparse_sampled_dot(g, dense, *self._entries(xp))
         if self.edges[1] is not None:
             if m.tensor_mode:
+                rows, cols = self._entries(xp)
                 flipped = RowLayout.from_coo(xp, cols, rows, self.shape[::-1])
                 grad_dense = apply(SparseDenseMatmul(*flipped.attrs()), values, g)
             else:
-                grad_dense = self._transposed_product(xp, values, g, rows, cols)
+                grad_dense = self._transposed_product(xp, values, g)
         return grad_values, grad_dense
 
-    def _transposed_product(self, xp, values, g, rows, cols):
+    def _transposed_product(self, xp, values, g):
         """A^T @ g on arrays: SciPy's transposed CSR product, else the NumPy path."""
         module = _sparse_module(xp)
         if module is not None and values.dtype in _SCIPY_DTYPES and g.dtype == values.dtype:
             matrix = module.csr_matrix((self._in_row_order(values), self.entry_cols,
                                         self.indptr), shape=self.shape)
             return xp.asarray(matrix.T @ g)
+        rows, cols = self._entries(xp)
         flipped = RowLayout.from_coo(xp, cols, rows, self.shape[::-1])
         ordered = values if flipped.order is None else values[flipped.order]
         return _reduce_rows(xp, flipped.indptr, flipped.cols, ordered, g)

@@ -9,9 +9,10 @@ through a stack of layers.
 The product is one matrix multiply: the neighbour table (rulebook.py) gathers each
 output's kernel-window rows of the input features, with a zero row where no point is,
 into [n_out, kernel volume * C_in], which times the weight reshaped to
-[kernel volume * C_in, C_out] gives the output features. The gather and the product are
-ops, so the features and the weight get gradients (double backward too). Memory is
-n_out * kernel volume * C_in elements for the gathered block.
+[kernel volume * C_in, C_out] gives the output features. The gather (a sparse selection
+product, see window_rows) and the product are ops, so the features and the weight get
+gradients (double backward too). Memory is n_out * kernel volume * C_in elements for the
+gathered block.
 
 Example:
     >>> import dygraph
@@ -26,8 +27,8 @@ Example:
 from dygraph import ops as _ops
 from dygraph.autograd.function import apply
 from dygraph.framework.errors import op_error
-from dygraph.ops.manipulation.indexing import GetItem
-from dygraph.sparse.formats import check_sparse, coalesce, index_tensor, segment_sum, xp_of
+from dygraph.sparse.dense_product import RowLayout, SparseDenseMatmul
+from dygraph.sparse.formats import check_sparse, coalesce, index_tensor, xp_of
 from dygraph.sparse.nn.functional.rulebook import (
     neighbour_table,
     output_points,
@@ -57,15 +58,21 @@ def check_points(x, nd, op, data_format):
 
 def window_rows(values, table, fill=None):
     """values' rows at each entry of the neighbour table [n_out, taps] -> [n_out, taps,
-    C]; where the table holds -1 the row is zeros (or `fill`, a number)."""
-    n = values.shape[0]
+    C]; where the table holds -1 the row is zeros (or `fill`, a number).
+
+    The gather is the product of a selection matrix S [n_out * taps, n] (a one where an
+    entry reads a row) with the values, so its gradient S^T @ g is a sparse product too
+    (SciPy's, where installed) rather than a scatter-add of rows."""
     xp = xp_of(table)
-    padded = segment_sum(values, xp.arange(n), n + 1)
+    flat = table.reshape(-1)
+    entries = xp.nonzero(flat >= 0)[0]
+    layout = RowLayout.from_coo(xp, entries, flat[entries], (flat.shape[0], values.shape[0]))
+    ones = _new_tensor(xp.ones(entries.shape[0], dtype=values.dtype.np_dtype), None, 0, True)
+    rows = apply(SparseDenseMatmul(*layout.attrs()), ones, values)
     if fill is not None:
-        extra = xp.zeros((n + 1, 1), dtype=values.dtype.np_dtype)
-        extra[n] = fill
-        padded = _ops.add(padded, _new_tensor(extra, None, 0, True))
-    return apply(GetItem((xp.where(table < 0, n, table),)), padded)
+        absent = xp.where(flat[:, None] < 0, fill, 0).astype(values.dtype.np_dtype)
+        rows = _ops.add(rows, _new_tensor(absent, None, 0, True))
+    return _ops.reshape(rows, list(table.shape) + [values.shape[1]])
 
 
 def _conv(x, weight, bias, stride, padding, dilation, groups, data_format, nd, subm, op):
