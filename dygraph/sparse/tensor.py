@@ -260,7 +260,7 @@ class SparseCooTensor(SparseTensor):
             self._coalesced = is_sorted_unique(self)
         return self._coalesced
 
-    def coalesce(self):
+    def coalesce(self, name=None):
         """Repeated indices summed, entries sorted row-major."""
         from dygraph.sparse.formats import coalesce
 

@@ -145,6 +145,13 @@ def test_max_pool3d_over_the_points(kernel, stride, padding, ceil_mode):
     np.testing.assert_array_equal(got.values().numpy(), want[reached])
 
 
+def test_max_pool3d_of_integers_and_booleans():
+    x = sparse.sparse_coo_tensor([[0, 0], [0, 1], [0, 1], [0, 1]], [[-5], [-7]],
+                                 [1, 2, 2, 2, 1])
+    assert F.max_pool3d(x, 2).values().tolist() == [[-5]]
+    assert F.max_pool3d(sparse.cast(x, value_dtype="bool"), 2).values().tolist() == [[True]]
+
+
 def test_softmax_layouts_and_axes():
     a = RNG.standard_normal((2, 3, 4)) * (RNG.random((2, 3, 4)) < 0.6)
     x = dygraph.to_tensor(a).to_sparse_coo(3)

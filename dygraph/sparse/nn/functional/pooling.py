@@ -26,6 +26,13 @@ from dygraph.sparse.tensor import SparseCooTensor
 __all__ = ["max_pool3d"]
 
 
+def _lowest(dtype):
+    """The fill of absent window rows: below every value of `dtype`."""
+    if dtype.kind in "iu":
+        return np.iinfo(dtype).min
+    return False if dtype.kind == "b" else -np.inf
+
+
 def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False,
                data_format="NDHWC", name=None):
     """3-D max pooling of a COO tensor [N, D, H, W, C] (stride defaults to the kernel);
@@ -46,7 +53,7 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False,
     points = x._indices._data.T
     out_points = output_points(points, window)
     table = neighbour_table(points, out_points, window, submanifold=False)
-    values = _ops.max(window_rows(x._values, table, fill=-np.inf), axis=1)
+    values = _ops.max(window_rows(x._values, table, fill=_lowest(x.dtype.np_dtype)), axis=1)
     indices = index_tensor(xp_of(out_points).ascontiguousarray(out_points.T))
     return SparseCooTensor(indices, values, [x.shape[0], *window.out_size, x.shape[-1]],
                            True)
