@@ -192,6 +192,9 @@ class SparseTensor(Tensor):
     def set_tensor(self, value):
         raise _dense_use(self)
 
+    def gradient(self):
+        raise _dense_use(self)
+
     def __deepcopy__(self, memo):
         copied = self._with_values(self._values.__deepcopy__(memo))
         memo[id(self)] = copied

@@ -42,7 +42,8 @@ def test_sparse_tensors_are_tensors():
 @pytest.mark.parametrize("use", [
     lambda x: dygraph.sin(x), lambda x: x + 1, lambda x: x.numpy(), lambda x: x.sum(),
     lambda x: dygraph.to_tensor(x), lambda x: np.asarray(x), lambda x: x.reshape([6]),
-    lambda x: dygraph.matmul(x, dygraph.ones([3, 2])), lambda x: x.set_tensor(x)])
+    lambda x: dygraph.matmul(x, dygraph.ones([3, 2])), lambda x: x.set_tensor(x),
+    lambda x: x.gradient(), lambda x: dygraph.grad([dygraph.ones([1])], [x])])
 def test_dense_ops_refuse_sparse_tensors_clearly(use):
     x = sparse.sparse_coo_tensor([[0, 1], [1, 2]], [1.0, 2.0], [2, 3])
     with pytest.raises(TypeError, match=r"sparse COO tensor \(shape \[2, 3\], float32\).*"
