@@ -55,7 +55,7 @@ _SUBMODULES = {"nn", "optimizer", "io", "vision", "fluid", "metric", "linalg", "
                "utils", "dataset", "reader", "framework", "regularizer", "examples",
                "base", "device", "text", "hapi", "callbacks", "distributed",
                "amp", "static", "fft", "signal", "onnx", "inference", "jit", "distribution",
-               "audio", "geometric"}
+               "audio", "geometric", "sparse"}
 # Names that live in a lazily loaded submodule but are also top-level in Paddle.
 _LAZY_NAMES = {
     "ParamAttr": ("dygraph.nn.param_attr", "ParamAttr"),

@@ -73,11 +73,11 @@ _DTYPES = {np.dtype(n).name: np.dtype(n) for n in (
 # them all, since `import dygraph` leaves some for their first use.
 OP_MODULES = (
     "dygraph.amp.auto_cast", "dygraph.autograd.py_layer", "dygraph.distributed.collective",
-    "dygraph.fluid.layers.array_shape",
-    "dygraph.jit.run_program", "dygraph.jit.train_step", "dygraph.ops.activation.piecewise",
-    "dygraph.ops.activation.smooth", "dygraph.ops.activation.softmax", "dygraph.ops.common",
-    "dygraph.ops.compare", "dygraph.ops.complex", "dygraph.ops.conv.convolution",
-    "dygraph.ops.fft.stft", "dygraph.ops.fft.transforms", "dygraph.ops.geometric.send_recv",
+    "dygraph.fluid.layers.array_shape", "dygraph.jit.run_program", "dygraph.jit.train_step",
+    "dygraph.ops.activation.piecewise", "dygraph.ops.activation.smooth",
+    "dygraph.ops.activation.softmax", "dygraph.ops.common", "dygraph.ops.compare",
+    "dygraph.ops.complex", "dygraph.ops.conv.convolution", "dygraph.ops.fft.stft",
+    "dygraph.ops.fft.transforms", "dygraph.ops.geometric.send_recv",
     "dygraph.ops.linalg.decompositions", "dygraph.ops.linalg.eig", "dygraph.ops.linalg.einsum",
     "dygraph.ops.linalg.inverse", "dygraph.ops.linalg.lu", "dygraph.ops.linalg.products",
     "dygraph.ops.linalg.vector_norm", "dygraph.ops.loss.common",
@@ -95,13 +95,13 @@ OP_MODULES = (
     "dygraph.ops.search.sorting", "dygraph.ops.unary.core", "dygraph.ops.unary.erf",
     "dygraph.ops.unary.explog", "dygraph.ops.unary.special", "dygraph.ops.unary.trig",
     "dygraph.ops.vision.deform_conv", "dygraph.ops.vision.roi_maps",
-    "dygraph.ops.vision.roi_pool", "dygraph.static.backward", "dygraph.static.block_op",
-    "dygraph.static.capture", "dygraph.static.cond_block", "dygraph.static.control_flow",
-    "dygraph.static.eager_call", "dygraph.static.ema", "dygraph.static.metric",
-    "dygraph.static.nn.py_func",
-    "dygraph.static.optimize", "dygraph.static.print_op", "dygraph.static.program",
-    "dygraph.static.tensor_array", "dygraph.static.while_loop", "dygraph.tensor.diagonal",
-    "dygraph.tensor.operators", "dygraph.tensor.plumbing",
+    "dygraph.ops.vision.roi_pool", "dygraph.sparse.dense_product", "dygraph.static.backward",
+    "dygraph.static.block_op", "dygraph.static.capture", "dygraph.static.cond_block",
+    "dygraph.static.control_flow", "dygraph.static.eager_call", "dygraph.static.ema",
+    "dygraph.static.metric", "dygraph.static.nn.py_func", "dygraph.static.optimize",
+    "dygraph.static.print_op", "dygraph.static.program", "dygraph.static.tensor_array",
+    "dygraph.static.while_loop", "dygraph.tensor.diagonal", "dygraph.tensor.operators",
+    "dygraph.tensor.plumbing",
 )
 # The other modules that register whole-call functions a program may call (a test keeps
 # the list complete): the table imports them too, so that a fresh process finds them.

@@ -112,12 +112,12 @@ class SendRecv(Op):
         array([5., 2.], dtype=float32)
     """
 
-    attrs = ("api", "gathered", "message", "reduce", "rows")
+    attrs = ("api", "gathered", "message", "out_rows", "reduce")
     save_inputs = True
     save_output = True
 
     def __init__(self, message, reduce, rows, gathered, api):
-        self.message, self.reduce, self.rows = message, reduce, rows
+        self.message, self.reduce, self.out_rows = message, reduce, rows
         self.gathered, self.api = gathered, api
 
     def _parts(self, values):
@@ -128,7 +128,7 @@ class SendRecv(Op):
 
     def forward(self, xp, *arrays):
         x, y, src, dst = self._parts(arrays)
-        rows = x.shape[0] if self.rows is None else self.rows
+        rows = x.shape[0] if self.out_rows is None else self.out_rows
         if src is not None:
             check_rows(src, x.shape[0], self.api, "src_index")
         edges = src.shape[0] if src is not None else x.shape[0]
