@@ -4,6 +4,7 @@ reader's sharding (several processes: tests/distributed/ and seed 001's example)
 import numpy as np
 import pytest
 
+import dygraph
 import dygraph.fluid as fluid
 
 P = fluid.dygraph.parallel
@@ -32,6 +33,7 @@ def test_env_defaults_for_one_process(monkeypatch):
 def test_env_from_the_launcher(monkeypatch):
     set_env(monkeypatch, LAUNCH_ENV)
     monkeypatch.setenv("DYGRAPH_DIST_TIMEOUT", "1")  # the other three trainers never start
+    dygraph.distributed.destroy_process_group()  # a job of 1 another test may have started
     env = P.Env()
     assert (env.nranks, env.local_rank, env.dev_id) == (4, 2, 2)
     assert env.current_endpoint == "127.0.0.1:6172"

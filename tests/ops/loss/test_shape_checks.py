@@ -60,7 +60,7 @@ def test_static_binary_cross_entropy_checks_the_declared_shapes():
         with static.program_guard(static.Program(), static.Program()):
             x = static.data("x", [None, 1])
             assert F.binary_cross_entropy_with_logits(x, static.data("y", [None, 1])).shape \
-                == ()
+                == []
             with pytest.raises(ValueError, match=r"input shape \[-1, 1\] and label shape "
                                                  r"\[-1\]"):
                 F.binary_cross_entropy_with_logits(x, static.data("z", [None]))
