@@ -1,5 +1,6 @@
-"""ONNX mappings of the network ops: convolution, pooling, normalization, linear and
-matmul, and the functions static capture records whole (dropout, embedding).
+"""ONNX mappings of the network ops: convolution (deformable too, from opset 19), pooling,
+normalization, linear and matmul, and the functions static capture records whole (dropout,
+embedding).
 
 Example:
     >>> from dygraph.ops.conv.convolution import Conv
@@ -21,6 +22,7 @@ from dygraph.ops.nn.resample import Resample
 from dygraph.ops.normalization.norms import Normalize, batch_norm
 from dygraph.ops.normalization.running import RunningBatchNorm
 from dygraph.ops.pool.pooling import AvgPool, MaxPool
+from dygraph.ops.vision.deform_conv import DeformConv
 from dygraph.static.eager_call import EagerCall
 
 __all__ = []
@@ -33,6 +35,30 @@ def _conv(g, op, ins, outs):
                  strides=list(geo.stride), dilations=list(geo.dilation),
                  pads=[lo for lo, _ in geo.pads] + [hi for _, hi in geo.pads],
                  group=int(geo.groups))
+
+
+# ONNX has DeformConv from opset 19 on.
+_DEFORM_CONV_OPSET = 19
+
+
+@maps(DeformConv)
+def _deform_conv(g, op, ins, outs):
+    if g.opset < _DEFORM_CONV_OPSET:
+        raise NotImplementedError(
+            f"paddle.onnx.export: deform_conv2d has no ONNX mapping below opset "
+            f"{_DEFORM_CONV_OPSET} (exporting at {g.opset}); pass opset_version="
+            f"{_DEFORM_CONV_OPSET} or newer")
+    x, offset, weight = ins[:3]
+    rest = list(ins[3:])
+    mask = rest.pop(0) if op.has_mask else ""
+    bias = rest.pop(0) if op.has_bias else ""
+    inputs = [x, weight, offset, bias, mask]  # ONNX's order; trailing absent ones dropped
+    while inputs[-1] == "":
+        inputs.pop()
+    return g.add("DeformConv", inputs, outs, kernel_shape=list(g.shape(weight)[2:]),
+                 strides=list(op.stride), dilations=list(op.dilation),
+                 pads=list(op.padding) * 2, group=op.groups,
+                 offset_group=op.deformable_groups)
 
 
 def _window_attrs(geo):

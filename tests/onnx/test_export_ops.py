@@ -167,3 +167,36 @@ def test_opsets(tmp_path, opset):
     x = images((4, 5))(2)
     got = session(path + ".onnx").run(None, {"x": x})[0]
     np.testing.assert_allclose(got, layer(dygraph.to_tensor(x)).numpy(), atol=1e-5)
+
+
+@pytest.mark.parametrize("with_mask", [False, True])
+def test_deform_conv2d_exports_from_opset_19(tmp_path, with_mask):
+    """DeformConv2D maps to ONNX's DeformConv (opset 19+): onnxruntime equals eager, with
+    and without a mask, with two offset groups; below opset 19 the export says why."""
+    from dygraph.vision.ops import DeformConv2D
+    from tests.onnx.helpers import session
+
+    dygraph.seed(0)
+    deform = DeformConv2D(4, 6, 3, padding=1, deformable_groups=2)
+    offsets = nn.Conv2D(4, 2 * 2 * 9, 3, padding=1)
+    masks = nn.Conv2D(4, 2 * 9, 3, padding=1)
+
+    class Net(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.deform, self.offsets, self.masks = deform, offsets, masks
+
+        def forward(self, x):
+            mask = F.sigmoid(self.masks(x)) if with_mask else None
+            return self.deform(x, self.offsets(x), mask)
+
+    net = Net()
+    net.eval()
+    path = str(tmp_path / "deform")
+    spec = [InputSpec([None, 4, 8, 8], "float32", "x")]
+    with pytest.raises(NotImplementedError, match="no ONNX mapping below opset 19"):
+        dygraph.onnx.export(net, path, spec)
+    dygraph.onnx.export(net, path, spec, opset_version=19)
+    x = images((4, 8, 8))(2)
+    got = session(path + ".onnx").run(None, {"x": x})[0]
+    np.testing.assert_allclose(got, net(dygraph.to_tensor(x)).numpy(), rtol=1e-4, atol=1e-4)
