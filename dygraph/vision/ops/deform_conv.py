@@ -109,8 +109,10 @@ class DeformConv2D(Layer):
         >>> from dygraph.vision.ops import DeformConv2D
         >>> layer = DeformConv2D(2, 4, 3, padding=1)
         >>> x = dygraph.ones([1, 2, 5, 5])
-        >>> layer(x, dygraph.zeros([1, 18, 5, 5])).shape, layer.weight.name
-        ([1, 4, 5, 5], 'deform_conv2d_0.w_0')
+        >>> layer(x, dygraph.zeros([1, 18, 5, 5])).shape
+        [1, 4, 5, 5]
+        >>> layer.weight.name.startswith('deform_conv2d_'), layer.weight.name.endswith('.w_0')
+        (True, True)
     """
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
