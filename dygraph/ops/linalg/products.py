@@ -3,11 +3,13 @@
 Decompositions, inverses and norms live in `dygraph.linalg`, which loads on first use.
 """
 
+import numpy as np
+
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.backend.workspace import POOLED_SIZE, workspace
 from dygraph.framework.errors import op_error
-from dygraph.ops.common import amp_casts, as_tensor, binary_operands, check_axis
+from dygraph.ops.common import amp_casts, as_tensor, binary_operands, cast, check_axis
 from dygraph.ops.linalg.common import constant, xp_of
 from dygraph.ops.linalg.einsum import einsum
 from dygraph.tensor.tensor import Tensor
@@ -151,6 +153,17 @@ class MatMul(Op):
         return m.matmul(_swap(m, o2), _swap(m, gm)) if own_t else m.matmul(gm, o2)
 
 
+def _real_to_complex(x, y):
+    """A float32 operand beside a complex one becomes complex, as Paddle promotes it (its
+    gradient comes back as the real part); other mixes are left to be refused."""
+    kinds = (x._data.dtype.kind, y._data.dtype.kind)
+    if kinds == ("f", "c") and x._data.dtype == np.float32:
+        return cast(x, y._data.dtype), y
+    if kinds == ("c", "f") and y._data.dtype == np.float32:
+        return x, cast(y, x._data.dtype)
+    return x, y
+
+
 def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
     """Matrix product with batching and broadcasting over leading dims.
 
@@ -161,7 +174,10 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
     """
     if (isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype != y._data.dtype
             and not amp_casts()):
-        # Paddle and PyTorch refuse mixed dtypes here rather than promote (a float64
+        x, y = _real_to_complex(x, y)
+    if (isinstance(x, Tensor) and isinstance(y, Tensor) and x._data.dtype != y._data.dtype
+            and not amp_casts()):
+        # Paddle and PyTorch refuse mixed real dtypes here rather than promote (a float64
         # operand would silently make the product and its gradients float64).
         raise op_error("matmul", f"x dtype {x._data.dtype.name} differs from y dtype "
                        f"{y._data.dtype.name} (shapes {x.shape} and {y.shape}); cast one "

@@ -232,3 +232,18 @@ def test_linalg_loads_lazily():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_matmul_promotes_a_float32_operand_beside_a_complex_one():
+    """As Paddle 3.3: float32 @ complex64 is complex64 and the float32 input's gradient is
+    the real part; other mixed dtypes are refused."""
+    import dygraph
+
+    x = dygraph.to_tensor([[1.0, 2.0]], stop_gradient=False)
+    y = dygraph.to_tensor([[1 + 1j], [2 - 1j]], dtype="complex64", stop_gradient=False)
+    z = dygraph.matmul(x, y)
+    assert z.dtype == dygraph.complex64 and complex(z.numpy()[0, 0]) == 5 - 1j
+    z.real().sum().backward()
+    assert x.grad.dtype == dygraph.float32 and x.grad.numpy().tolist() == [[1.0, 2.0]]
+    with pytest.raises(ValueError, match="matmul"):
+        dygraph.matmul(dygraph.ones([2, 2], "float64"), dygraph.ones([2, 2], "complex64"))
