@@ -90,6 +90,30 @@ class FloorDivide(Op):
         return xp.floor_divide(a, b)
 
 
+class RoundedDivide(Op):
+    """x / y rounded toward zero ("trunc") or down ("floor"), in the inputs' dtype; the
+    result is piecewise constant, so its gradient is zero (given, as Paddle gives it)."""
+
+    attrs = ("mode",)
+
+    def __init__(self, mode):
+        self.mode = mode
+
+    def forward(self, xp, a, b):
+        if a.dtype.kind not in "iub":
+            q = a / b
+            return xp.floor(q) if self.mode == "floor" else xp.trunc(q)
+        if (b == 0).any():
+            raise ZeroDivisionError(f"divide: integer division by zero ({self.mode})")
+        q = xp.floor_divide(a, b)
+        if self.mode == "trunc":  # floor and trunc differ where a remainder is left
+            q = q + ((q < 0) & (q * b != a)).astype(q.dtype)
+        return q
+
+    def backward(self, m, g):
+        return m.zeros_like(g), m.zeros_like(g)
+
+
 class Remainder(Op):
     save_inputs = True
 
@@ -205,26 +229,37 @@ class Neg(Op):
         return (-g,)
 
 
-def add(x, y, name=None):
-    """Elementwise x + y with broadcasting.
+def add(x, y, name=None, *, alpha=1):
+    """Elementwise x + alpha * y with broadcasting.
 
     Example:
         >>> import dygraph
         >>> dygraph.add(dygraph.to_tensor([1.0, 2.0]), dygraph.to_tensor(1.0)).numpy()
         array([2., 3.], dtype=float32)
+        >>> dygraph.add(dygraph.to_tensor([1.0]), dygraph.to_tensor([1.0]), alpha=3).numpy()
+        array([4.], dtype=float32)
     """
-    return apply(Add(), *binary_operands(x, y, "add"))
+    x, y = binary_operands(x, y, "add")
+    if isinstance(alpha, Tensor) or alpha != 1:
+        x, y = binary_operands(x, multiply(y, alpha), "add")
+    return apply(Add(), x, y)
 
 
-def subtract(x, y, name=None):
-    """Elementwise x - y.
+def subtract(x, y, name=None, *, alpha=1):
+    """Elementwise x - alpha * y.
 
     Example:
         >>> import dygraph
         >>> dygraph.subtract(dygraph.to_tensor([3.0]), dygraph.to_tensor([1.0])).numpy()
         array([2.], dtype=float32)
+        >>> dygraph.subtract(dygraph.to_tensor([3.0]), dygraph.to_tensor([1.0]),
+        ...                  alpha=2).numpy()
+        array([1.], dtype=float32)
     """
-    return apply(Subtract(), *binary_operands(x, y, "subtract"))
+    x, y = binary_operands(x, y, "subtract")
+    if isinstance(alpha, Tensor) or alpha != 1:
+        x, y = binary_operands(x, multiply(y, alpha), "subtract")
+    return apply(Subtract(), x, y)
 
 
 def multiply(x, y, name=None):
@@ -238,15 +273,26 @@ def multiply(x, y, name=None):
     return apply(Multiply(), *binary_operands(x, y, "multiply"))
 
 
-def divide(x, y, name=None):
+def divide(x, y, name=None, *, rounding_mode=None):
     """Elementwise true division x / y; integer inputs give the default float.
+
+    `rounding_mode` "trunc" rounds the quotient toward zero, "floor" down; both keep the
+    inputs' dtype and have a zero gradient.
 
     Example:
         >>> import dygraph
         >>> dygraph.divide(dygraph.to_tensor([3]), dygraph.to_tensor([2])).numpy()
         array([1.5], dtype=float32)
+        >>> dygraph.divide(dygraph.to_tensor([-7]), dygraph.to_tensor([2]),
+        ...                rounding_mode="trunc").numpy()
+        array([-3])
     """
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise ValueError("divide: rounding_mode must be None, 'trunc' or 'floor', got "
+                         f"{rounding_mode!r}")
     x, y = binary_operands(x, y, "divide")
+    if rounding_mode is not None:
+        return apply(RoundedDivide(rounding_mode), x, y)
     if x._data.dtype.kind not in "fc":
         x, y = float_operand(x, "divide"), float_operand(y, "divide")
     return apply(Divide(), x, y)

@@ -160,15 +160,19 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001 - Pad
     return apply(Sum(norm_axes(axis, x._data.ndim, "sum"), keepdim, np_dtype), x)
 
 
-def mean(x, axis=None, keepdim=False, name=None):
-    """Arithmetic mean over `axis` (int, list or None for all).
+def mean(x, axis=None, keepdim=False, name=None, *, dtype=None):
+    """Arithmetic mean over `axis` (int, list or None for all); `dtype` casts x first.
 
     Example:
         >>> import dygraph
         >>> dygraph.mean(dygraph.to_tensor([1.0, 2.0, 3.0])).numpy()
         array(2., dtype=float32)
+        >>> dygraph.mean(dygraph.to_tensor([1, 2]), dtype="float64").numpy()
+        array(1.5)
     """
     x = as_tensor(x, "mean")
+    if dtype is not None:
+        x = cast(x, dtype)
     if x._data.dtype.kind not in "fc":
         x = float_operand(x, "mean")
     return apply(Mean(norm_axes(axis, x._data.ndim, "mean"), keepdim), x)

@@ -12,7 +12,7 @@ import numpy as np
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
-from dygraph.ops.common import float_operand, norm_axes
+from dygraph.ops.common import check_axis, float_operand, norm_axes
 from dygraph.ops.manipulation.shape import transpose
 from dygraph.ops.reduction.axes import constant, keep_shape, reduced_count, unreduce
 from dygraph.ops.search.sorting import gather_along, stable_argsort
@@ -55,11 +55,13 @@ class Var(_AxesOp):
     def _centered(self, m):
         x = self.x(0, m)
         n = reduced_count(self.in_shape, self.axes)
-        return x - m.sum(x, axis=self.axes, keepdims=True) / float(n), n - self.ddof
+        # NumPy divides by max(n - ddof, 0) too; a zero divisor gives infinities.
+        dof = np.float64(max(n - self.ddof, 0))
+        return x - m.sum(x, axis=self.axes, keepdims=True) / float(n), dof
 
     def backward(self, m, g):
         centered, dof = self._centered(m)
-        return (self._back(m, g) * centered * (2.0 / dof),)
+        return (self._back(m, g) * centered * float(2.0 / dof),)
 
 
 class Std(Var):
@@ -147,16 +149,23 @@ class PNorm(_AxesOp):
         return (g * m.sign(x) * m.power(ax / y, p - 1.0),)
 
 
-def var(x, axis=None, unbiased=True, keepdim=False, name=None):
-    """Variance over `axis`; unbiased divides by n - 1.
+def var(x, axis=None, unbiased=None, keepdim=False, name=None, *, correction=1):
+    """Variance over `axis`, dividing by max(n - correction, 0); `unbiased` (True: n - 1,
+    False: n), when given, takes the place of `correction`.
 
     Example:
         >>> import dygraph
         >>> dygraph.var(dygraph.to_tensor([1.0, 2.0, 3.0, 4.0])).numpy()
         array(1.6666666, dtype=float32)
+        >>> dygraph.var(dygraph.to_tensor([1.0, 2.0, 3.0, 4.0]), correction=0).numpy()
+        array(1.25, dtype=float32)
     """
+    if unbiased is not None:
+        if correction != 1:
+            raise op_error("var", "give one of unbiased and correction, not both")
+        correction = int(bool(unbiased))
     x = float_operand(x, "var")
-    return apply(Var(norm_axes(axis, x._data.ndim, "var"), keepdim, int(bool(unbiased))), x)
+    return apply(Var(norm_axes(axis, x._data.ndim, "var"), keepdim, correction), x)
 
 
 def std(x, axis=None, unbiased=True, keepdim=False, name=None):
@@ -299,19 +308,44 @@ def _order_statistic(x, qs, axis, keepdim, interpolation, op):
 
 
 @captured_whole
-def median(x, axis=None, keepdim=False, name=None):
-    """Median over `axis` (None: all elements); an even count averages the two middle
-    values. Integer inputs give float32 (float64 stays float64); NaN gives NaN.
+def median(x, axis=None, keepdim=False, mode="avg", name=None):
+    """Median over `axis` (None: all elements). `mode` "avg" averages the two middle values
+    of an even count (integer inputs give float32, float64 stays float64); "min" takes the
+    lower one, in x's dtype, and over an axis also returns its indices. NaN gives NaN.
 
     Example:
         >>> import dygraph
-        >>> dygraph.median(dygraph.to_tensor([[1, 4, 2, 8], [3, 5, 7, 6]]), axis=1).numpy()
+        >>> x = dygraph.to_tensor([[1, 4, 2, 8], [3, 5, 7, 6]])
+        >>> dygraph.median(x, axis=1).numpy()
         array([3. , 5.5], dtype=float32)
+        >>> [t.numpy() for t in dygraph.median(x, axis=1, mode="min")]
+        [array([2, 5]), array([2, 1])]
     """
     if isinstance(axis, (list, tuple)):
         raise op_error("median", f"axis must be an int or None, got {axis}", TypeError)
+    if mode not in ("avg", "min"):
+        raise op_error("median", f"mode must be 'avg' or 'min', got {mode!r}")
+    if mode == "min":
+        return _lower_median(x, axis, keepdim)
     out = _order_statistic(x, [0.5], axis, keepdim, "linear", "median")
     return out.reshape(out.shape[1:])
+
+
+def _lower_median(x, axis, keepdim):
+    """median(mode="min"): the lower middle value, with its indices when axis is given."""
+    from dygraph.ops.search.order_and_membership import kthvalue
+
+    if axis is None:
+        flat = x.reshape([-1])
+        if flat.shape[0] == 0:
+            raise op_error("median", "cannot take median of an empty input")
+        value = kthvalue(flat, (flat.shape[0] - 1) // 2 + 1, axis=0)[0]
+        return value.reshape([1] * x.ndim) if keepdim else value
+    n = x.shape[check_axis(axis, x.ndim, "median")] if x.ndim else 1
+    if n == 0:
+        raise op_error("median", f"cannot take median over an axis of length 0 (input "
+                       f"shape {list(x.shape)})")
+    return kthvalue(x, (n - 1) // 2 + 1, axis=axis, keepdim=keepdim)
 
 
 @captured_whole

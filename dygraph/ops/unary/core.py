@@ -366,14 +366,35 @@ def ceil(x, name=None):
     return apply(_Elementwise("ceil"), as_tensor(x, "ceil"))
 
 
-def round(x, name=None):  # noqa: A001 - Paddle's public name
-    """Elementwise rounding to the nearest integer, halves to even (no gradient).
+class RoundDecimals(Op):
+    """Rounding to `decimals` places (negative: tens, hundreds...), halves to even; integer
+    inputs are kept as they are, as in Paddle. Piecewise constant: a zero gradient."""
+
+    attrs = ("decimals",)
+
+    def __init__(self, decimals):
+        self.decimals = decimals
+
+    def forward(self, xp, x):
+        return xp.round(x, self.decimals) if x.dtype.kind in "fc" else x.copy()
+
+    def backward(self, m, g):
+        return (g * 0.0,)
+
+
+def round(x, decimals=0, name=None):  # noqa: A001 - Paddle's public name
+    """Elementwise rounding to `decimals` places (default: the nearest integer), halves to
+    even (a zero gradient).
 
     Example:
         >>> import dygraph
         >>> dygraph.round(dygraph.to_tensor([1.4])).numpy()
         array([1.], dtype=float32)
+        >>> dygraph.round(dygraph.to_tensor([1.26]), decimals=1).numpy()
+        array([1.3], dtype=float32)
     """
+    if decimals:
+        return apply(RoundDecimals(int(decimals)), as_tensor(x, "round"))
     return apply(_Elementwise("round"), as_tensor(x, "round"))
 
 
