@@ -229,9 +229,10 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
 
 
 @captured_whole(free_dims=(0,))
-def repeat_interleave(x, repeats, axis=None, name=None):
+def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
     """Repeat each element (each slice along `axis`; None flattens first) `repeats` times;
-    repeats is an int or a 1-D tensor with one count per slice.
+    repeats is an int or a 1-D tensor with one count per slice. `output_size`, when given,
+    keeps the first output_size slices of the result.
 
     Example:
         >>> import dygraph
@@ -260,5 +261,7 @@ def repeat_interleave(x, repeats, axis=None, name=None):
         bad = bool((counts < 0).any())
     if bad:
         raise op_error("repeat_interleave", f"repeats must be >= 0, got {repeats}")
-    idx = xp_of(x._data).asarray(np.repeat(np.arange(n), counts))
-    return apply(GetItem(_along(ax, idx)), x)
+    idx = np.repeat(np.arange(n), counts)
+    if output_size is not None:
+        idx = idx[:int(output_size)]
+    return apply(GetItem(_along(ax, xp_of(x._data).asarray(idx))), x)

@@ -183,8 +183,8 @@ def scatter_nd_add(x, index, updates, name=None):
 
 
 @captured_whole
-def index_add(x, index, axis, value, name=None):
-    """Add the slices of `value` into x at positions `index` (1-D) along `axis`.
+def index_add(x, index, axis, value, alpha=1, name=None):
+    """Add the slices of `alpha * value` into x at positions `index` (1-D) along `axis`.
 
     Example:
         >>> import dygraph
@@ -210,6 +210,8 @@ def index_add(x, index, axis, value, name=None):
                        f"{idx.shape[0]} indices along axis {ax}), got {value.shape}")
     _same_dtype(x, value, "index_add", "value")
     check_bounds(idx, x._data.shape[ax], "index_add", dim=ax)
+    if isinstance(alpha, Tensor) or alpha != 1:
+        value = _math.multiply(value, alpha)
     pos = xp_of(idx).take(_grid(x), idx, axis=ax).reshape(-1)
     return apply(Scatter(pos, "add"), x, value)
 

@@ -234,9 +234,10 @@ def argsort(x, axis=-1, descending=False, stable=False, name=None):
 
 @captured_whole(free_dims=(0,))
 def unique(x, return_index=False, return_inverse=False, return_counts=False, axis=None,
-           dtype="int64", name=None):
+           dtype="int64", sorted=True, name=None):  # noqa: A002 - Paddle's keyword
     """Sorted unique values (of the flattened input, or of slices along `axis`), optionally
-    with first-occurrence indices, the inverse mapping and the counts.
+    with first-occurrence indices, the inverse mapping and the counts. The values come
+    sorted whatever `sorted` says, as Paddle 3.3's CPU kernel gives them.
 
     Example:
         >>> import dygraph
