@@ -110,6 +110,10 @@ INVERSES = [
            [_dominant((2, 3, 3))]),
     OpSpec("linalg.solve", L.solve, _solve_ref, [_dominant((3, 3)), (3, 2)]),
     OpSpec("linalg.solve", L.solve, _solve_ref, [_dominant((3, 3)), (3,)], id="vector"),
+    OpSpec("linalg.solve", lambda a, b: L.solve(a, b, left=False),
+           lambda a, b: np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)
+                                        ).swapaxes(-1, -2), [_dominant((3, 3)), (2, 3)],
+           id="right"),
     OpSpec("linalg.solve", L.solve, _solve_ref, [_dominant((2, 3, 3)), (2, 3)],
            id="batched-vectors"),
     OpSpec("linalg.solve", L.solve, _solve_ref, [_dominant((3, 3)), (2, 3, 2)],

@@ -334,8 +334,9 @@ def _float_dtype(dtype):
     return (_dt.default_float() if dtype is None else _dt.convert_dtype(dtype)).np_dtype
 
 
-def fftfreq(n, d=1.0, dtype=None, name=None):
-    """Sample frequencies of an n-point fft with sample spacing d: [0, 1, ..., -1] / (d n).
+def fftfreq(n, d=1.0, dtype=None, name=None, *, requires_grad=False):
+    """Sample frequencies of an n-point fft with sample spacing d: [0, 1, ..., -1] / (d n);
+    `requires_grad` makes the result a leaf that needs a gradient.
 
     Example:
         >>> import dygraph
@@ -344,11 +345,13 @@ def fftfreq(n, d=1.0, dtype=None, name=None):
     """
     if int(n) < 1:
         raise op_error("fftfreq", f"n must be positive, got {n}")
-    return to_tensor(np.fft.fftfreq(int(n), float(d)).astype(_float_dtype(dtype)))
+    return to_tensor(np.fft.fftfreq(int(n), float(d)).astype(_float_dtype(dtype)),
+                     stop_gradient=not requires_grad)
 
 
-def rfftfreq(n, d=1.0, dtype=None, name=None):
-    """Sample frequencies of an n-point rfft: [0, 1, ..., n // 2] / (d n).
+def rfftfreq(n, d=1.0, dtype=None, name=None, *, requires_grad=False):
+    """Sample frequencies of an n-point rfft: [0, 1, ..., n // 2] / (d n); `requires_grad`
+    makes the result a leaf that needs a gradient.
 
     Example:
         >>> import dygraph
@@ -357,7 +360,8 @@ def rfftfreq(n, d=1.0, dtype=None, name=None):
     """
     if int(n) < 1:
         raise op_error("rfftfreq", f"n must be positive, got {n}")
-    return to_tensor(np.fft.rfftfreq(int(n), float(d)).astype(_float_dtype(dtype)))
+    return to_tensor(np.fft.rfftfreq(int(n), float(d)).astype(_float_dtype(dtype)),
+                     stop_gradient=not requires_grad)
 
 
 def _shift(x, axes, sign, op):

@@ -18,7 +18,7 @@ from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import apply
 from dygraph.backend import get_array_module
 from dygraph.framework.errors import op_error
-from dygraph.ops.common import _Identity, binary_operands, check_axis, float_operand
+from dygraph.ops.common import _Identity, binary_operands, cast, check_axis, float_operand
 from dygraph.ops.linalg.common import matrix_operand, square_operand
 from dygraph.ops.linalg.decompositions import QR, SVD, Cholesky, Eigh
 from dygraph.ops.linalg.inverse import Det, Inv, MatrixRank, Pinv, Slogdet, Solve, batched_solve
@@ -69,9 +69,9 @@ def slogdet(x, name=None):
     return apply(Slogdet(), square_operand(x, "slogdet"))
 
 
-def solve(x, y, name=None):
-    """Solve x @ out = y. y is [*, M, K], or a vector [M] / batch of vectors [*, M] when its
-    shape is x.shape[:-1].
+def solve(x, y, left=True, name=None):
+    """Solve x @ out = y (`left` False: out @ x = y). y is [*, M, K], or a vector [M] / batch
+    of vectors [*, M] when its shape is x.shape[:-1].
 
     Example:
         >>> import dygraph
@@ -81,12 +81,25 @@ def solve(x, y, name=None):
     """
     x, y = binary_operands(square_operand(x, "solve"), float_operand(y, "solve"), "solve")
     xs, ys = x._data.shape, y._data.shape
+    given = list(ys)
     vector = len(ys) == 1 or (len(ys) == len(xs) - 1 and ys == xs[:-1])
+    if not left:  # out @ x = y is x^T @ out^T = y^T
+        x, y = _swap_last(x), (y if vector else _swap_last(y))
+        ys = y._data.shape
     rows = ys[-1] if vector else (ys[-2] if len(ys) >= 2 else None)
     if rows != xs[-1] or not (vector or _broadcastable(xs[:-2], ys[:-2])):
-        raise op_error("solve", f"x has shape {list(xs)} and y has shape {list(ys)}; expected "
-                       "y of shape [*, M, K] or [*, M] matching x's [*, M, M]")
-    return apply(Solve(vector), x, y)
+        want = "[*, M, K]" if left else "[*, K, M]"
+        raise op_error("solve", f"x has shape {list(xs)} and y has shape {given}; expected "
+                       f"y of shape {want} or [*, M] matching x's [*, M, M]")
+    out = apply(Solve(vector), x, y)
+    return out if left or vector else _swap_last(out)
+
+
+def _swap_last(t):
+    """t with its last two dimensions swapped."""
+    perm = list(range(t._data.ndim))
+    perm[-2], perm[-1] = perm[-1], perm[-2]
+    return _shape.transpose(t, perm)
 
 
 def _broadcastable(a, b):
@@ -180,18 +193,29 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
     return apply(Pinv(float(rcond), bool(hermitian)), matrix_operand(x, "pinv"))
 
 
-def matrix_rank(x, tol=None, hermitian=False, name=None):
+def matrix_rank(x, tol=None, hermitian=False, atol=None, rtol=None, name=None):
     """Number of singular values above `tol` (default: NumPy's S.max() * max(M, N) * eps).
+    Instead of tol, `atol` and `rtol` give the threshold max(atol, rtol * S.max()); rtol
+    defaults to the default's factor when atol is not above zero, else to 0.
 
     Example:
         >>> import dygraph
         >>> dygraph.linalg.matrix_rank(dygraph.to_tensor([[1.0, 2.0], [2.0, 4.0]])).numpy()
         array(1)
+        >>> x = dygraph.to_tensor([[1.0, 0.0], [0.0, 1e-3]])
+        >>> int(dygraph.linalg.matrix_rank(x, atol=1e-2)), int(dygraph.linalg.matrix_rank(x))
+        (1, 2)
     """
     x = matrix_operand(x, "matrix_rank")
-    if isinstance(tol, Tensor):
-        tol = tol._data
-    return apply(MatrixRank(tol, bool(hermitian)), x)
+    tol, atol, rtol = (t._data if isinstance(t, Tensor) else t for t in (tol, atol, rtol))
+    if atol is None and rtol is None:
+        return apply(MatrixRank(tol, bool(hermitian)), x)
+    if tol is not None:
+        raise op_error("matrix_rank", "give tol alone, or atol and rtol without tol")
+    if rtol is None:
+        zero_atol = atol is None or not np.any(np.asarray(atol) > 0)
+        rtol = max(x._data.shape[-2:]) * np.finfo(x._data.dtype).eps if zero_atol else 0.0
+    return apply(MatrixRank(atol, bool(hermitian), rtol), x)
 
 
 # -- norms -------------------------------------------------------------------------------
@@ -234,13 +258,14 @@ def _matrix(x, p, axes, keepdim):
                    "1, -1, 2, -2 or another number")
 
 
-def norm(x, p=None, axis=None, keepdim=False, name=None):
+def norm(x, p=None, axis=None, keepdim=False, name=None, *, dtype=None):
     """Vector or matrix norm. axis None: x flattened as one vector ('nuc' needs a 2-D x);
     an int: vector norms over that axis; two axes: matrix norms over them.
 
     p for vectors: None/'fro' (2-norm), inf, -inf, 0 (count of non-zeros) or any number.
     p for matrices: None/'fro', 'nuc', inf, -inf, 1, -1 (induced), 2, -2 (largest/smallest
-    singular value); other numbers treat the entries as one vector (Paddle 2.x).
+    singular value); other numbers treat the entries as one vector (Paddle 2.x). `dtype`
+    casts x first.
 
     Example:
         >>> import dygraph
@@ -248,7 +273,7 @@ def norm(x, p=None, axis=None, keepdim=False, name=None):
         >>> float(dygraph.linalg.norm(x)), dygraph.linalg.norm(x, p=1, axis=1).numpy()
         (5.0, array([7., 0.], dtype=float32))
     """
-    x = float_operand(x, "norm")
+    x = float_operand(x if dtype is None else cast(x, dtype), "norm")
     nd = x._data.ndim
     if isinstance(axis, (list, tuple)) and len(axis) == 1:
         axis = axis[0]
@@ -275,15 +300,16 @@ def norm(x, p=None, axis=None, keepdim=False, name=None):
     return _vector(x, p, axes, keepdim)
 
 
-def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None):
-    """Vector p-norm over `axis` (None: all entries; a list: those axes as one vector).
+def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None, *, dtype=None):
+    """Vector p-norm over `axis` (None: all entries; a list: those axes as one vector);
+    `dtype` casts x first.
 
     Example:
         >>> import dygraph
         >>> float(dygraph.linalg.vector_norm(dygraph.to_tensor([[3.0], [4.0]])))
         5.0
     """
-    x = float_operand(x, "vector_norm")
+    x = float_operand(x if dtype is None else cast(x, dtype), "vector_norm")
     nd = x._data.ndim
     if axis is None:
         axes = tuple(range(nd))

@@ -133,23 +133,28 @@ class Pinv(Op):
 
 
 class MatrixRank(Op):
-    """Singular values above tol, counted here rather than by np.linalg.matrix_rank, whose
-    signature CuPy does not share."""
+    """Singular values above the threshold, counted here rather than by
+    np.linalg.matrix_rank, whose signature CuPy does not share. The threshold is `tol`
+    (an absolute one), max(tol, rtol * S.max()) with `rtol`, or by default NumPy's
+    S.max() * max(M, N) * eps."""
 
-    attrs = ("hermitian", "tol")
+    attrs = ("hermitian", "tol", "rtol")
 
     differentiable = False
 
-    def __init__(self, tol, hermitian):
-        self.tol, self.hermitian = tol, hermitian
+    def __init__(self, tol, hermitian, rtol=None):
+        self.tol, self.hermitian, self.rtol = tol, hermitian, rtol
 
     def forward(self, xp, a):
         if self.hermitian:
             s = xp.abs(xp.linalg.eigvalsh(a))
         else:
             s = xp.linalg.svd(a, compute_uv=False)
-        if self.tol is None:
+        if self.tol is None and self.rtol is None:
             tol = s.max(axis=-1, keepdims=True) * max(a.shape[-2:]) * xp.finfo(a.dtype).eps
         else:
-            tol = xp.asarray(self.tol, dtype=s.dtype)[..., None]
+            tol = xp.asarray(0 if self.tol is None else self.tol, dtype=s.dtype)[..., None]
+            if self.rtol is not None:
+                rtol = xp.asarray(self.rtol, dtype=s.dtype)[..., None]
+                tol = xp.maximum(tol, rtol * s.max(axis=-1, keepdims=True))
         return xp.sum(s > tol, axis=-1).astype(xp.int64)
