@@ -84,6 +84,16 @@ class InplaceLeafError(RuntimeError, ValueError):
     """
 
 
+class IntegerDivisionByZero(ZeroDivisionError, ValueError):
+    """Integer division by zero: Paddle raises its InvalidArgumentError, a ValueError;
+    Python's ZeroDivisionError is kept as the other base.
+
+    Example:
+        >>> issubclass(IntegerDivisionByZero, ValueError)
+        True
+    """
+
+
 def op_error(op, message, exc_type=ValueError):
     """Build the exception for a bad call of `op`; the caller raises it.
 

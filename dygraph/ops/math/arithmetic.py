@@ -6,6 +6,7 @@ so a gradient here may have the broadcast shape.
 
 from dygraph.autograd.function import Op, apply
 from dygraph.backend.workspace import POOLED_SIZE, workspace
+from dygraph.framework.errors import IntegerDivisionByZero
 from dygraph.ops.common import as_tensor, binary_operands, float_operand
 from dygraph.tensor.tensor import Tensor
 
@@ -86,7 +87,7 @@ class FloorDivide(Op):
 
     def forward(self, xp, a, b):
         if a.dtype.kind in "iu" and (b == 0).any():
-            raise ZeroDivisionError("floor_divide: integer division by zero")
+            raise IntegerDivisionByZero("floor_divide: integer division by zero")
         return xp.floor_divide(a, b)
 
 
@@ -104,7 +105,7 @@ class RoundedDivide(Op):
             q = a / b
             return xp.floor(q) if self.mode == "floor" else xp.trunc(q)
         if (b == 0).any():
-            raise ZeroDivisionError(f"divide: integer division by zero ({self.mode})")
+            raise IntegerDivisionByZero(f"divide: integer division by zero ({self.mode})")
         q = xp.floor_divide(a, b)
         if self.mode == "trunc":  # floor and trunc differ where a remainder is left
             q = q + ((q < 0) & (q * b != a)).astype(q.dtype)
