@@ -6,8 +6,9 @@ optimizer's `learning_rate`; the optimizer reads `scheduler()` at every step, an
 calls `scheduler.step()` once per epoch or per batch. Its `state_dict()` is saved inside
 the optimizer's, under 'LR_Scheduler'.
 
-LinearWarmup, ReduceOnPlateau, OneCycleLR and CyclicLR live in `lr_extra.py` and the base
-class in `lr_base.py`; all are exported here.
+The package is a facade: the base class is in base.py, the decay schedules in decay.py,
+the restarts in restarts.py, and LinearWarmup, ReduceOnPlateau, OneCycleLR and CyclicLR in
+warmup_plateau_cyclic.py; all are exported here.
 
 Example:
     >>> from dygraph.optimizer.lr import StepDecay

@@ -1,16 +1,9 @@
-"""Learning-rate schedulers (`dygraph.optimizer.lr`), with Paddle 2.x's classes and formulas.
-
-A scheduler holds `last_epoch` (how many times `step()` ran; construction counts as the
-first, so it starts at 0) and `last_lr` (the rate for that epoch). Pass it as an
-optimizer's `learning_rate`; the optimizer reads `scheduler()` at every step, and the user
-calls `scheduler.step()` once per epoch or per batch. Its `state_dict()` is saved inside
-the optimizer's, under 'LR_Scheduler'.
-
-LinearWarmup, ReduceOnPlateau, OneCycleLR and CyclicLR live in `lr_extra.py` and the base
-class in `lr_base.py`; all are exported here.
+"""The decay schedules of `dygraph.optimizer.lr`: Noam, piecewise, natural-exponential,
+inverse-time, polynomial, exponential, multi-step, step, lambda, multiplicative and cosine
+annealing, each with Paddle 2.x's formula.
 
 Example:
-    >>> from dygraph.optimizer.lr import StepDecay
+    >>> from dygraph.optimizer.lr.decay import StepDecay
     >>> sched = StepDecay(learning_rate=0.5, step_size=2, gamma=0.1)
     >>> rates = []
     >>> for epoch in range(4):
@@ -24,19 +17,11 @@ import math
 
 from dygraph.framework.errors import op_error
 from dygraph.optimizer.lr.base import LRScheduler, _asserted, _below_one, _int, _real
-from dygraph.optimizer.lr.restarts import CosineAnnealingWarmRestarts, LinearLR
-from dygraph.optimizer.lr.warmup_plateau_cyclic import (
-    CyclicLR,
-    LinearWarmup,
-    OneCycleLR,
-    ReduceOnPlateau,
-)
 
 __all__ = [
-    "LRScheduler", "NoamDecay", "PiecewiseDecay", "NaturalExpDecay", "InverseTimeDecay",
-    "PolynomialDecay", "LinearWarmup", "ExponentialDecay", "MultiStepDecay", "StepDecay",
-    "LambdaDecay", "MultiplicativeDecay", "ReduceOnPlateau", "CosineAnnealingDecay",
-    "OneCycleLR", "CyclicLR", "CosineAnnealingWarmRestarts", "LinearLR",
+    "NoamDecay", "PiecewiseDecay", "NaturalExpDecay", "InverseTimeDecay", "PolynomialDecay",
+    "ExponentialDecay", "MultiStepDecay", "StepDecay", "LambdaDecay", "MultiplicativeDecay",
+    "CosineAnnealingDecay",
 ]
 
 
