@@ -6,7 +6,7 @@ DyGraph's sequence ops take the input projection already made (x @ W_ih^T + bias
 matmul before the op), so the ONNX RNN/LSTM/GRU node gets those gates as its input with
 a 0/1 matrix as W that reorders them from Paddle's gate order (LSTM i, f, g, o; GRU r, z,
 c) to ONNX's (LSTM i, o, f, c; GRU z, r, h); R is weight_hh with its gate blocks reordered.
-The layer ops (rnn_layer_op) carry their own projection: their ONNX node gets the input
+The layer ops (ops/rnn/layer_op.py) carry their own projection: their ONNX node gets the input
 itself, W as weight_ih reordered and B from the biases. Time stays free: the
 runtime loops over the steps.
 

@@ -3,7 +3,7 @@
 - tensor.py: the class (data, graph links, properties) and `to_tensor`;
 - operators.py: operators, conversion and device moves; plumbing.py: dtype shorthands,
   strides, in-place plumbing; diagonal.py, checks.py: the diagonal fills and type checks;
-- lazy_methods.py: methods whose functions load on first use (linalg, signal);
+- tensor/lazy_methods.py: methods whose functions load on first use (linalg, signal);
 - methods.py: `attach_methods`, the one place that sets all of these and the op families'
   functions on Tensor (called once, by `dygraph.ops`);
 - printing.py: Paddle's print format.

@@ -4,7 +4,7 @@ import, with its op families; after it, every method a Paddle Tensor has is on `
 - each family op not listed in the family's `NOT_METHODS` (`x.sum()`, `x.matmul(y)`);
 - operators, conversion and device moves, and in-place forms (operators.py);
 - dtype shorthands, strides, `requires_grad` and the other plumbing (plumbing.py);
-- methods whose functions load on first use (lazy_methods.py);
+- methods whose functions load on first use (tensor/lazy_methods.py);
 - the sparse-tensor methods as a dense tensor answers them (dygraph/sparse/methods.py);
 - Paddle's other spellings of existing methods (dygraph/ops/aliases.py).
 

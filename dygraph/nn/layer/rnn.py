@@ -60,7 +60,7 @@ def run_cell(cell, inputs, initial_states=None, sequence_length=None, time_major
         ([4, 5, 3], [4, 3])
     """
     if _one_layer_op(cell, inputs, sequence_length, kwargs):
-        # The whole layer (projection, biases, recurrence) as one op: rnn_layer_op.
+        # The whole layer (projection, biases, recurrence) as one op: dygraph.ops.rnn.layer_op.
         states = initial_states
         if states is None:
             states = cell.get_initial_states(inputs, batch_dim_idx=1 if time_major else 0,
@@ -82,7 +82,7 @@ def run_cell(cell, inputs, initial_states=None, sequence_length=None, time_major
     fused = (isinstance(cell, RNNCellBase) and hasattr(cell, "step") and not kwargs
              and not cell._forward_pre_hooks and not cell._forward_post_hooks)
     if fused and type(cell) in _SEQUENCE_CELLS:
-        # The whole recurrence as one op (rnn_sequence): no per-step ops, and each weight
+        # The whole recurrence as one op (ops/rnn/sequence.py): no per-step ops, and each weight
         # gradient is one product over all steps.
         keep = None if running is None else _const(running.astype(leaf._data.dtype))
         out, states = run_sequence(cell, cell.input_gates(x), states, keep, is_reverse)

@@ -2,7 +2,7 @@
 formulas, parameter names (weight_ih, weight_hh, bias_ih, bias_hh) and initialisation
 (every parameter uniform in [-1/sqrt(hidden_size), 1/sqrt(hidden_size)]).
 
-The elementwise parts of the LSTM and GRU steps are single fused ops (rnn_kernels.py).
+The elementwise parts of the LSTM and GRU steps are single fused ops (ops/rnn/fused_gates.py).
 A cell splits its step in two: `input_gates(x)` (the input projection, which does not
 depend on the state, so RNN runs it once for the whole sequence as one matmul) and
 `step(gates, states)` (the recurrence). `forward(inputs, states)` is the two together.

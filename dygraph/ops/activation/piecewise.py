@@ -1,8 +1,8 @@
 """The activation ops of dygraph.nn.functional (Paddle's paddle.nn.functional activations).
 
 This module holds the piecewise-linear ones (relu and its relatives, the hard* and *shrink
-functions, prelu) and gathers the smooth ones (activation_smooth.py) and the ones over an
-axis (activation_softmax.py) into one family. Piecewise-linear gradients are masks computed
+functions, prelu) and gathers the smooth ones (ops/activation/smooth.py) and the ones over an
+axis (ops/activation/softmax.py) into one family. Piecewise-linear gradients are masks computed
 from the saved input or output, so they stay correct (with zero second derivative) under
 create_graph. Selections are written with max/min/clip and products with masks rather than
 `where`, which NumPy runs several times slower on unpredictable masks.

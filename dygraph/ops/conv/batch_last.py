@@ -163,8 +163,8 @@ def forward_batch_last(xp, x, w, b, geo, keep=False):
 
 # From this many columns (output positions over the batch) the filter gradient's product
 # runs as cols @ g^T and is transposed after, the orientation BLAS runs faster there (as in
-# conv_im2col.im2col_filter); below it, dW comes out in its own layout, where the transposing
-# copy of a big filter would cost more than the product.
+# dygraph.ops.conv.columns.im2col_filter); below it, dW comes out in its own layout, where
+# the transposing copy of a big filter would cost more than the product.
 _FLIP_COLUMNS = 512
 
 

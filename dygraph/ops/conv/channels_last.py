@@ -103,8 +103,9 @@ def _weight_rows(xp, w):
 
 
 def _kernel():
-    """The compiled copies (dygraph.kernels.numba.channels_last): conv_paths runs this path only
-    where compiled.kernels offers them, so here they are imported without asking again."""
+    """The compiled copies (dygraph.kernels.numba.channels_last): ops/conv/paths.py runs this
+    path only where compiled.kernels offers them, so here they are imported without asking
+    again."""
     from dygraph.kernels.numba import channels_last as kernel
 
     return kernel

@@ -8,7 +8,7 @@ With the column layout of im2col.py, (C*K, N*L),
     data gradient    dx = col2im(W.T @ gT)
 
 are single GEMMs over the whole batch; the first layers of a net (many output positions per
-sample, few taps: conv_paths.per_sample) run one GEMM per sample instead, which writes
+sample, few taps: dygraph.ops.conv.paths.per_sample) run one GEMM per sample instead, which writes
 (N, M, L) directly. A 1x1 conv with stride 1 and no padding (`pointwise_*`) reads x as its
 columns. The data gradient of a stride-1 last dim can fold that dim's taps into the GEMM
 instead (`data_by_rows`): a GEMM about W/O times larger, but no col2im pass for that dim,

@@ -1,6 +1,6 @@
 """Convolutions of dygraph.nn.functional: conv1d/2d/3d and their transposes.
 
-Three ops cover everything, each the gradient of the others (kernels: conv_kernels.py):
+Three ops cover everything, each the gradient of the others (kernels: ops/conv/products.py):
 
     Conv(x, w[, b])        y = conv(x, w) + b
     ConvData(g, w[, b])    the data gradient of conv, which is also the transposed conv
@@ -10,9 +10,9 @@ Their backward formulas call each other through `m.conv`, `m.conv_data` and `m.c
 so gradients of gradients come out of the same kernels. Channels-last input is transposed to
 channels-first around the op.
 
-Each product runs on one of several paths (conv_paths.py has the decision table); Conv
+Each product runs on one of several paths (ops/conv/paths.py has the decision table); Conv
 records its forward's path and its backward follows it. `force_path` (here, from
-conv_paths) makes every conv take a path of your choosing, to compare paths or to test one.
+ops/conv/paths.py) makes every conv take a path of your choosing, to compare paths or to test one.
 
 Example:
     >>> import dygraph
@@ -56,7 +56,7 @@ def _reduce_axes(ndim):
 
 class Conv(Op):
     """y = conv(x, w) (+ b) on channels-first arrays; `path` is the forward's path
-    (conv_paths.forward_path), which the plain backward follows."""
+    (dygraph.ops.conv.paths.forward_path), which the plain backward follows."""
 
     attrs = ("geo", "keep_cols")
 

@@ -2,7 +2,7 @@
 convolution.
 
 Layout: the column matrix is (C, k1..kd, N, O1..Od) flattened to (C*K, N*L): rows are the
-filter taps, columns the (sample, output position) pairs (conv_im2col.py multiplies it).
+filter taps, columns the (sample, output position) pairs (ops/conv/columns.py multiplies it).
 
 im2col expands one spatial dim per step, the last dim first: each step is one strided copy,
 and the big final copy (the first dim) moves whole rows of O2*..*Od values at a time instead

@@ -225,7 +225,8 @@ def _rows_pay(out_last, in_last, geo, positions, w):
 
 
 def _depthwise(w_shape, geo):
-    """One input and one output channel per group (conv_depthwise.is_depthwise, by shape)."""
+    """One input and one output channel per group (dygraph.ops.conv.depthwise.is_depthwise,
+    by shape)."""
     return geo.groups > 1 and w_shape[0] == geo.groups and w_shape[1] == 1
 
 

@@ -1,12 +1,12 @@
-"""The three products every conv op is made of, each run on the path conv_paths.py picks:
+"""The three products every conv op is made of, each run on the path ops/conv/paths.py picks:
 
     conv_forward   y  = conv(x, w) + b
     conv_data      dx, the data gradient (also the transposed conv)
     conv_filter    dW, the filter gradient
     conv_backward  dx, dW and the bias gradient of one Conv op, sharing g's layouts
 
-The paths live in conv_im2col.py (im2col, pointwise, rows), conv_implicit.py,
-conv_batch_last.py, conv_channels_last.py, conv_depthwise.py and the compiled kernels of
+The paths live in ops/conv/columns.py (im2col, pointwise, rows), ops/conv/implicit_gemm.py,
+ops/conv/batch_last.py, ops/conv/channels_last.py, ops/conv/depthwise.py and the compiled kernels of
 dygraph.kernels.numba.depthwise2d. Here each product looks its path's function up by name. A
 backward hands both gradient products one GradLayouts of g, so that a layout of g both
 read (rows for channels-last, the shifted grid for the implicit GEMM, (M, N*L) for
@@ -121,7 +121,7 @@ def _grid(layouts, in_sizes, ksize, geo):
     return layouts.get("grid", lambda xp, g: grid_grad(xp, g, grid))
 
 
-# The paths of each product, by name (conv_paths.py): f(xp, ...) with the forward's
+# The paths of each product, by name (ops/conv/paths.py): f(xp, ...) with the forward's
 # columns or grid (`kept`, or None) and the GradLayouts of g for the gradients.
 _FORWARD = {
     "depthwise_compiled": lambda xp, x, w, b, geo, keep: (
@@ -190,7 +190,7 @@ _FILTER = {
 
 def conv_forward(xp, x, w, b, geo, keep_cols=False, path=None):
     """y = conv(x, w) + b for x (N, C, *S), w (M, C/groups, *k), b (M,) or None, on `path`
-    (conv_paths.forward_path's choice when None).
+    (dygraph.ops.conv.paths.forward_path's choice when None).
 
     Returns (y, kept): kept is what the path keeps for the filter gradient when keep_cols
     (its columns or grid; conv_backward reads it when the filter gradient runs on the same
@@ -202,7 +202,7 @@ def conv_forward(xp, x, w, b, geo, keep_cols=False, path=None):
 
 def conv_data(xp, g, w, in_sizes, geo, path=None):
     """The data gradient of conv (equally: the transposed convolution of g with w) on
-    `path` (conv_paths.data_path's choice when None).
+    `path` (dygraph.ops.conv.paths.data_path's choice when None).
 
     g (N, M, *O), w (M, C/groups, *k) -> (N, C, *in_sizes).
 
@@ -222,7 +222,7 @@ def conv_data(xp, g, w, in_sizes, geo, path=None):
 
 def conv_filter(xp, x, g, ksize, geo, path=None):
     """The filter gradient of conv: x (N, C, *S), g (N, M, *O) -> (M, C/groups, *ksize), on
-    `path` (conv_paths.filter_path's choice when None).
+    `path` (dygraph.ops.conv.paths.filter_path's choice when None).
 
     Example:
         >>> import numpy as np
@@ -242,7 +242,7 @@ def conv_backward(xp, x, w, g, in_sizes, geo, forward, kept, wanted):
     """(dx, dW[, db]) of a conv whose forward ran on path `forward` and kept `kept`;
     `wanted` says which of the three to compute (the others are None; db only when the
     conv has a bias, len(wanted) == 3). The gradient products follow the forward's path
-    (conv_paths.data_path, filter_path) and share g's layouts.
+    (dygraph.ops.conv.paths.data_path, filter_path) and share g's layouts.
 
     Example:
         >>> import numpy as np

@@ -2,7 +2,7 @@
 index_put, masked_scatter, diagonal_scatter, select_scatter, slice_scatter (writes), and
 index_sample, take, multiplex (reads).
 
-As in manipulation_scatter, every write works out the flat positions it touches by indexing
+As in ops/manipulation/scatter.py, every write works out the flat positions it touches by indexing
 a grid of flat offsets, then runs the one `Scatter` op (or put_along_axis for reductions),
 and every read runs `GetItem`: their gradients serve all of these.
 """

@@ -3,7 +3,7 @@
 Each mode is separable: along one spatial axis every output position is a weighted sum of a
 few input positions (1 for nearest, 2 for linear, 4 for bicubic, a window for area). This
 module computes those source positions and weights with Paddle's coordinate rules (ratios
-in float32, as its kernels compute them); nn_resample turns them into one AxisMap per
+in float32, as its kernels compute them); ops/nn/resample.py turns them into one AxisMap per
 resized axis and runs them (and their transposes for the gradient).
 """
 

@@ -29,8 +29,8 @@ from dygraph.ops.pool.windows import PoolGeometry
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "local_response_norm"]
 NONDIFF = set()
 
-# Dtypes whose statistics are sums in BLAS products (norm_sums); float16/bfloat16 keep
-# NumPy's mean, which accumulates in float32.
+# Dtypes whose statistics are sums in BLAS products (ops/normalization/sums.py);
+# float16/bfloat16 keep NumPy's mean, which accumulates in float32.
 _BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
@@ -128,8 +128,8 @@ class Normalize(Op):
         if self.fixed is None:
             blas_floats = x.dtype in _BLAS_FLOATS
             if blas_floats:
-                # Channel sums as products with ones (norm_sums): several times faster
-                # than NumPy's reductions over (0, 2, 3).
+                # Channel sums as products with ones (ops/normalization/sums.py): several
+                # times faster than NumPy's reductions over (0, 2, 3).
                 n = float(self.count)
                 mean = axis_sums(xp, xs, self.axes) / n
                 xhat = xp.subtract(xs, mean, out=workspace.output(xp, xs.shape, xs.dtype))
@@ -385,7 +385,7 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     pshape = tuple(c if i == axis else 1 for i in range(nd))
     axes = tuple(i for i in range(nd) if i != axis)
     use_global = (not training) if use_global_stats is None else use_global_stats
-    if _in_program(x):  # the running statistics are program values: see norm_running
+    if _in_program(x):  # the running statistics are program values (normalization/running.py)
         from dygraph.ops.normalization.running import running_batch_norm
 
         return running_batch_norm(x, running_mean, running_var, w, b, axes, epsilon, pshape,

@@ -2,7 +2,7 @@
 
 Max pooling keeps the winning tap of every window; its gradient scatters to those taps and
 the gradient of that scatter gathers from them, so double backward reuses the same kernels
-(pool_kernels.py). Average pooling and its gradient are each other's adjoints likewise.
+(ops/pool/windows.py). Average pooling and its gradient are each other's adjoints likewise.
 """
 
 from dygraph.autograd import grad_mode

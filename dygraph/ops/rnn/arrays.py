@@ -1,5 +1,5 @@
-"""The unmasked LSTM and GRU recurrences on raw arrays: the fast path of rnn_sequence
-and of the one-op LSTM and GRU layers (rnn_layer_op).
+"""The unmasked LSTM and GRU recurrences on raw arrays: the fast path of ops/rnn/sequence.py
+and of the one-op LSTM and GRU layers (ops/rnn/layer_op.py).
 
 Plain forward and backward of an LSTM or GRU without `sequence_length` run here instead of
 the generic per-step formula (which masks and create_graph still use). What makes them

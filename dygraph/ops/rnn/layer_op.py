@@ -7,12 +7,12 @@ a transposed copy of the input to time-major, the projection, a pass adding the 
 pass scaling the gates for the recurrence, and a transposed copy of the outputs back, each
 repeated in backward. As one op, the projection is one product in the input's own layout
 with the gate scaling and biases folded into the (small) weights, the recurrence reads the
-gates and writes the outputs through time-indexed views (rnn_arrays), and backward makes
+gates and writes the outputs through time-indexed views (ops/rnn/arrays.py), and backward makes
 the gate gradients once, in the input's layout, for the weight and input gradients, each
 one 2-D product.
 
 With create_graph=True the gradients are written with Tensor ops instead (the projection,
-then the generic reverse walk of rnn_sequence's LSTMSequence / GRUSequence), so double
+then the generic reverse walk of ops/rnn/sequence.py's LSTMSequence / GRUSequence), so double
 backward works. tests/ops/rnn/test_layer_op.py checks the ops against the composed layers,
 which stay the reference.
 """

@@ -16,7 +16,7 @@ records a graph, so double backward works as for any composed op.
 sequence's state and zeroes its outputs, as `sequence_length` asks.
 
 Unmasked LSTM and GRU, in plain forward and backward, take the raw-array path of
-rnn_arrays.py instead (fewer NumPy calls per step).
+ops/rnn/arrays.py instead (fewer NumPy calls per step).
 """
 
 from dygraph.autograd.backward_math import array_math
@@ -140,7 +140,7 @@ class LSTMSequence(_RecurrentSequence):
     """Gates in Paddle's order i, f, g, o; both biases already in the input gates.
 
     Without a mask, plain forward and backward take the bulk array path
-    (rnn_arrays.LSTMArrays); masks and create_graph use the generic formula below
+    (dygraph.ops.rnn.arrays.LSTMArrays); masks and create_graph use the generic formula below
     (tests/ops/rnn/test_sequence.py checks that both agree with the step-by-step cells).
     """
 
@@ -192,7 +192,7 @@ class LSTMSequence(_RecurrentSequence):
 class GRUSequence(_RecurrentSequence):
     """Gates r, z, c; the reset gate applies after the hidden product (Paddle's GRU).
     Extras: the hidden bias [3H] when the cell has one. Without a mask, plain forward and
-    backward take the bulk array path (rnn_arrays.GRUArrays)."""
+    backward take the bulk array path (dygraph.ops.rnn.arrays.GRUArrays)."""
 
     save_output = True  # the array path's weight gradient reads the outputs
 

@@ -1,8 +1,8 @@
 """Elementwise unary math: exp, log, trigonometry, rounding, clip, where, erf...
 
 Float-only ops cast integer inputs to the default float first, as Paddle does. The
-variants of exp/log/sqrt live in unary_explog.py, the inverse and hyperbolic trigonometry
-in unary_trig.py and erf/erfinv in unary_special.py; this module is the family that
+variants of exp/log/sqrt live in ops/unary/explog.py, the inverse and hyperbolic trigonometry
+in ops/unary/trig.py and erf/erfinv in ops/unary/erf.py; this module is the family that
 exports them all.
 """
 
