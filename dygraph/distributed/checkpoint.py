@@ -35,6 +35,7 @@ from dygraph.tensor.tensor import Tensor
 __all__ = ["save_state_dict", "load_state_dict", "load_merged_state_dict"]
 
 _METADATA = re.compile(r"^(\d+)\.metadata$")
+_FORMAT = "dygraph.distributed.checkpoint"
 
 
 def _ids(path):
@@ -102,7 +103,7 @@ def save_state_dict(state_dict, path, process_group=None, coordinator_rank=0,
     env.barrier(process_group)
     if g.rank == root:
         owner = {k: (root if save_replicas else writer[k]) for k in keys}
-        metadata = {"format": "dygraph.distributed.checkpoint", "unique_id": uid,
+        metadata = {"format": _FORMAT, "unique_id": uid,
                     "tensors": {k: {"file": f"{owner[k]}_{uid}.distcp",
                                     "shape": list(state_dict[k].shape),
                                     "dtype": str(state_dict[k]._data.dtype)} for k in keys}}
@@ -120,8 +121,38 @@ def _metadata(name, path, unique_id):
     uid = ids[-1] if unique_id is None else int(unique_id)
     if uid not in ids:
         raise FileNotFoundError(f"{name}: no checkpoint {uid} in {path!r} (it has {ids})")
-    with open(os.path.join(path, f"{uid}.metadata")) as f:
-        return json.load(f)["tensors"]
+    return _checked_metadata(name, os.path.join(path, f"{uid}.metadata"), uid)
+
+
+def _checked_metadata(name, where, uid):
+    """The tensors table of a metadata file, checked field by field: the file is data, and
+    every shard it names must be a shard of this checkpoint in its own folder."""
+    def bad(field, why):
+        return ValueError(f"{name}: {where}: {field} {why}")
+
+    try:
+        with open(where) as f:
+            metadata = json.load(f)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise ValueError(f"{name}: {where} is not checkpoint metadata ({exc})") from None
+    if not isinstance(metadata, dict) or metadata.get("format") != _FORMAT:
+        raise bad("format", f"should be {_FORMAT!r}")
+    tensors = metadata.get("tensors")
+    if not isinstance(tensors, dict):
+        raise bad("tensors", "should be a table of tensor entries")
+    shard = re.compile(rf"\d+_{uid}\.distcp")
+    for key, entry in tensors.items():
+        if not isinstance(entry, dict) or set(entry) != {"file", "shape", "dtype"}:
+            raise bad(f"tensors[{key!r}]", "should hold exactly file, shape and dtype")
+        if not isinstance(entry["file"], str) or not shard.fullmatch(entry["file"]):
+            raise bad(f"tensors[{key!r}].file", f"should name a shard <rank>_{uid}.distcp "
+                      f"of this checkpoint, got {str(entry['file'])[:80]!r}")
+        shape = entry["shape"]
+        if not isinstance(shape, list) or not all(type(d) is int and d >= 0 for d in shape):
+            raise bad(f"tensors[{key!r}].shape", "should be a list of sizes")
+        if not isinstance(entry["dtype"], str):
+            raise bad(f"tensors[{key!r}].dtype", "should be a dtype name")
+    return tensors
 
 
 def _read(path, tensors, keys):

@@ -217,3 +217,32 @@ def test_checkpoints_check_what_they_are_given(tmp_path):
         dist.load_state_dict({"w": paddle.ones([3])}, str(tmp_path))
     with pytest.raises(FileNotFoundError, match="no checkpoint 5 in"):
         dist.load_state_dict({"w": paddle.ones([2])}, str(tmp_path), unique_id=5)
+
+
+def test_checkpoint_metadata_is_data_checked_field_by_field(tmp_path):
+    """A metadata file that names a shard outside the checkpoint, or is malformed, is a
+    ValueError naming the file and the field; no other file is read."""
+    import json
+
+    dist.save_state_dict({"w": paddle.to_tensor([1.0, 2.0])}, str(tmp_path))
+    meta = next(tmp_path.glob("*.metadata"))
+    good = json.loads(meta.read_text())
+    cases = [
+        ({**good, "tensors": {"w": {**good["tensors"]["w"], "file": "../../etc/passwd"}}},
+         r"tensors\['w'\]\.file should name a shard"),
+        ({**good, "tensors": {"w": {**good["tensors"]["w"], "shape": [-1]}}},
+         r"tensors\['w'\]\.shape"),
+        ({**good, "format": "pickle"}, "format should be"),
+        ({**good, "tensors": []}, "tensors should be a table"),
+    ]
+    for bad, field in cases:
+        meta.write_text(json.dumps(bad))
+        with pytest.raises(ValueError, match=f"{meta.name}.*{field}"):
+            dist.load_state_dict({"w": paddle.zeros([2])}, str(tmp_path))
+    meta.write_text("[" * 100000)
+    with pytest.raises(ValueError, match="is not checkpoint metadata"):
+        dist.load_state_dict({"w": paddle.zeros([2])}, str(tmp_path))
+    meta.write_text(json.dumps(good))
+    target = {"w": paddle.zeros([2])}
+    dist.load_state_dict(target, str(tmp_path))
+    assert target["w"].numpy().tolist() == [1.0, 2.0]
