@@ -31,6 +31,7 @@ import hashlib
 import json
 import os
 import signal
+import stat
 import sys
 import tempfile
 import time
@@ -151,13 +152,24 @@ def _program(argv):
                        "started again for Paddle's launch variables; run it from a file")
 
 
+def _private_dir(where):
+    """Make `where` (or take it) only if it is this user's own directory that nobody else
+    can write: the requests in it name programs that trainer 0 starts."""
+    os.makedirs(where, mode=0o700, exist_ok=True)
+    info = os.lstat(where)
+    if (not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid()
+            or info.st_mode & 0o077):
+        raise RuntimeError(f"init_parallel_env: the rendezvous directory {where} is not a "
+                           "directory private to this user; remove it and start again")
+    return where
+
+
 def join(rank, nranks, endpoints, limit):
     """Connect the trainers. On trainer 0, return the communicator of all of them (rank =
     trainer id); on the others, hand over to the restarted program and exit with its
     code (this call does not return)."""
     _check_one_host(endpoints)
-    where = rendezvous_dir(endpoints)
-    os.makedirs(where, exist_ok=True)
+    where = _private_dir(rendezvous_dir(endpoints))
     if rank != 0:
         _stand_in(where, rank, limit)
     requests = _wait_for_requests(where, nranks, limit)

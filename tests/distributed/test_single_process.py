@@ -246,3 +246,21 @@ def test_checkpoint_metadata_is_data_checked_field_by_field(tmp_path):
     target = {"w": paddle.zeros([2])}
     dist.load_state_dict(target, str(tmp_path))
     assert target["w"].numpy().tolist() == [1.0, 2.0]
+
+
+def test_a_rendezvous_directory_others_can_write_is_refused(tmp_path):
+    """Trainer 0 starts the programs that requests in the rendezvous directory name, so a
+    directory another user could write into is refused."""
+    from dygraph.distributed.rendezvous import _private_dir
+
+    mine = _private_dir(str(tmp_path / "r"))
+    assert oct(os.stat(mine).st_mode & 0o777) == "0o700"
+    open_dir = tmp_path / "open"
+    open_dir.mkdir()
+    open_dir.chmod(0o777)
+    with pytest.raises(RuntimeError, match="not a directory private to this user"):
+        _private_dir(str(open_dir))
+    link = tmp_path / "link"
+    link.symlink_to(mine)
+    with pytest.raises(RuntimeError, match="not a directory private"):
+        _private_dir(str(link))
