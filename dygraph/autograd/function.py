@@ -59,12 +59,16 @@ class Op:
                       closed table of names (dygraph/static/program_format.py).
       saveable    -- False for ops that hold live objects (an optimizer, a process group, a
                       bound method): a saved program never contains them.
+      capturable  -- False for ops that must run on the host at every run of a program on
+                      a GPU, between CUDA graphs (dygraph/jit/cuda_graph.py): the optimizer
+                      calls of a training step, which read the learning rate on the host.
     """
 
     __slots__ = ("inputs", "edges", "__dict__", "__weakref__")
     attrs = ("n_outputs",)
     attr_kinds = None
     saveable = True
+    capturable = True
     # Rarely set per node, so class-level defaults save work on every op.
     versions = ()
     out_data = None

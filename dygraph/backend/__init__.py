@@ -59,6 +59,24 @@ def is_gpu_array(value):
     return _cupy is not None and isinstance(value, _cupy.ndarray)
 
 
+def plan_array_module(feed, values):
+    """The array module a program run works in: CuPy when a fed or stored value is a CuPy
+    array, else NumPy (at once while CuPy was never imported).
+
+    Example:
+        >>> plan_array_module({"x": np.zeros(2)}, {}) is np
+        True
+    """
+    if _cupy is None:
+        return np
+    ndarray = _cupy.ndarray
+    for group in (feed, values):
+        for value in group.values():
+            if isinstance(value, ndarray):
+                return _cupy
+    return np
+
+
 def is_writeable(array):
     """Whether writing into `array` leaves every other array alone as far as its flags
     tell: NumPy's writeable flag (off for broadcast views); CuPy has no such flag, so a

@@ -56,9 +56,24 @@ class Plan:
         keep = set(fetch_names)
         free_after = [[n for n in set(o.inputs) if last.get(n) == i and n not in keep]
                       for i, o in enumerate(self.ops)]
-        generated = straight_line(self.ops, free_after, set(feed_names), self.fetch_names,
-                                  set())
-        self.run = functools.partial(generated, {})
+        self._generate = functools.partial(straight_line, self.ops, free_after,
+                                           set(feed_names), self.fetch_names, set())
+        self.run = functools.partial(self._generate(), {})
+        self._hooked = None
+
+    def run_hooked(self, env, hook):
+        """One run with every op's forward called through hook(i, forward, args) (CUDA
+        graph capture: dygraph.jit.cuda_graph)."""
+        if self._hooked is None:
+            self._hooked = self._generate(hooked=True)
+        try:
+            return self._hooked({}, env, hook)
+        except _FORWARD_ERRORS as exc:
+            step = getattr(exc, "static_step", -1)
+            if step < 0:
+                raise
+            raise op_error(self.ops[step].type, f"{exc} (in a to_static program)",
+                           type(exc)) from None
 
     def __call__(self, env):
         try:

@@ -28,6 +28,7 @@ import numpy as np
 
 from dygraph.autograd import grad_mode
 from dygraph.autograd.function import Op, apply
+from dygraph.jit.cuda_graph import GraphedPlan
 from dygraph.jit.plan import Plan, rewrite, select
 from dygraph.static.backward import _backward
 from dygraph.tensor.tensor import _new_tensor
@@ -72,6 +73,7 @@ class CompiledProgram:
             persistables = {**program.parameters, **(program.live_tensors or {})}
         self.persistables = dict(persistables)
         self.input_names = list(input_names) + list(self.persistables)
+        self._n_call = len(input_names)
         self.output_names = list(output_names)
         self._persist_tensors = list(self.persistables.values())
         # Outputs that are inputs come back as copies (a new tensor, as from an op).
@@ -97,6 +99,8 @@ class CompiledProgram:
 
     def _set_forward(self, plan):
         self._forward_plan = plan
+        # On a GPU, runs that keep nothing for a backward replay CUDA graphs.
+        self._graphed = GraphedPlan(plan, self.input_names[:self._n_call])
         ops = [o.op for o in plan.ops]
         # What a run leaves on the op instances, cleared after runs without a backward.
         self._slots = [s for op in ops if type(getattr(op, "inputs", None)) is tuple
@@ -153,7 +157,7 @@ class CompiledProgram:
         outputs, with stop_gradient set."""
         arrays = [t._data for t in tensors]
         arrays += [t._data for t in self._persist_tensors]
-        outs = self._forward_plan(dict(zip(self.input_names, arrays)))
+        outs = self._graphed(dict(zip(self.input_names, arrays)))
         for slot in self._slots:
             slot._data = None
         for op in self._keepers:
@@ -163,7 +167,8 @@ class CompiledProgram:
                 for i in range(len(self.output_names))]
 
     def run_forward(self, node, arrays):
-        outs = self._forward_plan(dict(zip(self.input_names, arrays)))
+        env = dict(zip(self.input_names, arrays))
+        outs = self._forward_plan(env) if node.record else self._graphed(env)
         ops = self._forward_plan.ops
         if node.record:
             # The op instances hold this run's saved values; keep them with this call, so

@@ -75,7 +75,7 @@ class Accumulate(Op):
 
     attrs = ("params",)
     saveable = False  # holds live objects; never in a saved program
-
+    capturable = False  # runs on the host at each call, between CUDA graphs
     differentiable = False
 
     def __init__(self, params):
@@ -105,7 +105,7 @@ class StepCall(Op):
 
     attrs = ("args", "method", "target")
     saveable = False  # holds live objects; never in a saved program
-
+    capturable = False  # runs on the host at each call, between CUDA graphs
     differentiable = False
 
     def __init__(self, target, method, args):
@@ -134,7 +134,7 @@ class FusedStep(Op):
 
     attrs = ("optimizer", "order", "params", "parts", "set_to_zero", "zeroed")
     saveable = False  # holds live objects; never in a saved program
-
+    capturable = False  # runs on the host at each call, between CUDA graphs
     differentiable = False
 
     def __init__(self, accumulate, step_call, clear_call):

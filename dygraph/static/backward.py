@@ -30,6 +30,7 @@ import numpy as np
 from dygraph.autograd.backward_math import array_math
 from dygraph.autograd.engine import _sum_to
 from dygraph.autograd.function import Op
+from dygraph.backend import get_array_module
 from dygraph.static.block_op import lookup
 from dygraph.static.capture import Slot as _Slot
 from dygraph.static.program import Variable, default_main_program
@@ -66,14 +67,15 @@ class GradOf(Op):
 
     def forward(self, xp, *arrays):
         fwd = self.fwd
+        m = _MATH if xp is np else array_math(xp)
         grads = arrays[len(fwd.inputs):] if self.with_inputs else arrays
         if self.single:
-            result = fwd.backward(_MATH, grads[0])
+            result = fwd.backward(m, grads[0])
         else:
             full = [None] * fwd.n_outputs
             for i, g in zip(self.present, grads):
                 full[i] = g
-            result = fwd.backward(_MATH, *full)
+            result = fwd.backward(m, *full)
         inputs = fwd.inputs
         out = []
         for i in self.wanted:
@@ -87,7 +89,8 @@ class GradOf(Op):
     def fit(self, g, i):
         """Gradient `g` of input i in the input's shape (zeros for None)."""
         x = self.fwd.inputs[i]._data
-        return np.zeros(x.shape, x.dtype) if g is None else _sum_to(_MATH, g, x.shape)
+        m = _MATH if type(x) is np.ndarray else array_math(get_array_module(x))
+        return m.xp.zeros(x.shape, x.dtype) if g is None else _sum_to(m, g, x.shape)
 
     def release(self):
         """Done with the forward op's saved values for this run: free them now, as the

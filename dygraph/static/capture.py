@@ -27,6 +27,7 @@ from dygraph.autograd import grad_mode
 from dygraph.autograd.complex_grad import involves_complex, record_complex
 from dygraph.autograd.function import _FORWARD_ERRORS, Op, apply, declared_attrs
 from dygraph.autograd.interpreters import RECORD, below, handing_down, push, remove
+from dygraph.backend import as_numpy, is_gpu_array
 from dygraph.framework.errors import forward_error, user_frame
 from dygraph.framework.parameter import Parameter
 from dygraph.static.program import (
@@ -64,10 +65,23 @@ class Constant(Op):
         self.value = value
 
     def forward(self, xp, *unused):
-        return self.value.copy()
+        if xp is np or type(self.value) is not np.ndarray:
+            return self.value.copy()
+        # A GPU run: the value goes to the device once, so each run is a device copy (which
+        # a CUDA graph can hold) rather than a transfer from the host.
+        on_device = self.__dict__.get("_on_device")
+        if on_device is None:
+            on_device = self._on_device = xp.asarray(self.value)
+        return on_device.copy()
 
     def backward(self, m, *grads):
         return ()
+
+
+def _host_copy(array):
+    """A NumPy copy of `array` (a GPU tensor's too: programs are traced on host
+    stand-ins, and start values are stored on the host)."""
+    return as_numpy(array).copy() if is_gpu_array(array) else np.array(array, copy=True)
 
 
 def _register(block, tensor):
@@ -84,7 +98,7 @@ def _register(block, tensor):
         if name not in block.vars:
             # Tracing for to_static runs ops on copies: batch norm's running statistics
             # (parameters too) must not move while the program is built.
-            value = tensor._data if live is None else np.array(tensor._data, copy=True)
+            value = tensor._data if live is None else _host_copy(tensor._data)
             var = block.create_var(name, value.shape, value.dtype, persistable=True,
                                    stop_gradient=tensor._sg, stand_ins=(value, value))
             var.is_parameter = True
@@ -93,7 +107,7 @@ def _register(block, tensor):
             if live is None and name not in startup.vars:
                 startup.create_var(name, tensor._data.shape, tensor._data.dtype, True, True,
                                    (tensor._data, tensor._data))
-                startup.append_op(Constant(np.array(tensor._data, copy=True)), [], [name],
+                startup.append_op(Constant(_host_copy(tensor._data)), [], [name],
                                   role="init")
         return name
     if is_stand_in(tensor._data):
@@ -105,14 +119,14 @@ def _register(block, tensor):
         block = program.global_block()
         name = f"live_{id(tensor)}"
         if name not in block.vars:
-            copy = np.array(tensor._data, copy=True)
+            copy = _host_copy(tensor._data)
             block.create_var(name, copy.shape, copy.dtype, persistable=True,
                              stop_gradient=tensor._sg, stand_ins=(copy, copy))
             live[name] = tensor
         return name
     var = block.create_var(None, tensor._data.shape, tensor._data.dtype, stop_gradient=True,
                            stand_ins=(tensor._data, tensor._data))
-    block.append_op(Constant(np.array(tensor._data, copy=True)), [], [var.name], role="const")
+    block.append_op(Constant(_host_copy(tensor._data)), [], [var.name], role="const")
     return var.name
 
 

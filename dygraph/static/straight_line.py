@@ -20,7 +20,9 @@ import itertools
 
 import numpy as np
 
-from dygraph.static.backward import _MATH, GradOf
+from dygraph.autograd.backward_math import array_math
+from dygraph.backend import plan_array_module
+from dygraph.static.backward import GradOf
 
 __all__ = ["straight_line"]
 
@@ -48,10 +50,14 @@ def _early_gathers(ops, kept, consts):
     return {"grads": grads, "updates": updates}
 
 
-def _call_lines(i, o, args, outs, consts, body):
-    """outs = op i's forward(np, *args), keeping its output where its backward reads it."""
+def _call_lines(i, o, args, outs, consts, body, hooked=False):
+    """outs = op i's forward(xp, *args), keeping its output where its backward reads it.
+    `hooked`: the call goes through hook(i, forward, args) instead."""
     consts[f"f{i}"] = o.op.forward
-    call = f"f{i}(np, {', '.join(args)})" if args else f"f{i}(np)"
+    if hooked:
+        call = f"hook({i}, f{i}, ({''.join(a + ', ' for a in args)}))"
+    else:
+        call = f"f{i}(xp, {', '.join(args)})" if args else f"f{i}(xp)"
     if len(outs) == 1:
         body.append(f"    {outs[0]} = {call}")
     else:
@@ -65,9 +71,8 @@ def _gradient_lines(i, grad_op, g, outs, consts):
     """A GradOf with one output gradient, inlined: the forward op's backward, each wanted
     gradient in its input's shape, then the forward op's saved values released."""
     fwd = grad_op.fwd
-    consts.update({f"b{i}": fwd.backward, f"m{i}": _MATH, f"fit{i}": grad_op.fit,
-                   f"rel{i}": grad_op.release})
-    lines = [f"    r = b{i}(m{i}, {g})"]
+    consts.update({f"b{i}": fwd.backward, f"fit{i}": grad_op.fit, f"rel{i}": grad_op.release})
+    lines = [f"    r = b{i}(m, {g})"]
     for j, (w, out) in enumerate(zip(grad_op.wanted, outs)):
         consts[f"x{i}_{j}"] = fwd.inputs[w]
         lines += [f"    {out} = r[{w}]",
@@ -76,15 +81,18 @@ def _gradient_lines(i, grad_op, g, outs, consts):
     return lines + ["    del r", f"    rel{i}()"]
 
 
-def straight_line(ops, free_after, feed_names, fetch_names, persistable):
+def straight_line(ops, free_after, feed_names, fetch_names, persistable, hooked=False):
     """fn(scope_vars, feed) -> the tuple of the fetched values; once every op has run, the
     persistable values the ops wrote go into scope_vars.
 
     `free_after[i]`: the names whose last reader is op i. An exception raised inside gets
-    `static_step` (the index of the failing op) set on it."""
+    `static_step` (the index of the failing op) set on it. `hooked`: the function takes a
+    third argument, hook(i, forward, args), through which every op's forward is called
+    (gradient ops too, not inlined): CUDA graph capture (dygraph.jit.cuda_graph) watches
+    each op that way."""
     local = {}  # program name -> the local holding its latest value
     fresh = itertools.count()
-    consts = {"np": np}
+    consts = {"np": np, "array_module": plan_array_module, "array_math": array_math}
     body = []
     gather = _early_gathers(ops, set(fetch_names) | set(persistable), consts)
 
@@ -110,11 +118,11 @@ def straight_line(ops, free_after, feed_names, fetch_names, persistable):
         for n in o.outputs:
             local[n] = f"v{next(fresh)}"
             outs.append(local[n])
-        if isinstance(o.op, GradOf) and o.op.single:  # inputs: (the forward's), then g
-            g = args[len(o.op.fwd.inputs)] if o.op.with_inputs else args[0]
+        if isinstance(o.op, GradOf) and o.op.single and not hooked:
+            g = args[len(o.op.fwd.inputs)] if o.op.with_inputs else args[0]  # then g
             body.extend(_gradient_lines(i, o.op, g, outs, consts))
         else:
-            _call_lines(i, o, args, outs, consts, body)
+            _call_lines(i, o, args, outs, consts, body, hooked)
         for n in o.outputs:
             if n in gather["grads"]:  # straight into the update's flat gradient buffer
                 body += [f"    {gather['grads'][n]}[...] = {local[n]}", f"    del {local[n]}"]
@@ -125,7 +133,12 @@ def straight_line(ops, free_after, feed_names, fetch_names, persistable):
     stores = [f"    svars[{n!r}] = {local[n]}" for n in sorted(persistable) if n in local]
     fetched = "".join(f"{value_of(n)}, " for n in fetch_names)
     defaults = ", ".join(f"{k}={k}" for k in consts)
-    source = (f"def run(svars, feed, {defaults}):\n    step = -1\n    try:\n        pass\n" +
+    # The array module (NumPy, or CuPy for a plan fed GPU arrays) and its gradient math
+    # are looked up once per run.
+    head = "svars, feed, hook, " if hooked else "svars, feed, "
+    source = (f"def run({head}{defaults}):\n    step = -1\n"
+              "    xp = array_module(feed, svars)\n    m = array_math(xp)\n"
+              "    try:\n        pass\n" +
               "\n".join("    " + line for line in body) +
               "\n    except BaseException as exc:\n        exc.static_step = step\n"
               "        raise\n" + "".join(line + "\n" for line in stores) +
