@@ -7,7 +7,11 @@ repeated timings (the repeats take turns between the frameworks):
   (c) a 30-op chain `x = tanh(x * b + a)` repeated 10 times, then `x.sum().backward()`.
 Also the time of `python -c "import <framework>"` (median of fresh processes).
 
-Run: python benchmarks/op_overhead.py [--repeats 7]
+With --device gpu the tensors are on the first CUDA GPU (DyGraph through CuPy, PyTorch
+CUDA), each timed block ends by waiting for the GPU, and the import rows are left out: the
+figures are then the host time each op costs, which bounds a small GPU step.
+
+Run: python benchmarks/op_overhead.py [--repeats 7] [--device cpu|gpu]
 """
 
 import argparse
@@ -19,11 +23,13 @@ import time
 import numpy as np
 
 
-def _time_once(fn, number):
-    """Mean time of `number` calls, in microseconds."""
+def _time_once(fn, number, sync=None):
+    """Mean time of `number` calls, in microseconds (the GPU waited for at the end)."""
     start = time.perf_counter()
     for _ in range(number):
         fn()
+    if sync is not None:
+        sync()
     return (time.perf_counter() - start) / number * 1e6
 
 
@@ -43,23 +49,30 @@ def _cases(lib, make):
     return {"a": lambda: x + y, "b": lambda: xg + y, "c": chain}
 
 
-def _cases_dygraph():
+def _cases_dygraph(gpu):
     import dygraph
 
-    return _cases(dygraph, lambda v, g: dygraph.to_tensor(v, stop_gradient=not g))
+    place = "gpu" if gpu else "cpu"
+    cases = _cases(dygraph, lambda v, g: dygraph.to_tensor(v, place=place,
+                                                           stop_gradient=not g))
+    return cases, dygraph.device.cuda.synchronize if gpu else None
 
 
-def _cases_torch():
+def _cases_torch(gpu):
     import torch
 
     torch.set_num_threads(2)
-    return _cases(torch, lambda v, g: torch.tensor(v, requires_grad=g))
+    device = "cuda" if gpu else "cpu"
+    cases = _cases(torch, lambda v, g: torch.tensor(v, device=device, requires_grad=g))
+    return cases, torch.cuda.synchronize if gpu else None
 
 
-def _cases_paddle():
+def _cases_paddle(gpu):
     import paddle
 
-    return _cases(paddle, lambda v, g: paddle.to_tensor(v, stop_gradient=not g))
+    if gpu:
+        raise ImportError("PaddlePaddle's GPU build is not measured here")
+    return _cases(paddle, lambda v, g: paddle.to_tensor(v, stop_gradient=not g)), None
 
 
 def _numpy_forward_chain():
@@ -105,16 +118,18 @@ def _import_time(module, repeats, first_step=False):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--device", choices=("cpu", "gpu"), default="cpu")
     args = parser.parse_args()
+    gpu = args.device == "gpu"
     frameworks = [("dygraph", _cases_dygraph), ("torch", _cases_torch),
                   ("paddle", _cases_paddle)]
     numbers = {"a": 20000, "b": 10000, "c": 300}
-    cases = {}
+    cases, syncs = {}, {}
     for name, make in frameworks:
         try:
-            cases[name] = make()
-        except ImportError:
-            print(f"{name}: not installed, skipped")
+            cases[name], syncs[name] = make(gpu)
+        except ImportError as exc:
+            print(f"{name}: skipped ({exc})")
     numpy_chain = _numpy_forward_chain()
     samples = {name: {k: [] for k in numbers} for name in cases}
     numpy_samples = []
@@ -124,11 +139,11 @@ def main():
         for name, fns in cases.items():
             for key, fn in fns.items():
                 fn()
-                samples[name][key].append(_time_once(fn, numbers[key]))
+                samples[name][key].append(_time_once(fn, numbers[key], syncs[name]))
         numpy_samples.append(_time_once(numpy_chain, 2000))
     results = {name: {k: statistics.median(v) for k, v in per.items()}
                for name, per in samples.items()}
-    for name in results:
+    for name in results if not gpu else ():
         results[name]["import"] = _import_time(name, max(3, args.repeats // 2)) * 1e6
         results[name]["first"] = _import_time(name, max(3, args.repeats // 2), True) * 1e6
     numpy_chain = statistics.median(numpy_samples)
@@ -142,6 +157,8 @@ def main():
     header += "".join(f"{'dy/' + n:>12}" for n in ratio_cols)
     print(header)
     for key, label in labels.items():
+        if gpu and key in ("import", "first"):
+            continue
         scale = 1e-3 if key in ("import", "first") else 1.0
         row = f"{label:34}" + "".join(f"{results[n][key] * scale:12.2f}" for n in names)
         if "dygraph" in results:

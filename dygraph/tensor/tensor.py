@@ -376,11 +376,17 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         >>> import dygraph
         >>> dygraph.to_tensor([1, 2, 3]).dtype
         dygraph.int64
+        >>> dygraph.to_tensor([1.0], place="cpu").place
+        CPUPlace
     """
     array = _infer_array(data, dtype)
     from dygraph.framework.place import current_place
 
     target = place if place is not None else current_place()
+    if isinstance(target, str):  # "cpu", "gpu", "gpu:1", as Paddle takes them
+        from dygraph.framework.place import _parse_device
+
+        target = _parse_device(target)
     if target.is_gpu_place() or type(array) is not np.ndarray:
         from dygraph.backend import to_place
 
