@@ -11,6 +11,10 @@ import numpy as np
 import torch
 from torch import nn
 
+# benchmarks/models.py's transformer classifiers: d_model, heads, feed-forward width, layers
+# (no dropout; mean-pool over the sequence and a linear head to 10 classes).
+TRANSFORMERS = {"transformer": (128, 4, 512, 2), "transformer_big": (1024, 16, 4096, 2)}
+
 
 class _BasicBlock(nn.Module):
     def __init__(self, inplanes, planes, stride):
@@ -31,21 +35,51 @@ class _BasicBlock(nn.Module):
         return self.relu(self.bn2(self.conv2(out)) + identity)
 
 
-class _ResNet18(nn.Module):
-    def __init__(self, num_classes):
+class _Bottleneck(nn.Module):
+    expansion = 4
+
+    def __init__(self, inplanes, planes, stride):
+        super().__init__()
+        out = planes * self.expansion
+        self.conv1 = nn.Conv2d(inplanes, planes, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(planes)
+        # The stride sits on the 3x3 convolution, as in DyGraph's (and torchvision's) block.
+        self.conv2 = nn.Conv2d(planes, planes, 3, stride, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(planes)
+        self.conv3 = nn.Conv2d(planes, out, 1, bias=False)
+        self.bn3 = nn.BatchNorm2d(out)
+        self.relu = nn.ReLU()
+        self.downsample = None
+        if stride != 1 or inplanes != out:
+            self.downsample = nn.Sequential(nn.Conv2d(inplanes, out, 1, stride, bias=False),
+                                            nn.BatchNorm2d(out))
+
+    def forward(self, x):
+        identity = x if self.downsample is None else self.downsample(x)
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.relu(self.bn2(self.conv2(out)))
+        return self.relu(self.bn3(self.conv3(out)) + identity)
+
+
+class _ResNet(nn.Module):
+    """ResNet-18 (basic blocks, 2 per stage) or ResNet-50 (bottlenecks, 3-4-6-3)."""
+
+    def __init__(self, num_classes, block=_BasicBlock, blocks=(2, 2, 2, 2)):
         super().__init__()
         self.conv1 = nn.Conv2d(3, 64, 7, 2, 3, bias=False)
         self.bn1 = nn.BatchNorm2d(64)
         self.relu = nn.ReLU()
         self.maxpool = nn.MaxPool2d(3, 2, 1)
         inplanes = 64
-        for i, planes in enumerate((64, 128, 256, 512)):
+        expansion = getattr(block, "expansion", 1)
+        for i, (planes, count) in enumerate(zip((64, 128, 256, 512), blocks)):
             stride = 1 if i == 0 else 2
-            setattr(self, f"layer{i + 1}", nn.Sequential(
-                _BasicBlock(inplanes, planes, stride), _BasicBlock(planes, planes, 1)))
-            inplanes = planes
+            layers = [block(inplanes, planes, stride)]
+            inplanes = planes * expansion
+            layers += [block(inplanes, planes, 1) for _ in range(1, count)]
+            setattr(self, f"layer{i + 1}", nn.Sequential(*layers))
         self.avgpool = nn.AdaptiveAvgPool2d(1)
-        self.fc = nn.Linear(512, num_classes)
+        self.fc = nn.Linear(inplanes, num_classes)
 
     def forward(self, x):
         x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
@@ -102,17 +136,19 @@ class _SequenceClassifier(nn.Module):
     def __init__(self, name):
         super().__init__()
         self.name = name
+        width = 256 if name == "gru" else 128
         if name == "lstm":
             self.body = nn.LSTM(64, 128, num_layers=2, batch_first=True)
         elif name == "gru":
             self.body = nn.GRU(64, 256, batch_first=True)
         else:
-            layer = nn.TransformerEncoderLayer(128, 4, 512, dropout=0.0, batch_first=True)
-            self.body = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
-        self.head = nn.Linear(256 if name == "gru" else 128, 10)
+            width, heads, ff, layers = TRANSFORMERS[name]
+            layer = nn.TransformerEncoderLayer(width, heads, ff, dropout=0.0, batch_first=True)
+            self.body = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.head = nn.Linear(width, 10)
 
     def forward(self, x):
-        if self.name == "transformer":
+        if self.name in TRANSFORMERS:
             return self.head(self.body(x).mean(dim=1))
         out, _ = self.body(x)
         return self.head(out[:, -1])
@@ -141,8 +177,8 @@ def _renamed(name, dy_state):
             continue
         key = key.replace("._mean", ".running_mean").replace("._variance", ".running_var")
         out[key] = value
-    if name == "transformer":
-        for i in range(2):
+    if name in TRANSFORMERS:
+        for i in range(TRANSFORMERS[name][3]):
             pre = f"body.layers.{i}.self_attn."
             w = [out.pop(f"{pre}{p}_proj.weight") for p in "qkv"]
             b = [out.pop(f"{pre}{p}_proj.bias") for p in "qkv"]
@@ -154,7 +190,9 @@ def _renamed(name, dy_state):
 def mirror(name, dy_model):
     """A PyTorch module equal to DyGraph's `dy_model` (see benchmarks/models.py)."""
     if name == "resnet18":
-        model = _ResNet18(10)
+        model = _ResNet(10)
+    elif name == "resnet50_b64":
+        model = _ResNet(10, _Bottleneck, (3, 4, 6, 3))
     elif name == "lenet":
         model = _LeNet(10)
     elif name == "mobilenetv2":
