@@ -13,6 +13,8 @@ channels-first around the op.
 Each product runs on one of several paths (ops/conv/paths.py has the decision table); Conv
 records its forward's path and its backward follows it. `force_path` (here, from
 ops/conv/paths.py) makes every conv take a path of your choosing, to compare paths or to test one.
+On CUDA GPUs cuDNN runs the products (dygraph/backend/cudnn.py) unless a path is forced or
+cuDNN declines the call; Conv then records the path "cudnn" and its backward asks cuDNN too.
 
 Example:
     >>> import dygraph
@@ -25,17 +27,28 @@ Example:
 
 import functools
 
+import numpy as np
+
 from dygraph.autograd import grad_mode
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
+from dygraph.backend import cudnn
 from dygraph.framework.errors import UnsupportedDTypeError, op_error
 from dygraph.ops.common import amp_casts, as_tensor
 from dygraph.ops.conv.im2col import Geometry
 from dygraph.ops.conv.paths import (
     force_path,  # noqa: F401 - dygraph.ops.conv.convolution.force_path
+    forced_path,
     forward_path,
+    log_choice,
 )
-from dygraph.ops.conv.products import conv_backward, conv_data, conv_filter, conv_forward
+from dygraph.ops.conv.products import (
+    bias_grad,
+    conv_backward,
+    conv_data,
+    conv_filter,
+    conv_forward,
+)
 from dygraph.ops.conv.spatial_args import (
     channel_last,
     conv_padding,
@@ -54,6 +67,42 @@ def _reduce_axes(ndim):
     return (0,) + tuple(range(2, ndim))
 
 
+def _on_cudnn(xp):
+    """Whether cuDNN should run a product: CuPy arrays, no path forced, cuDNN on."""
+    return xp is not np and forced_path() is None and cudnn.enabled()
+
+
+def _forward(xp, x, w, b, geo, keep_cols=False):
+    """(y, path, kept) of conv(x, w) + b: cuDNN's y where it runs it, else the path table's."""
+    if _on_cudnn(xp):
+        y = cudnn.conv_forward(xp, x, w, geo)
+        if y is not None:
+            if b is not None:
+                y += b.reshape((1, -1) + (1,) * (y.ndim - 2))
+            return y, log_choice("conv forward", "cudnn", x, w), None
+    path = forward_path(xp, x, w, geo)
+    y, kept = conv_forward(xp, x, w, b, geo, keep_cols, path)
+    return y, path, kept
+
+
+def _data(xp, g, w, in_sizes, geo):
+    """The data gradient of conv, by cuDNN where it runs it (ops/conv/products.conv_data)."""
+    dx = cudnn.conv_data(xp, g, w, in_sizes, geo) if _on_cudnn(xp) else None
+    if dx is None:
+        return conv_data(xp, g, w, in_sizes, geo)
+    log_choice("conv data gradient", "cudnn", g, w)
+    return dx
+
+
+def _filter(xp, x, g, ksize, geo):
+    """The filter gradient of conv, by cuDNN where it runs it (products.conv_filter)."""
+    dw = cudnn.conv_filter(xp, x, g, ksize, geo) if _on_cudnn(xp) else None
+    if dw is None:
+        return conv_filter(xp, x, g, ksize, geo)
+    log_choice("conv filter gradient", "cudnn", x, g)
+    return dw
+
+
 class Conv(Op):
     """y = conv(x, w) (+ b) on channels-first arrays; `path` is the forward's path
     (dygraph.ops.conv.paths.forward_path), which the plain backward follows."""
@@ -67,8 +116,7 @@ class Conv(Op):
 
     def forward(self, xp, x, w, b=None):
         self.in_sizes = x.shape[2:]
-        self.path = forward_path(xp, x, w, self.geo)
-        y, self.cols = conv_forward(xp, x, w, b, self.geo, self.keep_cols, self.path)
+        y, self.path, self.cols = _forward(xp, x, w, b, self.geo, self.keep_cols)
         return y
 
     def backward(self, m, g):
@@ -80,6 +128,11 @@ class Conv(Op):
                     m.conv_filter(x, g, ksize, self.geo) if e[1] is not None else None,
                     *([m.sum(g, axis=_reduce_axes(g._data.ndim)) if e[2] is not None else None]
                       if len(e) > 2 else []))
+        if self.path == "cudnn":
+            xp = m.xp
+            return (_data(xp, g, w, self.in_sizes, self.geo) if e[0] is not None else None,
+                    _filter(xp, x, g, w.shape[2:], self.geo) if e[1] is not None else None,
+                    *([bias_grad(xp, g) if e[2] is not None else None] if len(e) > 2 else []))
         return conv_backward(m.xp, x, w, g, self.in_sizes, self.geo, self.path, self.cols,
                              tuple(edge is not None for edge in e))
 
@@ -95,7 +148,7 @@ class ConvData(Op):
         self.geo, self.in_sizes = geo, tuple(in_sizes)
 
     def forward(self, xp, g, w, b=None):
-        y = conv_data(xp, g, w, self.in_sizes, self.geo)
+        y = _data(xp, g, w, self.in_sizes, self.geo)
         if b is not None:
             y += b.reshape((1, -1) + (1,) * len(self.in_sizes))
         return y
@@ -124,7 +177,7 @@ class ConvFilter(Op):
 
     def forward(self, xp, x, g):
         self.in_sizes = x.shape[2:]
-        return conv_filter(xp, x, g, self.ksize, self.geo)
+        return _filter(xp, x, g, self.ksize, self.geo)
 
     def backward(self, m, gw):
         e = self.edges
@@ -133,11 +186,11 @@ class ConvFilter(Op):
                 m.conv(x, gw, self.geo) if e[1] is not None else None)
 
 
-register("conv", array_fn=lambda xp: lambda x, w, geo: conv_forward(xp, x, w, None, geo)[0],
+register("conv", array_fn=lambda xp: lambda x, w, geo: _forward(xp, x, w, None, geo)[0],
          tensor_fn=lambda x, w, geo: apply(Conv(geo), x, w))
-register("conv_data", array_fn=lambda xp: functools.partial(conv_data, xp),
+register("conv_data", array_fn=lambda xp: functools.partial(_data, xp),
          tensor_fn=lambda g, w, in_sizes, geo: apply(ConvData(geo, in_sizes), g, w))
-register("conv_filter", array_fn=lambda xp: functools.partial(conv_filter, xp),
+register("conv_filter", array_fn=lambda xp: functools.partial(_filter, xp),
          tensor_fn=lambda x, g, ksize, geo: apply(ConvFilter(geo, ksize), x, g))
 
 

@@ -36,6 +36,11 @@ measurements behind each threshold are in docs/PERFORMANCE.md#conv-paths):
                                                                  sample where a sample has
                                                                  more positions than taps)
 
+On CUDA GPUs cuDNN comes before the table (dygraph/backend/cudnn.py; the ops of
+ops/conv/convolution.py ask it first): it runs all three products of a conv unless a path
+is forced or cuDNN is off (DYGRAPH_CUDNN=0, not installed), and the table picks a CuPy path
+where it declines a geometry.
+
 The data gradient and the filter gradient run the forward's path, except after im2col,
 or alone (ConvData, ConvFilter: the transposed conv, double backward), where the data
 gradient takes the first of: depthwise_compiled, depthwise (as above); channels_last
