@@ -18,7 +18,7 @@ from dygraph.autograd.function import Op, apply
 from dygraph.autograd.grad_mode import no_grad
 from dygraph.autograd.grad_mode import state as _state
 from dygraph.autograd.whole_call import register_whole_call
-from dygraph.backend import compiled, get_array_module
+from dygraph.backend import compiled, cudnn, get_array_module
 from dygraph.backend.workspace import workspace
 from dygraph.framework.errors import UnsupportedDTypeError, op_error
 from dygraph.ops.common import as_tensor, cast
@@ -121,7 +121,12 @@ class Normalize(Op):
             return self._forward_rows(xp, x, w, b, self.rows)
         xs = x if self.template is None else x.reshape(self.template)
         self.nshape = xs.shape  # this run's (resolves a -1)
-        self.stats = None
+        self.stats = self.cudnn_stats = None
+        axis = self._channel_axis(x) if xp is not np and self.fixed is None else None
+        if axis is not None:
+            y = self._forward_cudnn(xp, x, w, b, axis)
+            if y is not None:
+                return y
         kernel = self._compiled(xp, x)
         if kernel is not None:
             return self._forward_compiled(kernel, x, w, b)
@@ -152,6 +157,40 @@ class Normalize(Op):
         if b is not None:
             y += b.reshape(self.pshape)
         return y
+
+    def _channel_axis(self, x):
+        """The channel axis of a batch norm (statistics over every other axis, per-channel
+        parameters), else None."""
+        if self.template is not None or len(self.axes) != x.ndim - 1 or not self._per_channel():
+            return None
+        return next(i for i in range(x.ndim) if i not in self.axes)
+
+    def _forward_cudnn(self, xp, x, w, b, axis):
+        """Batch norm on batch statistics by cuDNN on CuPy arrays (dygraph/backend/cudnn.py),
+        None where it does not run it. Backward reads cuDNN's float32 mean and rstd (neither
+        xhat nor x - mean is kept)."""
+        out = cudnn.batch_norm(xp, x, w, b, self.eps, axis)
+        if out is None:
+            return None
+        y, mean, rstd, var = out
+        self.cudnn_stats, self.xhat, self.centered = (mean, rstd, axis), None, None
+        self.batch_mean, self.rstd, self.batch_var = (
+            s.astype(x.dtype).reshape(self.pshape) for s in (mean, rstd, var))
+        return y
+
+    def _backward_cudnn(self, m, g, w):
+        """dx, dw, db of a cuDNN forward by cuDNN, None where it does not run them."""
+        mean, rstd, axis = self.cudnn_stats
+        out = cudnn.batch_norm_grads(m.xp, g, m.data(self.x(0, m)), w, mean, rstd, axis)
+        if out is None:
+            return None
+        e = self.edges
+        grads = [out[0] if e[0] is not None else None] + [None] * (len(e) - 1)
+        if w is not None and e[1] is not None:
+            grads[1] = out[1].astype(g.dtype).reshape(w.shape)
+        if len(e) > 2 and e[2] is not None:
+            grads[2] = out[2].astype(g.dtype).reshape(self.inputs[2]._data.shape)
+        return tuple(grads)
 
     def _compiled(self, xp, x):
         """The compiled batch norm (dygraph.kernels.numba.batch_norm) when it takes this op: batch
@@ -261,11 +300,17 @@ class Normalize(Op):
         if not m.tensor_mode and self.rows:
             return self._backward_rows(m.xp, g, w)
         if not m.tensor_mode and self.fixed is None and self._per_channel():
-            if self.stats is not None:
+            if self.cudnn_stats is not None:
+                grads = self._backward_cudnn(m, g, w)
+                if grads is not None:
+                    return grads
+            elif self.stats is not None:
                 kernel = compiled.kernels("batch_norm", m.xp, g, m.data(self.x(0, m)))
                 if kernel is not None:
                     return self._backward_compiled(kernel, m, g, w)
-                # The kernels turned off since the forward: the NumPy path's x - mean.
+            if self.xhat is None and self.centered is None:
+                # The kernels turned off since the forward, or cuDNN declined the backward:
+                # the NumPy path's x - mean.
                 self.centered = m.data(self.x(0, m)) - self.batch_mean
             return self._backward_per_channel(g, w)
         xhat, rstd = self._recompute(m) if m.tensor_mode else (self.xhat, self.rstd)
