@@ -36,8 +36,9 @@ WHITE_LIST = frozenset({"matmul", "linear", "conv", "einsum", "dot"})
 # Paddle's black list: numerically sensitive ops stay in float32.
 BLACK_LIST = frozenset({
     "exp", "expm1", "log", "log10", "log2", "log1p", "logsoftmax", "softmax",
-    "softmaxcrossentropy", "classloss", "nllloss", "binarycrossentropy", "mean", "sum",
-    "prod", "cumsum", "cumprod", "pow", "reciprocal", "rsqrt", "square", "tan", "acos",
+    "softmaxcrossentropy", "labelinputcrossentropy", "classloss", "nllloss",
+    "binarycrossentropy", "mean", "sum", "prod", "cumsum", "cumprod", "pow", "reciprocal",
+    "rsqrt", "square", "tan", "acos",
     "asin", "atanh", "cosh", "sinh", "erfinv", "softplus", "tanhshrink", "pnorm", "var",
     "std", "logsumexp", "normalize",
 })

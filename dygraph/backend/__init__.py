@@ -77,6 +77,42 @@ def plan_array_module(feed, values):
     return np
 
 
+class _Capture:
+    """Whether a CUDA graph capture is in progress (dygraph/jit/cuda_graph.py), and the
+    checks its ops left for after each replay."""
+
+    active = False
+    checks = None
+
+
+CAPTURE = _Capture()
+
+
+def capturing():
+    """Whether GPU work is being captured into a CUDA graph now: an op must then not read a
+    device value on the host (it has none yet); it may leave a check for later instead.
+
+    Example:
+        >>> capturing()
+        False
+    """
+    return CAPTURE.active
+
+
+def defer_check(flag, error):
+    """While capturing: after each run of the graph, raise error() when the device boolean
+    `flag` is true (an op's check of values it cannot read while captured).
+
+    Example:
+        >>> import numpy as np
+        >>> defer_check(np.bool_(False), ValueError)  # not capturing: checked now
+    """
+    if CAPTURE.active:
+        CAPTURE.checks.append((flag, error))
+    elif bool(flag):
+        raise error()
+
+
 def is_writeable(array):
     """Whether writing into `array` leaves every other array alone as far as its flags
     tell: NumPy's writeable flag (off for broadcast views); CuPy has no such flag, so a

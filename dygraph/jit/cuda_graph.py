@@ -40,7 +40,7 @@ Example (a GPU is needed to capture; elsewhere the plan runs as it is):
 import os
 import warnings
 
-from dygraph.backend import plan_array_module
+from dygraph.backend import CAPTURE, plan_array_module
 
 __all__ = ["GraphedPlan", "enabled", "stats"]
 
@@ -77,6 +77,7 @@ class _Capture:
         self.segment = []  # (forward, args, outs) of the ops in the graph being captured
         self.capturing = False
         self.uncapturable = {}  # op index -> why
+        self.checks = []  # (device flag, error maker) to look at after each run
 
     # -- the capture state ---------------------------------------------------------------
     def _begin(self):
@@ -86,13 +87,15 @@ class _Capture:
         self.stream.__enter__()
         cp.cuda.set_pinned_memory_allocator(_refuse_pinned)
         self.stream.begin_capture()
-        self.capturing = True
+        self.capturing = CAPTURE.active = True
+        CAPTURE.checks = self.checks
+        self._checks_from = len(self.checks)
         self.segment = []
 
     def _end(self):
         """End the capture in progress; the graph, or None when it was broken."""
         cp = self.cp
-        self.capturing = False
+        self.capturing = CAPTURE.active = False
         try:
             graph = self.stream.end_capture()
         except Exception:  # noqa: BLE001 - an invalidated capture has no graph
@@ -120,48 +123,47 @@ class _Capture:
     def __call__(self, i, forward, args):
         op = self.ops[i].op
         if not getattr(op, "capturable", True):
-            return self._host(i, forward, args)
+            self._close_segment()
+            return self._on_host(forward, args)
         try:
             out = forward(self.cp, *args)
         except Exception as exc:  # noqa: BLE001 - any failure while capturing: on the host
             self.uncapturable[i] = f"{type(exc).__name__}: {exc}"
-            self._recapture()
-            return self._host(i, forward, args)
+            segment = self.segment
+            self._end()  # a broken capture, or one holding part of op i: dropped
+            self._redo(segment)
+            return self._on_host(forward, args)
         self.segment.append((forward, args, out))
         return out
 
-    def _host(self, i, forward, args):
-        """Op i runs now, on the host side of the graphs, and at each replay."""
+    def _close_segment(self):
+        """End the graph in progress and launch it, so its outputs hold this run's values."""
         segment = self.segment
         graph = self._end()
-        if graph is None:  # op i broke the capture after its first kernels
-            self.segment = segment
-            self._recapture_segment(segment)
+        if graph is None:  # an op broke the capture without raising
+            self._redo(segment)
         else:
             self._launch(graph)
-        out = forward(self.cp, *args)
-        self.sequence.append(("host", forward, args, out))
-        self._begin()
-        return out
 
-    def _recapture(self):
-        """The capture in progress broke: capture its ops again (without the op that broke
-        it) and launch them, so their outputs hold this run's values."""
-        segment = self.segment
-        self._end()
+    def _redo(self, segment):
+        """Capture the ops of `segment` again (their first capture was dropped), writing
+        into the outputs later ops already read, and launch the graph."""
+        del self.checks[self._checks_from:]  # their flags belong to the dropped capture
         self._begin()
-        self._recapture_segment(segment)
-
-    def _recapture_segment(self, segment):
-        if not self.capturing:
-            self._begin()
         for forward, args, outs in segment:
             _copy_into(outs, forward(self.cp, *args))
         graph = self._end()
         if graph is None:
             raise RuntimeError("CUDA graph capture failed twice on the same ops")
         self._launch(graph)
-        self._begin()  # _host ends it again at once; a graph may be empty
+
+    def _on_host(self, forward, args):
+        """An op that runs now, outside the graphs, and again at each replay; then the
+        next graph starts."""
+        out = forward(self.cp, *args)
+        self.sequence.append(("host", forward, args, out))
+        self._begin()
+        return out
 
 
 def _copy_into(recorded, new):
@@ -180,12 +182,21 @@ def _copy_into(recorded, new):
             recorded[...] = new
 
 
-class _Replay:
-    """What a capture left: the sequence to replay, the input buffers, the outputs."""
+def _run_checks(checks):
+    """The ops' checks of values they could not read while captured (labels in range):
+    one wait for the GPU, where there are any."""
+    for flag, error in checks:
+        if bool(flag):
+            raise error()
 
-    def __init__(self, sequence, inputs, persist, outs, pool):
+
+class _Replay:
+    """What a capture left: the sequence to replay, the input buffers, the outputs and
+    the checks to make after each run."""
+
+    def __init__(self, sequence, inputs, persist, outs, pool, checks):
         self.sequence, self.inputs, self.persist = sequence, inputs, persist
-        self.outs, self.pool = outs, pool
+        self.outs, self.pool, self.checks = outs, pool, checks
 
     def __call__(self, cp, env):
         for name, buffer in self.inputs.items():
@@ -197,6 +208,7 @@ class _Replay:
             else:
                 _, forward, args, recorded = item
                 _copy_into(recorded, forward(cp, *args))
+        _run_checks(self.checks)
         return self.outs
 
 
@@ -259,6 +271,7 @@ class GraphedPlan:
             self._replays[key] = None
             raise
         hook.finish()
+        _run_checks(hook.checks)
         if hook.uncapturable:
             # This call ran right (the op ran on the host, between graphs), but a replay
             # would not: later graphs read what the op kept for its gradient at this
@@ -270,7 +283,8 @@ class GraphedPlan:
             self._replays[key] = None
             stats["plain"] += 1
         else:
-            self._replays[key] = _Replay(hook.sequence, inputs, persist, outs, pool)
+            self._replays[key] = _Replay(hook.sequence, inputs, persist, outs, pool,
+                                         hook.checks)
         return outs
 
 

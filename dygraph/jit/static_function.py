@@ -20,8 +20,6 @@ import inspect
 import operator
 import warnings
 
-import numpy as np
-
 from dygraph.autograd import grad_mode
 from dygraph.jit import config
 from dygraph.jit.guards import Guards, SideEffect
@@ -136,9 +134,6 @@ class StaticFunction:
             structure, tensors = len(args), args  # the common case, keyed cheaply
         else:
             structure, tensors = tensor_args(args, kwargs)
-        if tensors and type(tensors[0]._data) is not np.ndarray:
-            # Programs run on NumPy arrays: device (CuPy) tensors run eagerly.
-            return self._call_eagerly(args, kwargs)
         key = self._key(structure, tensors)
         concrete = self._cache._programs.get(key)
         if concrete is None or state.grad_on and concrete.stale():

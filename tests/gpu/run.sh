@@ -1,19 +1,58 @@
 #!/usr/bin/env bash
-# The GPU checks, on a machine with CuPy and a CUDA GPU: the GPU tests, the device and seed
-# tests that look for a GPU, the five-model benchmark on the GPU and a profile of one
-# model's step there. Logs go to $OUT (or ./gpu-logs).
-# Usage: bash tests/gpu/run.sh [pytest options]
+# The GPU checks and benchmarks, for a machine with CuPy and a CUDA GPU, in about 8 minutes.
+# Wheels carried in .whl/ (such a machine may have no package index: the cuDNN frontend,
+# nvidia-cudnn-frontend) are installed first. Then, by stage:
+#   tests    the GPU tests (tests/gpu, skipped elsewhere) and the device and seed tests
+#   bench    benchmarks/models.py --device gpu: the five models, eager and to_static
+#            (CUDA graphs), against PyTorch CUDA eager
+#   big      the compute-bound cases (ResNet-50 batch 64 at 224x224, a d=1024 Transformer)
+#   amp      a bfloat16 auto_cast step of ResNet-18 and the Transformer against PyTorch's
+#   overhead the host time per op on the GPU (benchmarks/op_overhead.py) against PyTorch's
+#   profile  a profile of one eager ResNet-18 step
+# Logs go to $OUT (or ./gpu-logs); the benchmark outputs are named as committed under
+# benchmarks/results/ (<date>-gpu-<stage>.txt).
+# Usage: bash tests/gpu/run.sh [stage ...]   (default: all of them, in that order)
 set -o pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-gpu-logs}
 mkdir -p "$OUT"
-export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
+if ls .whl/*.whl > /dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target /tmp/site .whl/*.whl 2>&1 | tail -3
+    export PYTHONPATH=/tmp/site
+fi
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 DYGRAPH_GPU_LOG=$OUT
+DAY=$(date +%Y-%m-%d)
 python3 -c "import sys, numpy, cupy; print(sys.version.split()[0], 'numpy', numpy.__version__,
 'cupy', cupy.__version__, cupy.cuda.runtime.getDeviceProperties(0)['name'].decode())"
-timeout 240 python3 -m pytest -p no:cacheprovider -o addopts="" -q -rfE --timeout 200 \
-    --durations 10 -n 12 tests/gpu tests/device/test_device.py tests/seeds tests/examples "$@" \
-    2>&1 | tee "$OUT/gpu_tests.log" | tail -80
-cd benchmarks || exit
-timeout 120 python3 models.py --device gpu --steps 5 --repeats 3 2>&1 | tee "$OUT/gpu_models.log"
-timeout 60 python3 profile_step.py --device gpu --model resnet18 --top 40 \
-    > "$OUT/gpu_profile.log" 2>&1
+python3 -c "import cudnn; print('cudnn frontend', cudnn.__version__, 'backend',
+cudnn.backend_version())" 2>&1 | tail -1
+for stage in ${*:-tests bench big amp overhead profile}; do
+    start=$SECONDS
+    case $stage in
+    tests)
+        timeout 240 python3 -m pytest -p no:cacheprovider -o addopts="" -q -rfE \
+            --timeout 200 --durations 10 -n 12 tests/gpu tests/device/test_device.py \
+            tests/seeds tests/examples 2>&1 | tee "$OUT/gpu_tests.log" | tail -60 ;;
+    bench)
+        timeout 150 python3 benchmarks/models.py --device gpu --modes eager,to_static \
+            --steps 10 --repeats 3 --out "$OUT/$DAY-gpu-models.txt" ;;
+    big)
+        timeout 150 python3 benchmarks/models.py --device gpu --modes eager,to_static \
+            --models resnet50_b64,transformer_big --steps 3 --repeats 2 --warmup 1 \
+            --out "$OUT/$DAY-gpu-compute-bound.txt" ;;
+    amp)
+        timeout 90 python3 benchmarks/models.py --device gpu --modes eager,to_static \
+            --models resnet18,transformer --amp bfloat16 --steps 10 --repeats 3 \
+            --out "$OUT/$DAY-gpu-bfloat16.txt" ;;
+    overhead)
+        timeout 60 python3 benchmarks/op_overhead.py --device gpu --repeats 3 \
+            2>&1 | tee "$OUT/$DAY-gpu-op-overhead.txt" ;;
+    profile)
+        timeout 60 python3 benchmarks/profile_step.py --device gpu --model resnet18 --top 40 \
+            > "$OUT/gpu_profile.log" 2>&1 ;;
+    *)
+        echo "unknown stage $stage" ;;
+    esac
+    echo "== stage $stage: $((SECONDS - start)) s"
+done

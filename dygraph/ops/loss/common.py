@@ -10,6 +10,7 @@ computes both halves so the fused ops (cross_entropy, nll_loss) stay a single no
 import numpy as np
 
 from dygraph.autograd.function import Op
+from dygraph.backend import capturing, defer_check
 from dygraph.framework.errors import describe, op_error
 from dygraph.ops.common import as_tensor
 from dygraph.ops.reduction import reduce as _reduction
@@ -87,6 +88,9 @@ class Targets:
         self.out_shape = label.shape
         classes = x_shape[axis]
         self.index, self.valid, self.count = index, None, index.size
+        if index.size and capturing():
+            self._on_device(index, ignore_index, classes, x_shape, op)
+            return
         if index.size == 0 or (not 0 <= ignore_index < classes and index.min() >= 0
                                and index.max() < classes):
             return  # the common case, checked with two reductions: every label is valid
@@ -100,6 +104,19 @@ class Targets:
             self.valid = valid
             self.index = index * valid
             self.count = int(valid.sum())
+
+    def _on_device(self, index, ignore_index, classes, x_shape, op):
+        """The checks inside a CUDA graph, where no label can be read on the host: every
+        label is masked by ignore_index (a mask of ones where none is ignored: the same
+        sums), the count stays on the device, and a bad label raises after the run."""
+        valid = index != ignore_index
+        bad = (valid & ((index < 0) | (index >= classes))).any()
+        defer_check(bad, lambda: op_error(
+            op, f"label values must lie in [0, {classes}) or equal ignore_index="
+                f"{ignore_index} (input shape {list(x_shape)})"))
+        self.valid = valid
+        self.index = index * valid
+        self.count = valid.sum()
 
 
 def class_weight_array(weight, classes, like, op):
@@ -135,10 +152,16 @@ def hard_weights(targets, weight):
     if weight is None:
         if targets.valid is None:
             return None, float(max(targets.index.size, 1))
-        return targets.valid.astype(np.float32), float(max(targets.count, 1))
+        count = targets.count
+        if not isinstance(count, int):  # a device count inside a CUDA graph
+            return targets.valid.astype(np.float32), count.clip(1, None).astype(np.float32)
+        return targets.valid.astype(np.float32), float(max(count, 1))
     per = weight[targets.index]
     if targets.valid is not None:
         per = per * targets.valid
+    if capturing():  # the sum stays on the device
+        denom = per.sum()
+        return per, denom + (denom == 0)
     denom = float(per.sum())
     return per, (denom if denom != 0 else 1.0)
 
