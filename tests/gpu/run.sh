@@ -3,6 +3,8 @@
 # Wheels carried in .whl/ (such a machine may have no package index: the cuDNN frontend,
 # nvidia-cudnn-frontend) are installed first. Then, by stage:
 #   tests    the GPU tests (tests/gpu, skipped elsewhere) and the device and seed tests
+#   programs (not in the default list) only the to_static and CUDA graph tests, on every
+#            third spec entry, and the cuDNN tests
 #   bench    benchmarks/models.py --device gpu: the five models, eager and to_static
 #            (CUDA graphs), against PyTorch CUDA eager
 #   big      the compute-bound cases (ResNet-50 batch 64 at 224x224, a d=1024 Transformer)
@@ -34,9 +36,13 @@ for stage in ${*:-tests bench big amp overhead profile}; do
         timeout 240 python3 -m pytest -p no:cacheprovider -o addopts="" -q -rfE \
             --timeout 200 --durations 10 -n 12 tests/gpu tests/device/test_device.py \
             tests/seeds tests/examples 2>&1 | tee "$OUT/gpu_tests.log" | tail -60 ;;
+    programs)  # the programs and CUDA graph checks alone, a third of the spec table
+        DYGRAPH_GPU_SPEC_STRIDE=3 timeout 110 python3 -m pytest -p no:cacheprovider \
+            -o addopts="" -q -rfE --timeout 60 -n 14 tests/gpu/test_programs_on_gpu.py \
+            tests/gpu/test_cudnn.py 2>&1 | tee "$OUT/gpu_programs.log" | tail -40 ;;
     bench)
         timeout 150 python3 benchmarks/models.py --device gpu --modes eager,to_static \
-            --steps 10 --repeats 3 --out "$OUT/$DAY-gpu-models.txt" ;;
+            --steps 10 --repeats 3 --out "$OUT/$DAY-gpu-models.txt" 2>&1 | tail -15 ;;
     big)
         timeout 150 python3 benchmarks/models.py --device gpu --modes eager,to_static \
             --models resnet50_b64,transformer_big --steps 3 --repeats 2 --warmup 1 \
