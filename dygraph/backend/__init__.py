@@ -23,6 +23,9 @@ def _import_cupy():
         from dygraph.backend.gpu_memory import install
 
         install(cupy)  # peak memory statistics (paddle.device.max_memory_allocated)
+        from dygraph.backend import capture_products
+
+        capture_products.install(cupy, CAPTURE)  # products inside CUDA graph captures
         _cupy = cupy
     return _cupy
 

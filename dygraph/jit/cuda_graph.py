@@ -40,7 +40,8 @@ Example (a GPU is needed to capture; elsewhere the plan runs as it is):
 import os
 import warnings
 
-from dygraph.backend import CAPTURE, plan_array_module
+from dygraph.backend import CAPTURE, capture_products, plan_array_module
+from dygraph.static.backward import GradOf
 
 __all__ = ["GraphedPlan", "enabled", "stats"]
 
@@ -57,6 +58,10 @@ def enabled():
         True
     """
     return os.environ.get("DYGRAPH_CUDA_GRAPHS", "1") != "0"
+
+
+def _kept():
+    """A gradient op's release while capturing: nothing yet (see _Capture.release)."""
 
 
 class CaptureRefused(RuntimeError):
@@ -78,10 +83,19 @@ class _Capture:
         self.capturing = False
         self.uncapturable = {}  # op index -> why
         self.checks = []  # (device flag, error maker) to look at after each run
+        self.released = []  # gradient ops whose release waits for the end
+
+    def release(self):
+        """Free what the gradient ops kept for a capture that might be made again."""
+        for op in self.released:
+            del op.release
+            op.release()
+        self.released = []
 
     # -- the capture state ---------------------------------------------------------------
     def _begin(self):
         cp = self.cp
+        capture_products.prepare(cp)
         self._allocator = cp.cuda.using_allocator(self.pool.malloc)
         self._allocator.__enter__()
         self.stream.__enter__()
@@ -122,6 +136,11 @@ class _Capture:
     # -- the hook ---------------------------------------------------------------------------
     def __call__(self, i, forward, args):
         op = self.ops[i].op
+        if type(op) is GradOf and "release" not in op.__dict__:
+            # A gradient op frees its forward op's saved values when done; while
+            # capturing, a dropped graph may have to capture it again, so that waits.
+            op.release = _kept
+            self.released.append(op)
         if not getattr(op, "capturable", True):
             self._close_segment()
             return self._on_host(forward, args)
@@ -265,12 +284,14 @@ class GraphedPlan:
         hook.start()
         try:
             outs = self.plan.run_hooked(feed, hook)
+            hook.finish()
         except BaseException:
             if hook.capturing:
                 hook._end()
             self._replays[key] = None
             raise
-        hook.finish()
+        finally:
+            hook.release()
         _run_checks(hook.checks)
         if hook.uncapturable:
             # This call ran right (the op ran on the host, between graphs), but a replay

@@ -14,6 +14,7 @@ import pytest
 
 import dygraph
 from dygraph import nn
+from dygraph.backend import CAPTURE, capture_products
 from dygraph.jit import cuda_graph
 from tests.gpu import requires_gpu
 from tests.op_specs import all_specs
@@ -45,7 +46,10 @@ def _note_fallbacks(spec, caught):
 
 @pytest.mark.parametrize("spec", SPECS, ids=_ids)
 def test_to_static_on_the_gpu_gives_eager_numbers(spec, on_gpu):
-    converted = dygraph.jit.to_static(lambda *xs: spec.fn(*xs))
+    def run(*xs):
+        return spec.fn(*xs)
+
+    converted = dygraph.jit.to_static(run)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for seed in (0, 1, 2):  # a plain run, the capture, a replay
@@ -178,3 +182,39 @@ def test_a_step_after_set_state_dict_takes_the_new_state(on_gpu):
         got = float(step(*_batch("convnet", k)))
         want = float(ref_step(*_batch("convnet", k)))
         assert got == pytest.approx(want, rel=1e-5), f"step {k}"
+
+
+_LAYOUTS = [((3, 4), (4, 5), None), ((4, 3), (4, 5), "a.T"), ((3, 4), (5, 4), "b.T"),
+            ((2, 3, 4), (4, 5), None), ((3, 4), (2, 4, 5), None), ((2, 1, 3, 4), (5, 4, 2), None),
+            ((4,), (4, 5), None), ((3, 4), (4,), None), ((3, 8), (4, 5), "a[:, ::2]")]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("a_shape, b_shape, view", _LAYOUTS)
+def test_products_inside_a_capture_match_cupy(a_shape, b_shape, view, dtype):
+    """The cuBLAS calls made while capturing (backend/capture_products.py), run outside a
+    capture with the capture flag set, against CuPy's own products."""
+    import cupy
+
+    rng = np.random.default_rng(0)
+    a = cupy.asarray(rng.standard_normal(a_shape).astype(dtype))
+    b = cupy.asarray(rng.standard_normal(b_shape).astype(dtype))
+    a, b = {"a.T": (a.T, b), "b.T": (a, b.T), "a[:, ::2]": (a[:, ::2], b)}.get(view, (a, b))
+    want = cupy.matmul(a, b)
+    want_dot = cupy.dot(a, b) if a.ndim <= 2 and b.ndim <= 2 else None
+    want_einsum = cupy.einsum("...ij,...jk->...ik", a, b) if a.ndim == b.ndim >= 2 else None
+    capture_products.prepare(cupy)
+    CAPTURE.active = True
+    try:
+        got = cupy.matmul(a, b)
+        got_dot = cupy.dot(a, b) if want_dot is not None else None
+        got_einsum = (cupy.einsum("...ij,...jk->...ik", a, b) if want_einsum is not None
+                      else None)
+    finally:
+        CAPTURE.active = False
+    tol = 2e-3 if dtype == "float16" else 1e-6
+    for g, w in ((got, want), (got_dot, want_dot), (got_einsum, want_einsum)):
+        if w is not None:
+            assert g.shape == w.shape and g.dtype == w.dtype
+            np.testing.assert_allclose(g.get().astype(np.float64), w.get().astype(np.float64),
+                                       rtol=tol, atol=tol)
