@@ -80,6 +80,28 @@ def plan_array_module(feed, values):
     return np
 
 
+_CONSTANTS = {}  # (device, key) -> a device array made from the host once
+
+
+def device_constant(xp, key, make):
+    """`make()` (a NumPy array computed from shapes and attributes alone) as an array of
+    `xp`, made once per `key` and GPU: ops' index tables and factors then cost no copy
+    from the host per call, and can be captured into a CUDA graph (a copy from the host
+    cannot). The array is shared: never write into it.
+
+    Example:
+        >>> device_constant(np, ("ones", 2), lambda: np.ones(2))
+        array([1., 1.])
+    """
+    if xp is np:
+        return make()
+    slot = (xp.cuda.runtime.getDevice(), key)
+    array = _CONSTANTS.get(slot)
+    if array is None:
+        array = _CONSTANTS[slot] = xp.asarray(make())
+    return array
+
+
 class _Capture:
     """Whether a CUDA graph capture is in progress (dygraph/jit/cuda_graph.py), and the
     checks its ops left for after each replay."""

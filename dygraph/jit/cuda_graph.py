@@ -41,6 +41,7 @@ import os
 import warnings
 
 from dygraph.backend import CAPTURE, capture_products, plan_array_module
+from dygraph.framework.random import default_generator
 from dygraph.static.backward import GradOf
 
 __all__ = ["GraphedPlan", "enabled", "stats"]
@@ -144,9 +145,12 @@ class _Capture:
         if not getattr(op, "capturable", True):
             self._close_segment()
             return self._on_host(forward, args)
+        drawn = default_generator.get_state()
         try:
             out = forward(self.cp, *args)
         except Exception as exc:  # noqa: BLE001 - any failure while capturing: on the host
+            # The op runs again on the host: the random numbers it drew are drawn again.
+            default_generator.set_state(drawn)
             self.uncapturable[i] = f"{type(exc).__name__}: {exc}"
             segment = self.segment
             self._end()  # a broken capture, or one holding part of op i: dropped

@@ -28,6 +28,7 @@ import numpy as np
 
 from dygraph.autograd import grad_mode
 from dygraph.autograd.function import Op, apply
+from dygraph.backend import get_array_module, is_gpu_array
 from dygraph.jit.cuda_graph import GraphedPlan
 from dygraph.jit.plan import Plan, rewrite, select
 from dygraph.static.backward import _backward
@@ -74,6 +75,7 @@ class CompiledProgram:
         self.persistables = dict(persistables)
         self.input_names = list(input_names) + list(self.persistables)
         self._n_call = len(input_names)
+        self._host_copies = {}  # input index -> (host array, its copy on the GPU)
         self.output_names = list(output_names)
         self._persist_tensors = list(self.persistables.values())
         # Outputs that are inputs come back as copies (a new tensor, as from an op).
@@ -96,6 +98,25 @@ class CompiledProgram:
         self._forward_ops = select(ops, fetch)
         forward, _ = rewrite(self._forward_ops, [], fetch)
         self._set_forward(Plan(forward, names, fetch))
+
+    def _on_one_device(self, arrays):
+        """`arrays` with the host arrays among them on the GPU where the run is on one:
+        constants a trace made on the host (a scale, a table) are live inputs too. Each
+        is copied once and kept while its source array stays the same."""
+        if not self._host_copies and type(arrays[0] if arrays else None) is np.ndarray:
+            return arrays
+        device = next((a for a in arrays if is_gpu_array(a)), None)
+        if device is None:
+            return arrays
+        xp = get_array_module(device)
+        out = list(arrays)
+        for i, a in enumerate(arrays):
+            if type(a) is np.ndarray:
+                kept = self._host_copies.get(i)
+                if kept is None or kept[0] is not a:
+                    kept = self._host_copies[i] = (a, xp.asarray(a))
+                out[i] = kept[1]
+        return out
 
     def _set_forward(self, plan):
         self._forward_plan = plan
@@ -157,6 +178,7 @@ class CompiledProgram:
         outputs, with stop_gradient set."""
         arrays = [t._data for t in tensors]
         arrays += [t._data for t in self._persist_tensors]
+        arrays = self._on_one_device(arrays)
         outs = self._graphed(dict(zip(self.input_names, arrays)))
         for slot in self._slots:
             slot._data = None
@@ -167,7 +189,7 @@ class CompiledProgram:
                 for i in range(len(self.output_names))]
 
     def run_forward(self, node, arrays):
-        env = dict(zip(self.input_names, arrays))
+        env = dict(zip(self.input_names, self._on_one_device(arrays)))
         outs = self._forward_plan(env) if node.record else self._graphed(env)
         ops = self._forward_plan.ops
         if node.record:

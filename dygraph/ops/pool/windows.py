@@ -24,7 +24,7 @@ import itertools
 
 import numpy as np
 
-from dygraph.backend import compiled
+from dygraph.backend import compiled, device_constant
 from dygraph.backend.workspace import workspace
 from dygraph.ops.conv.paths import forced_path, log_choice
 
@@ -98,6 +98,8 @@ class PoolGeometry:
                     for i, st, o in zip(off, self.stride, self.out_sizes)), None
             return
         spans = [int((e - s).max()) for s, e in zip(self.starts, self.ends)]
+        # The tables depend on the sizes alone: on a GPU each is copied there once.
+        bins = (tuple(self.in_sizes), tuple(self.out_sizes))
         for off in itertools.product(*(range(k) for k in spans)):
             pos = [s + i for s, i in zip(self.starts, off)]
             valid = None
@@ -105,10 +107,12 @@ class PoolGeometry:
             for a, (p, e, s) in enumerate(zip(pos, self.ends, self.in_sizes)):
                 shape = [1] * d
                 shape[a] = -1
-                index.append(xp.asarray(np.minimum(p, s - 1).reshape(shape)))
+                index.append(device_constant(xp, ("pool_index", bins, off, a), lambda p=p, s=s,
+                                             shape=shape: np.minimum(p, s - 1).reshape(shape)))
                 ok = (p < e).reshape(shape)
                 valid = ok if valid is None else valid & ok
-            yield tuple(index), xp.asarray(valid)
+            yield tuple(index), device_constant(xp, ("pool_valid", bins, off),
+                                                lambda valid=valid: valid)
 
     def padded_shape(self, lead):
         return tuple(lead) + tuple(s + lo + e for s, (lo, _), e in
@@ -350,7 +354,9 @@ def max_mask(xp, arg, geo):
     for a in reversed(range(d)):
         shape = [1] * d
         shape[a] = -1
-        pos = xp.asarray(geo.starts[a]).reshape(shape) + rest % spans[a]
+        starts = device_constant(xp, ("pool_starts", tuple(geo.in_sizes),
+                                      tuple(geo.out_sizes), a), lambda a=a: geo.starts[a])
+        pos = starts.reshape(shape) + rest % spans[a]
         rest = rest // spans[a]
         flat = flat + pos * _prod(geo.in_sizes[a + 1:])
     return flat.astype(np.int32)
@@ -413,7 +419,11 @@ def avg_pool(xp, x, geo, divisor):
 
 
 def _as(xp, divisor, dtype):
-    return xp.asarray(divisor, dtype=dtype)
+    if xp is np or not isinstance(divisor, np.ndarray):
+        return xp.asarray(divisor, dtype=dtype) if xp is np else np.dtype(dtype).type(divisor)
+    # A table of the sizes alone: copied to the GPU once.
+    return device_constant(xp, ("avg_divisor", divisor.shape, divisor.tobytes(),
+                                np.dtype(dtype).str), lambda: divisor.astype(dtype))
 
 
 def avg_scatter(xp, g, geo, divisor):

@@ -40,7 +40,7 @@ tests/ops/rnn/test_sequence.py checks both paths against the step-by-step cells.
 
 import numpy as np
 
-from dygraph.backend import blas, compiled
+from dygraph.backend import blas, compiled, device_constant
 from dygraph.backend.workspace import workspace
 from dygraph.kernels.cuda import elementwise as cuda_kernels
 
@@ -68,7 +68,8 @@ def lstm_gate_scale(xp, size, dtype):
         >>> lstm_gate_scale(np, 1, np.float32)
         array([0.5, 0.5, 1. , 0.5], dtype=float32)
     """
-    return xp.repeat(xp.asarray(_LSTM_SCALE, dtype), size)
+    return device_constant(xp, ("lstm_gate_scale", size, np.dtype(dtype).str),
+                           lambda: np.repeat(np.asarray(_LSTM_SCALE, dtype), size))
 
 
 def time_view(array, time_major):
@@ -261,7 +262,8 @@ def gru_gate_scale(xp, size, dtype):
         >>> gru_gate_scale(np, 1, np.float32)
         array([0.5, 0.5, 1. ], dtype=float32)
     """
-    return xp.repeat(xp.asarray([0.5, 0.5, 1.0], dtype), size)
+    return device_constant(xp, ("gru_gate_scale", size, np.dtype(dtype).str),
+                           lambda: np.repeat(np.asarray([0.5, 0.5, 1.0], dtype), size))
 
 
 class GRUArrays(_GateArrays):
