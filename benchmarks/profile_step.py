@@ -31,7 +31,7 @@ def main():
     if args.device == "gpu":
         dygraph.set_device("gpu")
         model.to("gpu")
-    step, _ = dygraph_step(model, x, y, args.device)
+    step, _, _ = dygraph_step(model, x, y, args.device)
     for _ in range(2):
         step()
     profile = cProfile.Profile()

@@ -46,7 +46,9 @@ class Linear(Op):
             y = workspace.output(xp, x.shape[:-1] + (w.shape[1],), x.dtype)
             xp.matmul(rows, w, out=y.reshape(len(rows), w.shape[1]))
         else:
-            y = (rows @ w).reshape(x.shape[:-1] + (w.shape[1],))
+            # xp.matmul, not @: a CUDA graph capture routes the function to cuBLAS
+            # (backend/capture_products.py), which the operator would bypass.
+            y = xp.matmul(rows, w).reshape(x.shape[:-1] + (w.shape[1],))
         if b is not None:
             y += b
         return y

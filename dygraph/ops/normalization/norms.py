@@ -71,7 +71,7 @@ class Normalize(Op):
         and the row sums of squares as one einsum, instead of reductions over short rows
         and their temporaries (figures: docs/PERFORMANCE.md#normalization)."""
         x2 = x.reshape(-1, n)
-        mean = x2 @ xp.full(n, 1.0 / n, x.dtype)
+        mean = xp.matmul(x2, xp.full(n, 1.0 / n, x.dtype))
         # xhat (kept for backward) and y in workspace memory (backend/workspace.py).
         xhat = xp.subtract(x2, mean[:, None], out=workspace.output(xp, x2.shape, x.dtype))
         var = xp.einsum("ij,ij->i", xhat, xhat) / n
@@ -97,7 +97,7 @@ class Normalize(Op):
             gh = g2
             if w is not None:
                 gh = xp.multiply(g2, w.reshape(-1), out=workspace.take(xp, g2.shape, g.dtype))
-            mean_g = gh @ xp.full(n, 1.0 / n, g.dtype)
+            mean_g = xp.matmul(gh, xp.full(n, 1.0 / n, g.dtype))
             mean_gx = xp.einsum("ij,ij->i", gh, xhat) / n
             out = workspace.output(xp, self.shape, g.dtype)
             dx = xp.multiply(xhat, mean_gx[:, None], out=out.reshape(g2.shape))
@@ -110,7 +110,8 @@ class Normalize(Op):
         if w is not None and e[1] is not None:
             grads[1] = xp.einsum("ij,ij->j", g2, xhat).reshape(w.shape)
         if len(e) > 2 and e[2] is not None:
-            grads[2] = (xp.ones(len(g2), g.dtype) @ g2).reshape(self.inputs[2]._data.shape)
+            grads[2] = xp.matmul(xp.ones(len(g2), g.dtype), g2).reshape(
+                self.inputs[2]._data.shape)
         return tuple(grads)
 
     def forward(self, xp, x, w=None, b=None):
