@@ -57,6 +57,7 @@ class Model:
     def __init__(self, network, inputs=None, labels=None):
         self.network = network
         self._inputs = self._specs(inputs, "inputs")
+        self._seen = None  # the input specs of the first batch run (see _forward)
         self._labels = self._specs(labels, "labels")
         self._optimizer = self._loss = None
         self._metrics = []
@@ -143,7 +144,14 @@ class Model:
 
     # -- one batch -------------------------------------------------------------------------
     def _forward(self, inputs):
-        outputs = self.network(*[_to_tensor(x) for x in _as_list(inputs)])
+        tensors = [_to_tensor(x) for x in _as_list(inputs)]
+        if self._seen is None:
+            # What save(training=False) traces from when the Model was built without
+            # `inputs`, as Paddle's Model does: the first batch's shapes and dtypes, any
+            # batch size.
+            self._seen = [InputSpec([None] + list(t.shape[1:]), t.dtype, f"input_{i}")
+                          for i, t in enumerate(tensors)]
+        outputs = self.network(*tensors)
         return _as_list(outputs)
 
     def _losses(self, outputs, labels):
@@ -326,18 +334,21 @@ class Model:
         """Save `path.pdparams` (the network) and `path.pdopt` (the optimizer, when there
         is one). `training=False` writes the inference model instead (`path.pdmodel` and
         `path.pdiparams`, through dygraph.jit.save, in eval mode), traced from the Model's
-        `inputs` InputSpecs; dygraph.jit.load reads it back."""
+        `inputs` InputSpecs, or, for a Model built without them, from the shapes and
+        dtypes of the first batch it ran (any batch size); dygraph.jit.load reads it back."""
         if not training:
-            if not self._inputs:
+            specs = self._inputs or self._seen
+            if not specs:
                 raise ValueError("Model.save(training=False) traces the network from the "
                                  "Model's inputs: build it as Model(network, inputs="
-                                 "[InputSpec(shape, dtype, name)])")
+                                 "[InputSpec(shape, dtype, name)]), or run a batch first "
+                                 "(fit, evaluate, predict or *_batch)")
             from dygraph.jit import save as jit_save
 
             was_training = self.network.training
             self.network.eval()
             try:
-                jit_save(self.network, path, input_spec=self._inputs)
+                jit_save(self.network, path, input_spec=specs)
             finally:
                 if was_training:
                     self.network.train()

@@ -133,6 +133,26 @@ def test_inference_save_writes_a_model_jit_load_runs(tmp_path):
     np.testing.assert_allclose(loaded(x).numpy(), net(x).numpy(), rtol=1e-6, atol=1e-6)
 
 
+def test_inference_save_without_inputs_takes_the_shapes_fit_saw(tmp_path):
+    """As Paddle's Model: built without `inputs`, save(training=False) after fit traces
+    from the first batch's shapes and dtypes, and the saved model takes any batch size."""
+    dygraph.seed(0)
+    net = dygraph.nn.Sequential(dygraph.nn.Linear(4, 8), dygraph.nn.ReLU(),
+                                dygraph.nn.Linear(8, 2))
+    model = Model(net)
+    model.prepare(dygraph.optimizer.SGD(0.1, parameters=net.parameters()),
+                  dygraph.nn.CrossEntropyLoss())
+    model.fit(Blobs(n=16), epochs=1, batch_size=8, verbose=0)
+    model.save(str(tmp_path / "m"), training=False)
+    loaded = dygraph.jit.load(str(tmp_path / "m"))
+    loaded.eval()
+    model.network.eval()
+    for n in (1, 3):
+        x = dygraph.to_tensor(Blobs(n=n).x)
+        np.testing.assert_allclose(loaded(x).numpy(), model.network(x).numpy(), rtol=1e-6,
+                                   atol=1e-6)
+
+
 def test_progress_lines_follow_paddle(capsys):
     model = _model()
     model.fit(Blobs(n=32), epochs=1, batch_size=8, verbose=2, log_freq=2)
