@@ -13,7 +13,7 @@ from dygraph.autograd import grad_mode
 from dygraph.autograd.backward_math import math_for
 from dygraph.backend import get_array_module, is_writeable
 from dygraph.backend.workspace import POOLED_SIZE, workspace
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import AssertedValueError, op_error
 from dygraph.tensor.tensor import Tensor, _new_tensor
 
 __all__ = ["grad"]
@@ -444,7 +444,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     ins = _as_list(inputs)
     gouts = _as_list(grad_outputs) if grad_outputs is not None else [None] * len(outs)
     if len(gouts) != len(outs):
-        raise op_error("grad", f"got {len(outs)} outputs but {len(gouts)} grad_outputs")
+        raise op_error("grad", f"got {len(outs)} outputs but {len(gouts)} grad_outputs",
+                       AssertedValueError)  # Paddle asserts the lengths match
     if retain_graph is None:
         retain_graph = create_graph
     capture = {}

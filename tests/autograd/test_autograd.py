@@ -376,3 +376,13 @@ def test_grad_of_an_intermediate_leaves_the_graph_below_it_usable():
     np.testing.assert_allclose(gh.numpy(), 2 * np.tanh(x.numpy()), rtol=1e-6)
     (h * 3).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 3 * (1 - np.tanh(x.numpy()) ** 2), rtol=1e-6)
+
+
+def test_grad_with_a_grad_output_per_output_or_an_assertion_as_paddle():
+    """Paddle asserts len(grad_outputs) == len(outputs): the error is an AssertionError
+    (and a ValueError, as DyGraph's argument errors are)."""
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    with pytest.raises(AssertionError, match="2 grad_outputs"):
+        paddle.grad([(x * x).sum()], [x], grad_outputs=[paddle.ones([1]), paddle.ones([1])])
+    with pytest.raises(ValueError):
+        paddle.grad([(x * x).sum()], [x], grad_outputs=[])
