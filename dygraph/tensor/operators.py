@@ -37,7 +37,7 @@ def astype(self, dtype):
     return cast(self, dtype)
 
 
-def clone(self):
+def clone(self, name=None):
     """A copy that stays in the graph (gradients flow back to self)."""
     return apply(_Identity(), self)
 

@@ -62,9 +62,6 @@ class Tensor:
     def size(self):
         return int(self._data.size)
 
-    def numel(self):
-        return int(self._data.size)
-
     @property
     def is_leaf(self):
         return self._node is None

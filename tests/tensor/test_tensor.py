@@ -135,6 +135,14 @@ def test_astype_clone_detach_and_methods():
     assert x.T.shape == [2]
 
 
+def test_numel_is_a_tensor_and_clone_takes_name():
+    # Paddle's Tensor.numel answers a 0-D int64 tensor (Tensor.size is the Python int)
+    n = paddle.ones([3, 4]).numel(name="n")
+    assert isinstance(n, paddle.Tensor) and n.shape == [] and n.dtype == paddle.int64
+    assert int(n) == 12 and paddle.ones([3, 4]).size == 12
+    assert paddle.to_tensor([1.0, 2.0]).clone(name="c").tolist() == [1.0, 2.0]
+
+
 def test_creation_ops_and_seed():
     assert paddle.zeros([2, 3]).shape == [2, 3]
     assert paddle.full([2], 7).tolist() == [7, 7]
