@@ -111,13 +111,22 @@ def op_error(op, message, exc_type=ValueError):
     return err
 
 
+# What the array library says when it has no kernel for the input dtypes (NumPy's three
+# wordings, then CuPy's): Paddle raises RuntimeError there, so the op raises
+# UnsupportedDTypeError, which is also the TypeError the array library raised.
+_NO_KERNEL = ("not supported for the input types", "did not contain a loop with signature",
+              "numpy boolean subtract", "Wrong type (")
+
+
 def forward_error(op_name, inputs, exc):
     """Re-express an array-library error raised inside an op's forward in our format."""
     if getattr(exc, "dygraph_op", None):
         return exc
     got = ", ".join(describe(t) for t in inputs)
     kind = type(exc)
-    if kind.__module__.startswith("numpy._core"):
+    if isinstance(exc, TypeError) and any(text in str(exc) for text in _NO_KERNEL):
+        kind = UnsupportedDTypeError
+    elif kind.__module__.startswith("numpy._core"):
         # NumPy's private subclasses (e.g. _ArrayMemoryError) need extra constructor
         # arguments; raise the public built-in they derive from.
         kind = next(c for c in kind.__mro__ if c.__module__ == "builtins")

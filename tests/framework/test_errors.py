@@ -3,6 +3,7 @@ pointing at the user's line (this file), not at framework internals."""
 
 import re
 
+import numpy as np
 import pytest
 
 import dygraph as paddle
@@ -63,3 +64,17 @@ def test_backward_of_a_non_float_tensor_computes_nothing():
     # (wrong) gradient appears anywhere
     x = paddle.to_tensor([1, 2])
     assert x.sum().backward() is None and x.grad is None
+
+
+def test_a_dtype_without_a_kernel_is_a_runtime_error_and_a_type_error():
+    # Paddle raises RuntimeError where it has no kernel for a dtype; the array library's
+    # TypeError is kept as the other base, and the message still names the op and inputs.
+    complex_x = paddle.to_tensor(np.array([1 + 1j], np.complex64))
+    bools = paddle.to_tensor([True, False])
+    for call in (lambda: paddle.ceil(complex_x), lambda: paddle.lgamma(complex_x),
+                 lambda: paddle.sign(bools), lambda: paddle.subtract(bools, bools),
+                 lambda: paddle.copysign(complex_x, complex_x)):
+        with pytest.raises(RuntimeError) as info:
+            call()
+        assert isinstance(info.value, TypeError) and re.search(HERE, str(info.value))
+    assert str(info.value).startswith("copysign:")

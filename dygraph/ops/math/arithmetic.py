@@ -115,10 +115,20 @@ class RoundedDivide(Op):
         return m.zeros_like(g), m.zeros_like(g)
 
 
+def _round_half_away(xp, v):
+    return xp.sign(v) * xp.floor(xp.abs(v) + 0.5)
+
+
 class Remainder(Op):
     save_inputs = True
 
     def forward(self, xp, a, b):
+        if a.dtype.kind == "c":
+            # As Paddle: x - q * y, q being x / y rounded to the nearest Gaussian integer
+            # (each part to the nearest integer, halves away from zero).
+            q = a / b
+            q = _round_half_away(xp, q.real) + 1j * _round_half_away(xp, q.imag)
+            return (a - q * b).astype(a.dtype, copy=False)
         return xp.remainder(a, b)
 
     def backward(self, m, g):
