@@ -273,3 +273,53 @@ def test_fused_cell_steps_have_second_derivatives():
     assert gradgradcheck(lambda x, h: gru(x, h)[0], [x, h])
     # Only the cell state used: the h output of the fused LSTM step gets no gradient.
     assert gradcheck(lambda x, h, c: lstm(x, (h, c))[1][1], [x, h, c])
+
+
+def test_lstm_with_a_projection_matches_numpy():
+    """proj_size P (Paddle's LSTM and LSTMCell): h = (o * tanh(c)) @ weight_ho, weight_hh
+    [4H, P]; outputs [B, T, D * P], h_n [L * D, B, P], c_n [L * D, B, H]."""
+    net = nn.LSTM(3, 5, num_layers=2, direction="bidirect", proj_size=2)
+    x = RNG.normal(size=(2, 4, 3)).astype(np.float32)
+    out, (h, c) = net(_t(x))
+    assert out.shape == [2, 4, 4] and h.shape == [4, 2, 2] and c.shape == [4, 2, 5]
+    cells = [(layer.cell_fw, layer.cell_bw) for layer in net]
+    assert cells[1][0].weight_ih.shape == [20, 4] and cells[0][0].weight_hh.shape == [20, 2]
+
+    def run(cell, seq, reverse):
+        w_ih, w_hh, b_ih, b_hh = _weights(cell)
+        w_ho = cell.weight_ho.numpy().astype(np.float64)
+        hh, cc = np.zeros((2, 2)), np.zeros((2, 5))
+        outs = np.zeros((2, seq.shape[1], 2))
+        for t in (range(seq.shape[1] - 1, -1, -1) if reverse else range(seq.shape[1])):
+            i, f, g, o = np.split(seq[:, t] @ w_ih.T + b_ih + hh @ w_hh.T + b_hh, 4, axis=-1)
+            cc = _sigmoid(f) * cc + _sigmoid(i) * np.tanh(g)
+            hh = (_sigmoid(o) * np.tanh(cc)) @ w_ho
+            outs[:, t] = hh
+        return outs, hh, cc
+
+    seq, hs, cs = x.astype(np.float64), [], []
+    for fw, bw in cells:
+        (of, hf, cf), (ob, hb, cb) = run(fw, seq, False), run(bw, seq, True)
+        seq = np.concatenate([of, ob], axis=-1)
+        hs += [hf, hb]
+        cs += [cf, cb]
+    np.testing.assert_allclose(out.numpy(), seq, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(h.numpy(), np.stack(hs), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(c.numpy(), np.stack(cs), rtol=1e-5, atol=1e-6)
+
+
+def test_lstm_projection_gradients_and_checks():
+    cell = nn.LSTMCell(2, 3, proj_size=2).to(dtype="float64")
+    x = _t(RNG.normal(size=(2, 2)), grad=True)
+    h, c = _t(RNG.normal(size=(2, 2)), grad=True), _t(RNG.normal(size=(2, 3)), grad=True)
+    assert layer_gradcheck(cell, [x, h, c], lambda x, h, c: cell(x, (h, c)))
+    for bad in (3, 4, -1):
+        with pytest.raises(ValueError, match="proj_size"):
+            nn.LSTM(2, 3, proj_size=bad)
+    net = nn.LSTM(2, 3, proj_size=1)
+    with pytest.raises(ValueError, match="proj_size=1"):
+        net(_t(np.zeros((2, 4, 2), np.float32)), (_t(np.zeros((1, 2, 3), np.float32)),
+                                                   _t(np.zeros((1, 2, 3), np.float32))))
+    out, (h1, c1) = net(_t(np.zeros((2, 4, 2), np.float32)),
+                        (_t(np.zeros((1, 2, 1), np.float32)), _t(np.zeros((1, 2, 3), np.float32))))
+    assert out.shape == [2, 4, 1] and h1.shape == [1, 2, 1] and c1.shape == [1, 2, 3]

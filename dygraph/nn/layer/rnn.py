@@ -81,7 +81,7 @@ def run_cell(cell, inputs, initial_states=None, sequence_length=None, time_major
     # or extra arguments is called step by step so that its hooks and arguments apply.
     fused = (isinstance(cell, RNNCellBase) and hasattr(cell, "step") and not kwargs
              and not cell._forward_pre_hooks and not cell._forward_post_hooks)
-    if fused and type(cell) in _SEQUENCE_CELLS:
+    if fused and type(cell) in _SEQUENCE_CELLS and not getattr(cell, "proj_size", 0):
         # The whole recurrence as one op (ops/rnn/sequence.py): no per-step ops, and each weight
         # gradient is one product over all steps.
         keep = None if running is None else _const(running.astype(leaf._data.dtype))
@@ -115,6 +115,7 @@ def _one_layer_op(cell, inputs, sequence_length, kwargs):
     or GRUCell without hooks, masks, extra arguments or autocast, on a [B, T, I] input of
     its dtype (anything else takes the composed path, which also reports bad inputs)."""
     return (type(cell) in (LSTMCell, GRUCell) and sequence_length is None and not kwargs
+            and not getattr(cell, "proj_size", 0)
             and not cell._forward_pre_hooks and not cell._forward_post_hooks
             and isinstance(inputs, Tensor) and inputs.ndim == 3
             and inputs.shape[-1] == cell.input_size
@@ -192,7 +193,7 @@ class RNNBase(LayerList):
 
     def __init__(self, mode, input_size, hidden_size, num_layers=1, direction="forward",
                  time_major=False, dropout=0.0, weight_ih_attr=None, weight_hh_attr=None,
-                 bias_ih_attr=None, bias_hh_attr=None):
+                 bias_ih_attr=None, bias_hh_attr=None, proj_size=0):
         super().__init__()
         if direction not in ("forward", "bidirect", "bidirectional"):
             raise ValueError(f"{type(self).__name__}: direction must be 'forward', 'bidirect' "
@@ -208,9 +209,13 @@ class RNNBase(LayerList):
                   bias_ih_attr=bias_ih_attr, bias_hh_attr=bias_hh_attr)
         if mode.startswith("RNN"):
             kw["activation"] = "relu" if mode == "RNN_RELU" else "tanh"
+        self.proj_size = proj_size
+        if proj_size:
+            kw["proj_size"] = proj_size
         cell_type = self._CELLS[mode]
+        out_size = proj_size or hidden_size  # what each direction's layer outputs
         for i in range(num_layers):
-            size = input_size if i == 0 else hidden_size * self.num_directions
+            size = input_size if i == 0 else out_size * self.num_directions
             if self.num_directions == 1:
                 self.append(RNN(cell_type(size, hidden_size, **kw),
                                 time_major=time_major))
@@ -227,12 +232,15 @@ class RNNBase(LayerList):
                                            or len(parts) != 2):
             raise ValueError("LSTM: initial_states must be a pair (h0, c0)")
         per_component = []
-        for t in parts:
+        for k, t in enumerate(parts):
             t = as_tensor(t, type(self).__name__)
-            if t.ndim != 3 or t.shape[0] != expected or t.shape[2] != self.hidden_size:
+            # h is [L * D, B, proj_size] where the LSTM projects; c stays hidden_size wide.
+            width, what = ((self.proj_size, "proj_size") if k == 0 and self.proj_size
+                           else (self.hidden_size, "hidden_size"))
+            if t.ndim != 3 or t.shape[0] != expected or t.shape[2] != width:
                 raise op_error(type(self).__name__, f"initial states must be [num_layers * "
-                               f"num_directions={expected}, batch, hidden_size="
-                               f"{self.hidden_size}], got {describe(t)}")
+                               f"num_directions={expected}, batch, {what}={width}], got "
+                               f"{describe(t)}")
             per_component.append(manipulation.unbind(t, axis=0))
         states = [tuple(c[k] for c in per_component) if self.state_components == 2
                   else per_component[0][k] for k in range(expected)]
@@ -261,6 +269,8 @@ class RNNBase(LayerList):
             text += f", num_layers={self.num_layers}"
         if self.num_directions == 2:
             text += ", direction=bidirect"
+        if self.proj_size:
+            text += f", proj_size={self.proj_size}"
         return text + (f", dropout={self.dropout}" if self.dropout else "")
 
 
@@ -289,7 +299,8 @@ class SimpleRNN(RNNBase):
 
 class LSTM(RNNBase):
     """Multi-layer LSTM. Returns (outputs [B, T, D * H], (h_n, c_n)), each state
-    [L * D, B, H]; initial_states is (h0, c0) of that shape.
+    [L * D, B, H]; initial_states is (h0, c0) of that shape. With `proj_size` P, each
+    cell projects h to P values (LSTMCell): outputs are [B, T, D * P] and h_n [L * D, B, P].
 
     Example:
         >>> import dygraph
@@ -297,13 +308,20 @@ class LSTM(RNNBase):
         >>> out, (h, c) = lstm(dygraph.randn([4, 5, 2]))
         >>> out.shape, c.shape
         ([4, 5, 3], [2, 4, 3])
+        >>> out, (h, c) = LSTM(2, 3, proj_size=1)(dygraph.randn([4, 5, 2]))
+        >>> out.shape, h.shape, c.shape
+        ([4, 5, 1], [1, 4, 1], [1, 4, 3])
     """
 
     def __init__(self, input_size, hidden_size, num_layers=1, direction="forward",
                  time_major=False, dropout=0.0, weight_ih_attr=None, weight_hh_attr=None,
-                 bias_ih_attr=None, bias_hh_attr=None, name=None):
+                 bias_ih_attr=None, bias_hh_attr=None, proj_size=0, name=None):
+        if proj_size < 0 or proj_size and proj_size >= hidden_size:
+            raise ValueError(f"LSTM: proj_size must be 0 (no projection) or smaller than "
+                             f"hidden_size={hidden_size}, got {proj_size}")
         super().__init__("LSTM", input_size, hidden_size, num_layers, direction, time_major,
-                         dropout, weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr)
+                         dropout, weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr,
+                         proj_size)
 
 
 class GRU(RNNBase):

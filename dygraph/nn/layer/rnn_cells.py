@@ -121,7 +121,7 @@ class RNNCellBase(Layer):
         return gates + self.bias_hh
 
     def _make_parameters(self, input_size, hidden_size, gates, weight_ih_attr, weight_hh_attr,
-                         bias_ih_attr, bias_hh_attr):
+                         bias_ih_attr, bias_hh_attr, state_size=None):
         if input_size <= 0 or hidden_size <= 0:
             raise ValueError(f"{type(self).__name__}: input_size and hidden_size must be "
                              f"positive, got {input_size} and {hidden_size}")
@@ -131,8 +131,8 @@ class RNNCellBase(Layer):
         rows = gates * hidden_size
         self.weight_ih = self.create_parameter([rows, input_size], weight_ih_attr,
                                                default_initializer=init)
-        self.weight_hh = self.create_parameter([rows, hidden_size], weight_hh_attr,
-                                               default_initializer=init)
+        self.weight_hh = self.create_parameter([rows, state_size or hidden_size],
+                                               weight_hh_attr, default_initializer=init)
         self.bias_ih = self.create_parameter([rows], bias_ih_attr, is_bias=True,
                                              default_initializer=init)
         self.bias_hh = self.create_parameter([rows], bias_hh_attr, is_bias=True,
@@ -179,7 +179,9 @@ class SimpleRNNCell(RNNCellBase):
 class LSTMCell(RNNCellBase):
     """Long short-term memory, gates in Paddle's order i, f, g, o:
     c = sigmoid(f) * c_prev + sigmoid(i) * tanh(g), h = sigmoid(o) * tanh(c).
-    States are (h, c); returns (h, (h, c)).
+    States are (h, c); returns (h, (h, c)). With `proj_size` P (0 < P < hidden_size), h
+    is projected to P values, h = (sigmoid(o) * tanh(c)) @ weight_ho with weight_ho of
+    shape [hidden_size, P], and weight_hh is [4 * hidden_size, P].
 
     Example:
         >>> import dygraph
@@ -187,24 +189,41 @@ class LSTMCell(RNNCellBase):
         >>> out, (h, c) = cell(dygraph.randn([2, 4]))
         >>> out.shape, cell.weight_ih.shape
         ([2, 3], [12, 4])
+        >>> out, (h, c) = LSTMCell(4, 3, proj_size=2)(dygraph.randn([2, 4]))
+        >>> h.shape, c.shape
+        ([2, 2], [2, 3])
     """
 
     _fold_hidden_bias = True
 
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None,
-                 bias_ih_attr=None, bias_hh_attr=None, name=None):
+                 bias_ih_attr=None, bias_hh_attr=None, proj_size=0, name=None):
         super().__init__()
+        if proj_size < 0 or proj_size and proj_size >= hidden_size:
+            raise ValueError(f"LSTMCell: proj_size must be 0 (no projection) or in (0, "
+                             f"hidden_size={hidden_size}), got {proj_size}")
+        self.proj_size = proj_size
         self._make_parameters(input_size, hidden_size, 4, weight_ih_attr, weight_hh_attr,
-                              bias_ih_attr, bias_hh_attr)
+                              bias_ih_attr, bias_hh_attr, state_size=proj_size or hidden_size)
+        if proj_size:
+            bound = 1.0 / math.sqrt(hidden_size)
+            self.weight_ho = self.create_parameter([hidden_size, proj_size], weight_hh_attr,
+                                                   default_initializer=Uniform(-bound, bound))
 
     @property
     def state_shape(self):
-        return ((self.hidden_size,), (self.hidden_size,))
+        return ((self.proj_size or self.hidden_size,), (self.hidden_size,))
 
     def step(self, gates, states):
         h_prev, c_prev = states
         h, c = lstm_pointwise(gates + self._hidden_gates(h_prev), c_prev)
+        if self.proj_size:
+            h = linalg.matmul(h, self.weight_ho)
         return h, (h, c)
+
+    def extra_repr(self):
+        text = super().extra_repr()
+        return text + (f", proj_size={self.proj_size}" if self.proj_size else "")
 
 
 class GRUCell(RNNCellBase):
