@@ -327,12 +327,15 @@ def _to_result(name, fn):
 
     def method(self, *args, **kwargs):
         out = fn(self, *args, **kwargs)
-        self._bump_version(name)
         if out._data.shape != self._data.shape:
             raise op_error(name, f"the result shape {out.shape} differs from x's shape "
                            f"{self.shape}; an in-place op cannot broadcast x")
-        self._data = out._data
+        # x becomes a bool tensor, which has no gradient: as in Paddle, this is allowed on
+        # a leaf that requires grad (it stops requiring it), so x stops gradients before
+        # the version check that refuses in-place changes of such leaves.
         self._node, self._idx, self._sg = None, 0, True
+        self._bump_version(name)
+        self._data = out._data
         return self
 
     method.__name__ = method.__qualname__ = name
@@ -348,5 +351,29 @@ for _name, _fn in (("equal_", equal), ("not_equal_", not_equal),
                    ("logical_or_", logical_or), ("logical_xor_", logical_xor),
                    ("logical_not_", logical_not)):
     setattr(Tensor, _name, _to_result(_name, _fn))
-for _name in ("bitwise_invert", "bitwise_left_shift", "bitwise_right_shift"):
-    setattr(Tensor, _name + "_", make_inplace(_name + "_", globals()[_name]))
+
+
+def _shape_checked_first(name, fn):
+    """`fn` for the in-place form `name`: as in Paddle, a y that would broadcast x beyond
+    its shape is refused (ValueError) before the dtypes are checked."""
+
+    def checked(x, y, *args, **kwargs):
+        if isinstance(x, Tensor) and isinstance(y, Tensor):
+            try:
+                shape = np.broadcast_shapes(x._data.shape, y._data.shape)
+            except ValueError:
+                shape = None
+            if shape != x._data.shape:
+                raise op_error(name, f"y of shape {y.shape} does not broadcast to x's shape "
+                               f"{x.shape}; an in-place op cannot change x's shape")
+        return fn(x, y, *args, **kwargs)
+
+    checked.__name__ = checked.__qualname__ = fn.__name__
+    return checked
+
+
+Tensor.bitwise_invert_ = make_inplace("bitwise_invert_", bitwise_invert)
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+              "bitwise_right_shift"):
+    setattr(Tensor, _name + "_",
+            make_inplace(_name + "_", _shape_checked_first(_name + "_", globals()[_name])))

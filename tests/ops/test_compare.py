@@ -35,6 +35,27 @@ def test_comparison_aliases_and_in_place_comparisons():
     assert w.tolist() == [False, True]
 
 
+def test_in_place_comparison_of_a_leaf_that_requires_grad_makes_it_a_bool_constant():
+    # As Paddle: the bool result has no gradient, so the leaf may take it; it then stops
+    # gradients, while an in-place change that keeps a float leaf is still refused.
+    x = D.to_tensor([1.0, 2.0], stop_gradient=False)
+    assert x.equal_(D.to_tensor([1.0, 3.0])) is x
+    assert x.tolist() == [True, False] and x.stop_gradient and x.grad is None
+    leaf = D.to_tensor([1.0, 2.0], stop_gradient=False)
+    with pytest.raises(ValueError, match="leaf"):
+        leaf.add_(D.to_tensor([1.0, 1.0]))
+
+
+def test_in_place_bitwise_ops_check_x_shape_before_the_dtypes():
+    # As Paddle: a y that broadcasts x beyond its shape is a ValueError even for floats
+    with pytest.raises(ValueError, match=r"bitwise_and_: y of shape \[1, 4\]"):
+        D.ones([3, 1]).bitwise_and_(D.ones([1, 4]))
+    with pytest.raises(RuntimeError, match="expects integer or bool"):
+        D.ones([3, 4]).bitwise_xor_(D.ones([1, 4]))
+    x = _t([[1], [6]])
+    assert x.bitwise_left_shift_(_t([1])) is x and x.tolist() == [[2], [12]]
+
+
 # -- allclose / isclose / equal_all ------------------------------------------------------
 
 @pytest.mark.parametrize("equal_nan", [False, True])
