@@ -5,6 +5,7 @@ They are not an op family: each name is the very function it aliases (so the spe
 of the original covers it), or a thin wrapper around one.
 """
 
+from dygraph.framework.errors import op_error
 from dygraph.ops.inplace import run_inplace
 from dygraph.tensor.tensor import Tensor
 
@@ -49,6 +50,8 @@ def where_(condition, x=None, y=None, name=None):
         >>> x.numpy()
         array([1., 0.], dtype=float32)
     """
+    if x is None or y is None:  # no x to write into (ValueError, as Paddle)
+        raise op_error("where_", "x and y are both required: the result is written into x")
     return run_inplace("where_", _where_into, x, condition, y)
 
 

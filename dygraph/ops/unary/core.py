@@ -437,7 +437,10 @@ def where(condition, x=None, y=None, name=None):
     from dygraph.ops.common import binary_operands
 
     cond = as_tensor(condition, "where")
-    if x is None and y is None:
+    if (x is None) != (y is None):
+        raise op_error("where", "give both x and y, or neither (then the result is the "
+                       "indices of the True values of condition)")
+    if x is None:
         from dygraph.ops.search.sorting import nonzero
 
         return nonzero(cond, as_tuple=True)

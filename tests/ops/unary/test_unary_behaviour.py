@@ -107,3 +107,14 @@ def test_integer_inputs_become_default_float():
     out = D.log2(D.to_tensor([1, 8]))
     assert out.dtype == D.float32
     np.testing.assert_allclose(out.numpy(), [0, 3])
+
+
+def test_where_wants_both_x_and_y_or_neither():
+    # ValueError, as Paddle; the in-place form needs an x to write into
+    cond = D.to_tensor([True, False])
+    with pytest.raises(ValueError, match="where: give both x and y"):
+        D.where(cond, D.ones([2]))
+    with pytest.raises(ValueError, match="where_: x and y are both required"):
+        cond.where_()
+    x = D.ones([2])
+    assert cond.where_(x, D.zeros([2])) is x and x.tolist() == [1.0, 0.0]
