@@ -11,6 +11,17 @@ from dygraph.ops.common import as_tensor
 from dygraph.tensor.tensor import Tensor, _new_tensor
 
 
+class IndexValueError(IndexError, ValueError):
+    """An index or axis out of range. Paddle raises IndexError for some ops (gather,
+    diagonal) and ValueError (InvalidArgument) for others (index_select, take): this is
+    both, so code written against either catches it.
+
+    Example:
+        >>> issubclass(IndexValueError, ValueError) and issubclass(IndexValueError, IndexError)
+        True
+    """
+
+
 def tensor_list(x, op, name="x"):
     """A non-empty list/tuple of Tensors (arrays and numbers are converted); anything else
     is a ValueTypeError (Paddle's ValueError, and a TypeError)."""
@@ -45,8 +56,10 @@ def index_array(index, op, name="index", like=None):
     return data
 
 
-def check_bounds(idx, size, op, name="index", negative=False, dim=None):
-    """Raise IndexError unless every value is in [0, size) ([-size, size) if `negative`)."""
+def check_bounds(idx, size, op, name="index", negative=False, dim=None,
+                 exc_type=IndexError):
+    """Raise `exc_type` unless every value is in [0, size) ([-size, size) if `negative`);
+    IndexValueError for the ops where Paddle raises ValueError."""
     if idx.size == 0:
         return
     lo, hi = int(idx.min()), int(idx.max())
@@ -55,7 +68,7 @@ def check_bounds(idx, size, op, name="index", negative=False, dim=None):
         where = f" for dim {dim}" if dim is not None else ""
         bad = lo if lo < low else hi
         raise op_error(op, f"{name} value {bad} is out of range{where}: expected "
-                       f"{low} <= {name} < {size}", IndexError)
+                       f"{low} <= {name} < {size}", exc_type)
 
 
 def int_list(values, op, name):

@@ -13,7 +13,13 @@ from dygraph.autograd.function import apply
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor, check_axis
-from dygraph.ops.manipulation.args import check_bounds, index_array, int_list, xp_of
+from dygraph.ops.manipulation.args import (
+    IndexValueError,
+    check_bounds,
+    index_array,
+    int_list,
+    xp_of,
+)
 from dygraph.ops.manipulation.indexing import GetItem
 from dygraph.ops.manipulation.shape import broadcast_to, reshape
 from dygraph.tensor.tensor import Tensor
@@ -28,8 +34,9 @@ def _along(axis, idx):
 
 def _nonscalar(x, op):
     x = as_tensor(x, op)
-    if x._data.ndim == 0:
-        raise op_error(op, "expected a tensor with at least 1 dim, got a 0-D tensor")
+    if x._data.ndim == 0:  # Paddle: axis 0 is out of range (IndexError)
+        raise op_error(op, "expected a tensor with at least 1 dim, got a 0-D tensor",
+                       IndexValueError)
     return x
 
 
@@ -58,7 +65,8 @@ def gather(x, index, axis=None, name=None):
 
 @captured_whole
 def index_select(x, index, axis=0, name=None):
-    """Slices of x along `axis` at the positions in the 1-D `index`.
+    """Slices of x along `axis` at the positions in the 1-D `index` (negative positions
+    count from the end).
 
     Example:
         >>> import dygraph
@@ -72,7 +80,8 @@ def index_select(x, index, axis=0, name=None):
     idx = index_array(index, "index_select", like=x._data)
     if idx.ndim != 1:
         raise op_error("index_select", f"index must be 1-D, got shape {list(idx.shape)}")
-    check_bounds(idx, x._data.shape[ax], "index_select", dim=ax)
+    check_bounds(idx, x._data.shape[ax], "index_select", negative=True, dim=ax,
+                 exc_type=IndexValueError)
     return apply(GetItem(_along(ax, idx)), x)
 
 
@@ -179,6 +188,8 @@ def masked_select(x, mask, name=None):
 
 def _slices(x, axes, starts, ends, strides, op):
     nd = x._data.ndim
+    if nd == 0:
+        raise op_error(op, "cannot slice a 0-D tensor (it has no axes)")
     axes = int_list(axes, op, "axes")
     starts = int_list(starts, op, "starts")
     ends = int_list(ends, op, "ends")
@@ -215,7 +226,8 @@ def slice(input, axes, starts, ends):  # noqa: A001,A002 - Paddle's names
 
 
 def strided_slice(x, axes, starts, ends, strides, name=None):
-    """Like slice, with a step per axis (negative steps walk backwards).
+    """Like slice, with a step per axis (negative steps walk backwards); the axes must be
+    >= 0, as Paddle requires here.
 
     Example:
         >>> import dygraph
@@ -224,6 +236,10 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
         array([5, 3, 1])
     """
     x = as_tensor(x, "strided_slice")
+    axes = int_list(axes, "strided_slice", "axes")
+    if any(a < 0 for a in axes):
+        raise op_error("strided_slice", f"axes must be >= 0, got {axes} (x shape "
+                       f"{x.shape})")
     return _slices(x, axes, starts, ends, int_list(strides, "strided_slice", "strides"),
                    "strided_slice")
 

@@ -13,10 +13,16 @@ import numpy as np
 
 from dygraph.autograd.function import apply
 from dygraph.autograd.whole_call import captured_whole
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import (
+    AssertedTypeError,
+    AssertedValueError,
+    ValueTypeError,
+    op_error,
+)
 from dygraph.ops.common import as_tensor, check_axis
 from dygraph.ops.creation.constructors import zeros
 from dygraph.ops.manipulation.args import (
+    IndexValueError,
     check_bounds,
     constant,
     index_array,
@@ -159,10 +165,13 @@ def index_put(x, indices, value, accumulate=False, name=None):
         array([[0., 0., 7.],
                [0., 0., 7.]], dtype=float32)
     """
-    x = as_tensor(x, "index_put")
+    # Paddle refuses a wrong argument type with ValueError: ValueTypeError is both
+    if not isinstance(x, Tensor):
+        raise op_error("index_put", f"x must be a Tensor, got {type(x).__name__}",
+                       ValueTypeError)
     if not isinstance(indices, (list, tuple)):
         raise op_error("index_put", f"indices must be a tuple of tensors, got "
-                       f"{type(indices).__name__}", TypeError)
+                       f"{type(indices).__name__}", ValueTypeError)
     index = _convert_index(tuple(indices), xp_of(x._data))
     try:
         pos = _grid(x)[index]
@@ -217,21 +226,28 @@ def diagonal_scatter(x, y, offset=0, axis1=0, axis2=1, name=None):
     """
     from dygraph.ops.manipulation.diag import _diag_positions
 
+    # Paddle checks the ranks, the axes and y's shape with asserts: AssertedValueError
     x, y = as_tensor(x, "diagonal_scatter"), as_tensor(y, "diagonal_scatter")
     nd = x._data.ndim
     if nd < 2:
-        raise op_error("diagonal_scatter", f"x must have at least 2 dims, got shape {x.shape}")
-    a1 = check_axis(axis1, nd, "diagonal_scatter")
-    a2 = check_axis(axis2, nd, "diagonal_scatter")
+        raise op_error("diagonal_scatter", f"x must have at least 2 dims, got shape "
+                       f"{x.shape}", AssertedValueError)
+    for axis in (axis1, axis2):
+        if not -nd <= axis < nd:
+            raise op_error("diagonal_scatter", f"axis {axis} is out of range for x of shape "
+                           f"{x.shape}; expected {-nd} <= axis < {nd}", AssertedValueError)
+    a1, a2 = axis1 % nd, axis2 % nd
     if a1 == a2:
-        raise op_error("diagonal_scatter", f"axis1 and axis2 must differ, got {axis1}")
+        raise op_error("diagonal_scatter", f"axis1 and axis2 must differ, got {axis1} and "
+                       f"{axis2}", AssertedValueError)
     xp = xp_of(x._data)
     grid = xp.moveaxis(_grid(x), (a1, a2), (-2, -1))
     rows, cols = _diag_positions(xp, grid.shape[-2], grid.shape[-1], int(offset))
     pos = grid[..., rows, cols]
     if list(pos.shape) != y.shape:
         raise op_error("diagonal_scatter", f"y must have the diagonal's shape "
-                       f"{list(pos.shape)} (x shape {x.shape}), got {y.shape}")
+                       f"{list(pos.shape)} (x shape {x.shape}), got {y.shape}",
+                       AssertedValueError)
     return _write(x, pos, y, "diagonal_scatter")
 
 
@@ -246,8 +262,12 @@ def select_scatter(x, values, axis, index, name=None):
                [1., 1.]], dtype=float32)
     """
     x, values = as_tensor(x, "select_scatter"), as_tensor(values, "select_scatter")
+    if isinstance(index, Tensor) and index._data.size != 1:  # Paddle asserts one element
+        raise op_error("select_scatter", f"index must be an int or a 1-element tensor, got "
+                       f"a tensor of shape {index.shape}", AssertedTypeError)
     if x._data.ndim == 0:
-        raise op_error("select_scatter", "x must have at least 1 dim, got a 0-D tensor")
+        raise op_error("select_scatter", "x must have at least 1 dim, got a 0-D tensor",
+                       IndexValueError)
     ax = check_axis(axis, x._data.ndim, "select_scatter")
     n = x._data.shape[ax]
     if not -n <= int(index) < n:
@@ -271,6 +291,9 @@ def slice_scatter(x, value, axes, starts, ends, strides, name=None):
         array([1., 0., 1., 0.], dtype=float32)
     """
     x, value = as_tensor(x, "slice_scatter"), as_tensor(value, "slice_scatter")
+    if x._data.ndim == 0:
+        raise op_error("slice_scatter", "cannot slice a 0-D tensor (it has no axes)",
+                       IndexError)
     lists = [int_list(v, "slice_scatter", n) for v, n in
              ((axes, "axes"), (starts, "starts"), (ends, "ends"), (strides, "strides"))]
     if len({len(v) for v in lists}) != 1:
@@ -328,7 +351,7 @@ def take(x, index, mode="raise", name=None):
     n = x._data.size
     xp = xp_of(idx)
     if mode == "raise":
-        check_bounds(idx, n, "take", negative=True)
+        check_bounds(idx, n, "take", negative=True, exc_type=IndexValueError)
     elif mode == "wrap":
         idx = xp.mod(idx, n)
     else:

@@ -110,8 +110,32 @@ def test_scatter_family_values():
                                                                           [3, 4, 5]]
     with pytest.raises(ValueError, match="scatter_reduce: reduce"):
         D.scatter_reduce(x, 1, _t([[0]]), _t([[1.0]]), "max")
-    with pytest.raises(TypeError, match="index_put: indices"):
-        D.index_put(x, _t([0]), _t(1.0))
+    # Paddle refuses a wrong argument type with ValueError; ours is also a TypeError
+    for bad_x, indices in ((x, _t([0])), ("abc", (_t([0]),))):
+        with pytest.raises(TypeError, match="index_put: (indices|x) must") as info:
+            D.index_put(bad_x, indices, _t(1.0))
+        assert isinstance(info.value, ValueError)
+
+
+def test_scatter_writes_refuse_as_paddle_asserts():
+    x = _t(X)
+    # Paddle checks these with asserts: the errors are AssertionErrors as well
+    with pytest.raises(ValueError, match="diagonal's shape \\[2\\]") as info:
+        D.diagonal_scatter(x, _t(np.ones((2, 3))))
+    assert isinstance(info.value, AssertionError)
+    for y in (_t(1.0), _t([1.0, 2.0])):
+        with pytest.raises(AssertionError, match="diagonal_scatter: (x must|axis 1)"):
+            D.diagonal_scatter(y, y, axis2=1)
+    with pytest.raises(AssertionError, match="axis1 and axis2 must differ"):
+        D.diagonal_scatter(x, _t([1.0, 2.0]), axis1=1, axis2=-1)
+    with pytest.raises(TypeError, match="1-element tensor, got a tensor of shape \\[2\\]") \
+            as info:
+        D.select_scatter(x, _t([1.0, 2.0]), 1, _t([0, 1]))
+    assert isinstance(info.value, AssertionError)
+    with pytest.raises(IndexError, match="select_scatter: x must have at least 1 dim"):
+        D.select_scatter(_t(1.0), _t(2.0), 0, 0)
+    with pytest.raises(IndexError, match="slice_scatter: cannot slice a 0-D"):
+        D.slice_scatter(_t(1.0), _t(2.0), [0], [0], [1], [1])
 
 
 def test_gathers():
@@ -119,8 +143,9 @@ def test_gathers():
     assert D.take(x, _t([[-1, 5], [0, 1]])).numpy().tolist() == [[5, 5], [0, 1]]
     assert D.take(x, _t([7, -8]), mode="wrap").numpy().tolist() == [1, 4]
     assert D.take(x, _t([7, -8]), mode="clip").numpy().tolist() == [5, 0]
-    with pytest.raises(IndexError, match="take"):
+    with pytest.raises(IndexError, match="take") as info:
         D.take(x, _t([6]))
+    assert isinstance(info.value, ValueError)  # Paddle's type for it
     assert D.index_sample(x, _t([[2, 0], [1, 1]])).numpy().tolist() == [[2, 0], [4, 4]]
     assert D.multiplex([x, -x], _t([[1], [0]])).numpy().tolist() == [[0, -1, -2], [3, 4, 5]]
     assert D.take_along_dim(x, _t([[0], [2]]), 1).numpy().tolist() == [[0], [5]]

@@ -126,8 +126,17 @@ def test_gather_family_errors():
     x = D.ones([3, 4])
     with pytest.raises(IndexError, match=r"index value 3 is out of range for dim 0"):
         D.gather(x, D.to_tensor([0, 3]))
-    with pytest.raises(IndexError, match="out of range"):
-        D.index_select(x, D.to_tensor([-1]))
+    # index_select counts negative positions from the end, as Paddle does; out of range
+    # is Paddle's ValueError there, and still an IndexError
+    assert D.index_select(x, D.to_tensor([-1])).shape == [1, 4]
+    with pytest.raises(IndexError, match="out of range") as info:
+        D.index_select(x, D.to_tensor([-4]))
+    assert isinstance(info.value, ValueError)
+    with pytest.raises(ValueError, match="out of range"):
+        D.take(x, D.to_tensor([12]))
+    for op in (D.gather, D.index_select):  # a 0-D x has no axis 0: Paddle's IndexError
+        with pytest.raises(IndexError, match="0-D"):
+            op(D.to_tensor(1.0), D.to_tensor([0]))
     with pytest.raises(TypeError, match="int32 or int64.*float32"):
         D.gather(x, D.to_tensor([0.0]))
     with pytest.raises(ValueError, match="must be 1-D"):
@@ -234,6 +243,12 @@ def test_slice_and_strided_slice():
         D.slice(x, [0, 0], [0, 0], [1, 1])
     with pytest.raises(ValueError, match="must not be 0"):
         D.strided_slice(x, [0], [0], [1], [0])
+    with pytest.raises(ValueError, match="axes must be >= 0"):  # Paddle refuses them
+        D.strided_slice(x, [-1], [0], [2], [1])
+    for op in (lambda t: D.slice(t, [0], [0], [1]),
+               lambda t: D.strided_slice(t, [0], [0], [1], [1])):
+        with pytest.raises(ValueError, match="0-D"):
+            op(D.to_tensor(1.0))
 
 
 def test_pad_layouts_and_errors():
