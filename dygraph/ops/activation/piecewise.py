@@ -11,7 +11,7 @@ create_graph. Selections are written with max/min/clip and products with masks r
 from dygraph.autograd.function import Op, apply
 from dygraph.backend import compiled
 from dygraph.backend.workspace import POOLED_SIZE, workspace
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import AssertedValueError, op_error
 from dygraph.ops.activation import smooth as activation_smooth
 from dygraph.ops.activation import softmax as activation_softmax
 from dygraph.ops.activation.scalar_max import maximum_scalar
@@ -339,8 +339,12 @@ def prelu(x, weight, data_format="NCHW", name=None):
         array([[-0.5,  3. ],
                [-1. ,  5. ]], dtype=float32)
     """
-    x = float_operand(x, "prelu")
+    # the weight first: Paddle asserts its rank before it looks at x
     weight = float_operand(weight, "prelu")
+    if weight._data.ndim > 1:
+        raise op_error("prelu", f"weight must be 0-D or 1-D, got shape {weight.shape}",
+                       AssertedValueError)
+    x = float_operand(x, "prelu")
     if data_format not in _CHANNEL_FIRST + _CHANNEL_LAST:
         raise op_error("prelu", f"data_format must be one of "
                        f"{list(_CHANNEL_FIRST + _CHANNEL_LAST)}, got {data_format!r}")

@@ -11,7 +11,7 @@ import numpy as np
 
 from dygraph.autograd.function import Op
 from dygraph.backend import capturing, defer_check
-from dygraph.framework.errors import describe, op_error
+from dygraph.framework.errors import ValueTypeError, describe, op_error
 from dygraph.ops.common import as_tensor
 from dygraph.ops.reduction import reduce as _reduction
 from dygraph.ops.reduction.axes import constant
@@ -72,9 +72,13 @@ class Targets:
 
     def __init__(self, x_shape, label, axis, ignore_index, op):
         if label.dtype.kind not in "iu":
+            # a float label: Paddle's nll_loss refuses it with a ValueError, its cross entropy
+            # with a shape error where the label has the class axis (the common mistake of
+            # soft labels without soft_label=True)
             raise op_error(op, f"label must hold integer class indices (int64 or int32) when "
                            f"soft_label is False, got dtype {label.dtype.name} (label shape "
-                           f"{list(label.shape)}, input shape {list(x_shape)})", TypeError)
+                           f"{list(label.shape)}, input shape {list(x_shape)})",
+                           ValueTypeError if label.dtype.kind == "f" else TypeError)
         keep = keep_shape(tuple(x_shape), axis)
         without = keep[:axis] + keep[axis + 1:]
         if label.shape == keep:

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from dygraph import ops as P
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import AssertedTypeError, AssertedValueError, op_error
 from dygraph.framework.random import rng
 from dygraph.ops.activation.piecewise import log_sigmoid, log_softmax, sigmoid, softmax
 from dygraph.ops.common import as_tensor, float_operand
@@ -104,10 +104,17 @@ def dice_loss(input, label, epsilon=1e-5, name=None):
     x = float_operand(input, op)
     lab = np.asarray(as_tensor(label, op).numpy())
     xs = list(x._data.shape)
-    if len(xs) < 2 or lab.ndim != len(xs) or lab.shape[-1] != 1 or list(lab.shape[:-1]) \
-            != xs[:-1] or lab.dtype.kind not in "iu":
-        raise op_error(op, f"input must be [N, ..., C] and label integer [N, ..., 1] with the "
-                       f"same leading dims, got {xs} and {lab.dtype} {list(lab.shape)}")
+    # Paddle asserts the label's dtype, the input's rank and the label's last dim
+    # (AssertionError), in this order
+    if lab.dtype.kind not in "iu":
+        raise op_error(op, f"label must be an int32 or int64 tensor of classes, got "
+                       f"{lab.dtype}", AssertedTypeError)
+    if len(xs) < 2 or lab.shape[-1:] != (1,):
+        raise op_error(op, f"input must be [N, ..., C] (2-D at least) and label [N, ..., 1], "
+                       f"got {xs} and {list(lab.shape)}", AssertedValueError)
+    if lab.ndim != len(xs) or list(lab.shape[:-1]) != xs[:-1]:
+        raise op_error(op, f"input [N, ..., C] and label [N, ..., 1] must have the same "
+                       f"leading dims, got {xs} and {list(lab.shape)}")
     onehot = _const(np.eye(xs[-1])[lab[..., 0]], x)
     axes = list(range(1, len(xs)))
     inter = P.sum(x * onehot, axis=axes)

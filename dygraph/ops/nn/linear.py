@@ -15,7 +15,7 @@ from dygraph.autograd.backward_math import _NP_MATH, register
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.backend.workspace import POOLED_SIZE, workspace
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import UnsupportedDTypeError, op_error
 from dygraph.ops.common import amp_casts, as_tensor, float_operand
 from dygraph.ops.linalg.products import matmul
 from dygraph.ops.manipulation.args import xp_of
@@ -176,6 +176,10 @@ def linear(x, weight, bias=None, name=None):
     x = as_tensor(x, "linear")
     weight = as_tensor(weight, "linear")
     xd, wd = x._data, weight._data
+    if wd.ndim == 1 and xd.ndim >= 1 and xd.shape[-1] == wd.shape[0]:
+        # a vector weight (one output feature, its axis dropped): x @ weight, as Paddle
+        out = matmul(x, weight)
+        return out if bias is None else out + as_tensor(bias, "linear")
     if wd.ndim != 2 or xd.ndim < 1 or xd.shape[-1] != wd.shape[0]:
         raise op_error("linear", f"x of shape {list(xd.shape)} does not fit weight of shape "
                        f"{list(wd.shape)}; expected weight [in_features, out_features] with "
@@ -228,15 +232,23 @@ def bilinear(x1, x2, weight, bias=None, name=None):
     return out
 
 
-def _check_ids(x, n_rows, op):
-    ids = x._data if isinstance(x, Tensor) else np.asarray(x)
+class UnsupportedIdsError(TypeError, NotImplementedError):
+    """Ids of a float or complex dtype: Paddle's embedding kernel refuses them as
+    unimplemented (NotImplementedError); DyGraph's TypeError is kept as the other base."""
+
+
+def _check_ids(x, n_rows, op, bad_dtype=TypeError):
+    ids = as_tensor(x, op)._data
     if ids.dtype.kind not in "iu":
         raise op_error(op, f"x must be an int32 or int64 tensor of ids, got dtype "
-                       f"{ids.dtype.name} (shape {list(ids.shape)})", TypeError)
+                       f"{ids.dtype.name} (shape {list(ids.shape)})",
+                       bad_dtype if ids.dtype.kind != "b" else UnsupportedDTypeError)
+    if n_rows is None:  # the dtype only
+        return ids
     if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= n_rows):
         bad = int(ids.min()) if int(ids.min()) < 0 else int(ids.max())
-        raise op_error(op, f"id {bad} is out of range: expected 0 <= id < {n_rows} "
-                       "(the number of rows of weight)")
+        bound = "the number of rows of weight" if op == "embedding" else "num_classes"
+        raise op_error(op, f"id {bad} is out of range: expected 0 <= id < {n_rows} ({bound})")
     return ids
 
 
@@ -363,7 +375,7 @@ def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=
     if wd.ndim != 2:
         raise op_error("embedding", f"weight must be 2-D [num_embeddings, embedding_dim], got "
                        f"shape {list(wd.shape)}")
-    ids = _check_ids(x, wd.shape[0], "embedding")
+    ids = _check_ids(x, wd.shape[0], "embedding", UnsupportedIdsError)
     if type(ids) is not type(wd):
         ids = xp_of(wd).asarray(ids)
     if max_norm is not None:
@@ -393,8 +405,9 @@ def _renorm_rows(wd, ids, max_norm, norm_type):
 
 
 @captured_whole
-def one_hot(x, num_classes, name=None):
+def one_hot(x, num_classes=-1, name=None):
     """One-hot float32 rows: shape x.shape + [num_classes], 1 at each id (no gradient).
+    num_classes=-1 takes the largest id plus one.
 
     Example:
         >>> import dygraph
@@ -404,9 +417,17 @@ def one_hot(x, num_classes, name=None):
                [1., 0., 0.]], dtype=float32)
     """
     num_classes = int(num_classes.item()) if isinstance(num_classes, Tensor) else num_classes
-    if int(num_classes) < 1:
+    x = as_tensor(x, "one_hot")
+    if num_classes == -1:
+        if x._data.size == 0:
+            raise op_error("one_hot", "num_classes=-1 takes the largest id plus one, but x "
+                           f"of shape {x.shape} is empty; give num_classes")
+        # a negative id is refused by _check_ids below, with num_classes >= 1
+        num_classes = max(int(_check_ids(x, None, "one_hot", UnsupportedDTypeError).max()) + 1,
+                          1)
+    elif int(num_classes) < 1:
         raise op_error("one_hot", f"num_classes must be positive, got {num_classes}")
-    ids = _check_ids(as_tensor(x, "one_hot"), int(num_classes), "one_hot")
+    ids = _check_ids(x, int(num_classes), "one_hot", UnsupportedDTypeError)
     xp = xp_of(ids)
     flat = ids.reshape(-1)
     out = xp.zeros((flat.size, int(num_classes)), np.float32)

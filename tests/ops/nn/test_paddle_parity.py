@@ -1,0 +1,62 @@
+"""nn.functional behaviours found by issue 28's replay against Paddle 3.3: one_hot's
+inferred class count, the exception types of embedding, one_hot and prelu, linear with a
+vector weight."""
+
+import numpy as np
+import pytest
+
+import dygraph
+import dygraph.nn.functional as F
+from dygraph.framework.errors import AssertedValueError, UnsupportedDTypeError
+
+
+def _t(a):
+    return dygraph.to_tensor(np.asarray(a))
+
+
+def test_one_hot_infers_the_class_count_by_default():
+    out = F.one_hot(_t([1, 3, 0]))
+    assert out.shape == [3, 4] and out.dtype == dygraph.float32
+    np.testing.assert_array_equal(out.numpy().argmax(-1), [1, 3, 0])
+    assert F.one_hot(_t(np.int32(2))).shape == [3]
+    with pytest.raises(ValueError, match="one_hot: num_classes=-1 .* empty"):
+        F.one_hot(_t(np.zeros((0, 2), np.int64)))
+    with pytest.raises(ValueError, match=r"one_hot: id -1 is out of range.*\(num_classes\)"):
+        F.one_hot(_t([1, -1]))
+
+
+@pytest.mark.parametrize("ids", [np.ones(2, np.float32), np.ones(2, bool)])
+def test_one_hot_of_non_integer_ids_has_no_kernel(ids):
+    with pytest.raises(UnsupportedDTypeError, match="one_hot: x must be an int32 or int64"):
+        F.one_hot(_t(ids), 3)
+
+
+def test_embedding_error_types():
+    w = _t(np.ones((3, 2), np.float32))
+    with pytest.raises(NotImplementedError, match="embedding: x must be an int32") as caught:
+        F.embedding(_t([0.0, 1.0]), w)
+    assert isinstance(caught.value, TypeError)
+    with pytest.raises(UnsupportedDTypeError, match="dtype bool"):
+        F.embedding(_t([True]), w)
+    with pytest.raises(ValueError, match="expected a Tensor"):
+        F.embedding("abc", w)
+
+
+def test_prelu_asserts_a_weight_of_rank_0_or_1():
+    x = _t(np.ones((3, 4), np.float32))
+    with pytest.raises(AssertedValueError, match=r"prelu: weight must be 0-D or 1-D.*\[3, 4\]"):
+        F.prelu(x, _t(np.ones((3, 4), np.float32)))
+    with pytest.raises(AssertedValueError):  # checked before x, as Paddle does
+        F.prelu("abc", _t(np.ones((1, 4), np.float32)))
+    assert F.prelu(x, _t(np.float32(0.5))).shape == [3, 4]
+
+
+def test_linear_with_a_vector_weight_is_a_matrix_vector_product():
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    w = np.array([1.0, 0.0, -1.0, 2.0], np.float32)
+    out = F.linear(_t(x), _t(w), _t(np.float32([0.5])))
+    assert out.shape == [3]
+    np.testing.assert_allclose(out.numpy(), x @ w + 0.5)
+    xt = dygraph.to_tensor(x, stop_gradient=False)
+    F.linear(xt, _t(w)).sum().backward()
+    np.testing.assert_allclose(xt.grad.numpy(), np.tile(w, (3, 1)))
