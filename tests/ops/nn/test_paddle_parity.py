@@ -60,3 +60,43 @@ def test_linear_with_a_vector_weight_is_a_matrix_vector_product():
     xt = dygraph.to_tensor(x, stop_gradient=False)
     F.linear(xt, _t(w)).sum().backward()
     np.testing.assert_allclose(xt.grad.numpy(), np.tile(w, (3, 1)))
+
+
+def _attention(q, k, v, scale):
+    """NumPy reference: key/value heads repeated for their group of query heads."""
+    qh, kh, vh = (a.transpose(0, 2, 1, 3) for a in (q, k, v))
+    kh, vh = (np.repeat(a, qh.shape[1] // a.shape[1], axis=1) for a in (kh, vh))
+    s = qh @ kh.transpose(0, 1, 3, 2) * scale
+    s = np.exp(s - s.max(-1, keepdims=True))
+    return ((s / s.sum(-1, keepdims=True)) @ vh).transpose(0, 2, 1, 3)
+
+
+@pytest.mark.parametrize("scale", [None, 0.3])
+def test_attention_with_grouped_query_heads_and_a_scale(scale):
+    rng = np.random.default_rng(1)
+    q, k, v = (rng.normal(size=s) for s in ([1, 3, 4, 2], [1, 5, 2, 2], [1, 5, 2, 3]))
+    tq = dygraph.to_tensor(q, stop_gradient=False)
+    tk = dygraph.to_tensor(k, stop_gradient=False)
+    out = F.scaled_dot_product_attention(tq, tk, _t(v), scale=scale, backend="math")
+    want = _attention(q, k, v, 1 / np.sqrt(2) if scale is None else scale)
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-10)
+    out.sum().backward()
+    eps, dk = 1e-6, np.zeros_like(k)
+    for i in np.ndindex(k.shape):  # central differences of the sum
+        step = np.zeros_like(k)
+        step[i] = eps
+        dk[i] = (_attention(q, k + step, v, 1 / np.sqrt(2) if scale is None else scale).sum()
+                 - _attention(q, k - step, v, 1 / np.sqrt(2) if scale is None else scale)
+                 .sum()) / (2 * eps)
+    np.testing.assert_allclose(tk.grad.numpy(), dk, rtol=1e-5, atol=1e-8)
+
+
+def test_attention_refuses_unequal_heads_without_gqa_and_non_tensors():
+    q, kv = _t(np.ones((1, 3, 4, 2))), _t(np.ones((1, 5, 2, 2)))
+    with pytest.raises(AssertedValueError, match="enable_gqa=False"):
+        F.scaled_dot_product_attention(q, kv, kv, enable_gqa=False)
+    with pytest.raises(ValueError, match="do not fit"):
+        F.scaled_dot_product_attention(q, _t(np.ones((1, 5, 3, 2))), _t(np.ones((1, 5, 3, 2))))
+    with pytest.raises(AttributeError, match="value must be a Tensor, got float") as caught:
+        F.scaled_dot_product_attention(q, kv, 2.0)
+    assert isinstance(caught.value, TypeError)
