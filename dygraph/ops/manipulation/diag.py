@@ -4,10 +4,10 @@ from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor, check_axis
-from dygraph.ops.manipulation.args import constant, xp_of
+from dygraph.ops.manipulation.args import IndexValueError, constant, xp_of
 from dygraph.ops.manipulation.indexing import GetItem
 from dygraph.ops.manipulation.scatter import Scatter
-from dygraph.ops.manipulation.shape import transpose
+from dygraph.ops.manipulation.shape import reshape, transpose
 
 __all__ = ["diag", "diagonal", "tril", "triu"]
 
@@ -72,8 +72,8 @@ def _diag_positions(xp, rows, cols, offset):
 
 
 def diag(x, offset=0, padding_value=0, name=None):
-    """1-D x: a square matrix with x on diagonal `offset` and `padding_value` elsewhere.
-    2-D x: the diagonal `offset` as a 1-D tensor.
+    """1-D x: a square matrix with x on diagonal `offset` and `padding_value` elsewhere (a
+    0-D x counts as 1-D). 2-D x: the diagonal `offset` as a 1-D tensor.
 
     Example:
         >>> import dygraph
@@ -84,6 +84,8 @@ def diag(x, offset=0, padding_value=0, name=None):
         array([2])
     """
     x = as_tensor(x, "diag")
+    if x._data.ndim == 0:
+        x = reshape(x, [1])
     data = x._data
     xp = xp_of(data)
     offset = int(offset)
@@ -111,9 +113,9 @@ def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
     """
     x = as_tensor(x, "diagonal")
     nd = x._data.ndim
-    if nd < 2:
+    if nd < 2:  # Paddle: the axes are out of range (IndexError)
         raise op_error("diagonal", f"expected a tensor with at least 2 dims, got shape "
-                       f"{x.shape}")
+                       f"{x.shape}", IndexValueError)
     a1, a2 = check_axis(axis1, nd, "diagonal"), check_axis(axis2, nd, "diagonal")
     if a1 == a2:
         raise op_error("diagonal", f"axis1 and axis2 must differ, got {axis1} and {axis2}")

@@ -1,6 +1,6 @@
 """Joins and splits in NumPy's spellings: atleast_1d/2d/3d, hstack/vstack/dstack,
 column_stack/row_stack, tensor_split/hsplit/vsplit/dsplit, split_with_sizes, unstack,
-block_diag, cartesian_prod, broadcast_tensors.
+block_diag, cartesian_prod, meshgrid, broadcast_tensors.
 
 Each is a composition of the differentiable core ops (reshape, concat, getitem, broadcast),
 so gradients and double backward come from those ops.
@@ -11,7 +11,7 @@ import builtins
 import numpy as np
 
 from dygraph.autograd.function import apply
-from dygraph.framework.errors import AssertedTypeError, op_error
+from dygraph.framework.errors import AssertedTypeError, ValueTypeError, op_error
 from dygraph.ops.common import as_tensor, check_axis
 from dygraph.ops.manipulation.args import int_list, tensor_list
 from dygraph.ops.manipulation.indexing import GetItem
@@ -21,10 +21,12 @@ from dygraph.tensor.tensor import Tensor
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack",
            "column_stack", "row_stack", "tensor_split", "hsplit", "vsplit", "dsplit",
-           "split_with_sizes", "unstack", "block_diag", "cartesian_prod", "broadcast_tensors"]
+           "split_with_sizes", "unstack", "block_diag", "cartesian_prod", "meshgrid",
+           "broadcast_tensors"]
 NONDIFF = set()
 # Paddle has these only at the top level (they take a list of tensors).
-NOT_METHODS = {"hstack", "vstack", "dstack", "column_stack", "row_stack", "cartesian_prod"}
+NOT_METHODS = {"hstack", "vstack", "dstack", "column_stack", "row_stack", "cartesian_prod",
+               "meshgrid"}
 
 
 def _atleast(inputs, nd, op):
@@ -82,13 +84,14 @@ def atleast_3d(*inputs, name=None):
     return _atleast(inputs, 3, "atleast_3d")
 
 
-def _rows(x, op):
+def _rows(x, op, zero_d_error=AssertedTypeError):
     """The tensors to join: a list, or a Tensor taken as the list of its rows (Paddle
-    iterates a Tensor given where a list goes, as NumPy does)."""
+    iterates a Tensor given where a list goes, as NumPy does). A 0-D Tensor has no rows:
+    `zero_d_error` is the type Paddle's refusal has (an assert, or a ValueError)."""
     if isinstance(x, Tensor):
         if x._data.ndim == 0:
             raise op_error(op, "x is a 0-D Tensor, which has no rows to join",
-                           AssertedTypeError)
+                           zero_d_error)
         x = unbind(x, 0)
     return tensor_list(x, op)
 
@@ -150,8 +153,17 @@ def column_stack(x, name=None):
         [3, 2]
     """
     tensors = [reshape(t, [-1, 1]) if t._data.ndim <= 1 else t
-               for t in _rows(x, "column_stack")]
+               for t in _rows(x, "column_stack", ValueTypeError)]
     return concat(tensors, axis=1)
+
+
+def _tensors(x, op, name):
+    """A list of Tensors (see tensor_list); a 0-D Tensor in its place is refused with an
+    AssertedTypeError, as Paddle asserts it has a length."""
+    if isinstance(x, Tensor) and x._data.ndim == 0:
+        raise op_error(op, f"{name} must be a list or tuple of Tensors, got a 0-D Tensor",
+                       AssertedTypeError)
+    return tensor_list(x, op, name)
 
 
 def _piece(x, axis, start, stop):
@@ -194,14 +206,12 @@ def _split_dim(x, num_or_indices, axis, min_nd, op):
     if x._data.ndim < min_nd:
         raise op_error(op, f"expected a tensor with at least {min_nd} dims, got shape "
                        f"{x.shape}")
-    if isinstance(num_or_indices, (int, np.integer)) and x._data.shape[axis] % num_or_indices:
-        raise op_error(op, f"dim {axis} of shape {x.shape} does not split into "
-                       f"{num_or_indices} equal parts")
     return tensor_split(x, num_or_indices, axis)
 
 
 def hsplit(x, num_or_indices, name=None):
-    """tensor_split along axis 1 (axis 0 for 1-D tensors); an int must divide evenly.
+    """tensor_split along axis 1 (axis 0 for 1-D tensors): an int n gives n nearly equal
+    parts, the first size % n one longer.
 
     Example:
         >>> import dygraph
@@ -298,7 +308,7 @@ def cartesian_prod(x, name=None):
         array([[1, 3],
                [2, 3]])
     """
-    tensors = tensor_list(x, "cartesian_prod")
+    tensors = _tensors(x, "cartesian_prod", "x")
     for i, t in enumerate(tensors):
         if t._data.ndim != 1:
             raise op_error("cartesian_prod", f"inputs must be 1-D, input {i} has shape "
@@ -314,6 +324,50 @@ def cartesian_prod(x, name=None):
     return concat(columns, axis=1)
 
 
+def meshgrid(*args, **kwargs):
+    """Grids from 1-D (or 0-D) tensors of one dtype, given as arguments or as one list: the
+    i-th result has the shape [len(t) for t in inputs] and varies along dim i. Keywords:
+    `name`, and `indexing` ('ij', the default, or 'xy', which swaps the first two dims).
+
+    Example:
+        >>> import dygraph
+        >>> a, b = dygraph.meshgrid(dygraph.to_tensor([1, 2, 3]), dygraph.to_tensor([4, 5]))
+        >>> a.shape, b.numpy()[0].tolist()
+        ([3, 2], [4, 5])
+    """
+    unknown = sorted(set(kwargs) - {"name", "indexing"})
+    if unknown:
+        raise op_error("meshgrid", f"unexpected keyword arguments {unknown}; it takes "
+                       "name and indexing", TypeError)
+    indexing = kwargs.get("indexing") or "ij"
+    if indexing not in ("ij", "xy"):
+        raise op_error("meshgrid", f"indexing must be 'ij' or 'xy', got {indexing!r}")
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = args[0]
+    tensors = tensor_list(list(args), "meshgrid", "inputs")
+    for i, t in enumerate(tensors):
+        if t._data.ndim > 1:
+            raise op_error("meshgrid", f"inputs must be 0-D or 1-D, input {i} has shape "
+                           f"{t.shape}")
+        if t._data.dtype != tensors[0]._data.dtype:
+            raise op_error("meshgrid", f"inputs must have one dtype, input 0 is "
+                           f"{tensors[0]._data.dtype.name} and input {i} is "
+                           f"{t._data.dtype.name}")
+    # dim i of the grid runs along input i; 'xy' lays the first two inputs out swapped
+    dims = list(range(len(tensors)))
+    if indexing == "xy" and len(dims) > 1:
+        dims[0], dims[1] = 1, 0
+    shape = [0] * len(tensors)
+    for t, d in zip(tensors, dims):
+        shape[d] = t._data.size
+    out = []
+    for t, d in zip(tensors, dims):
+        view = [1] * len(shape)
+        view[d] = shape[d]
+        out.append(broadcast_to(reshape(t, view), shape))
+    return out
+
+
 def broadcast_tensors(input, name=None):  # noqa: A002 - Paddle's argument name
     """The inputs broadcast to their common shape.
 
@@ -323,7 +377,7 @@ def broadcast_tensors(input, name=None):  # noqa: A002 - Paddle's argument name
         ...                                              dygraph.ones([3])])]
         [[2, 3], [2, 3]]
     """
-    tensors = tensor_list(input, "broadcast_tensors", "input")
+    tensors = _tensors(input, "broadcast_tensors", "input")
     try:
         shape = list(np.broadcast_shapes(*(t._data.shape for t in tensors)))
     except ValueError:

@@ -13,9 +13,9 @@ import numpy as np
 
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import AssertedValueError, op_error
 from dygraph.ops.common import amp_casts, as_tensor, check_axis
-from dygraph.ops.manipulation.args import int_list, tensor_list, xp_of
+from dygraph.ops.manipulation.args import IndexValueError, int_list, tensor_list, xp_of
 from dygraph.ops.manipulation.diag import diag, diagonal, tril, triu
 from dygraph.ops.manipulation.gather import (
     gather,
@@ -265,6 +265,8 @@ def chunk(x, chunks, axis=0, name=None):
         >>> len(dygraph.chunk(dygraph.ones([6, 2]), 3))
         3
     """
+    if isinstance(x, Tensor) and x._data.ndim == 0:  # Paddle: IndexError
+        raise op_error("chunk", "cannot chunk a 0-D tensor", IndexValueError)
     return split(x, int(chunks), axis)
 
 
@@ -403,9 +405,13 @@ def moveaxis(x, source, destination, name=None):
     """
     x = as_tensor(x, "moveaxis")
     nd = x._data.ndim
-    src = [check_axis(a, nd, "moveaxis") for a in int_list(source, "moveaxis", "source")]
-    dst = [check_axis(a, nd, "moveaxis")
-           for a in int_list(destination, "moveaxis", "destination")]
+    src = int_list(source, "moveaxis", "source")
+    dst = int_list(destination, "moveaxis", "destination")
+    for a in src + dst:  # Paddle asserts the range (AssertionError); no axis of a 0-D
+        if not -nd <= a < nd:
+            raise op_error("moveaxis", f"axis {a} is out of range for a tensor of shape "
+                           f"{x.shape}; expected {-nd} <= axis < {nd}", AssertedValueError)
+    src, dst = [a % nd for a in src], [a % nd for a in dst]
     if len(src) != len(dst):
         raise op_error("moveaxis", f"source {src} and destination {dst} must have the same "
                        "length")

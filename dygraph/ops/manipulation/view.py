@@ -11,9 +11,9 @@ import builtins
 from dygraph.autograd.function import apply
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework import dtype as _dt
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import AssertedValueError, op_error
 from dygraph.ops.common import as_tensor, check_axis
-from dygraph.ops.manipulation.args import constant, int_list, xp_of
+from dygraph.ops.manipulation.args import IndexValueError, constant, int_list, xp_of
 from dygraph.ops.manipulation.diag import _diag_positions, diag
 from dygraph.ops.manipulation.indexing import GetItem
 from dygraph.ops.manipulation.rearrange import flip
@@ -37,8 +37,8 @@ def unflatten(x, axis, shape, name=None):
         [2, 2, 3]
     """
     x = as_tensor(x, "unflatten")
-    if x._data.ndim == 0:
-        raise op_error("unflatten", "cannot unflatten a 0-D tensor")
+    if x._data.ndim == 0:  # Paddle asserts the axis is in range (AssertionError)
+        raise op_error("unflatten", "cannot unflatten a 0-D tensor", AssertedValueError)
     ax = check_axis(axis, x._data.ndim, "unflatten")
     sizes = int_list(shape, "unflatten", "shape")
     if not sizes:
@@ -257,6 +257,8 @@ def crop(x, shape=None, offsets=None, name=None):
                [ 9, 10]])
     """
     x = as_tensor(x, "crop")
+    if x._data.ndim == 0:
+        raise op_error("crop", "x must have at least 1 dim, got a 0-D tensor")
     full = list(x._data.shape)
     shape = [-1] * len(full) if shape is None else int_list(shape, "crop", "shape")
     offsets = [0] * len(full) if offsets is None else int_list(offsets, "crop", "offsets")
@@ -286,7 +288,8 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002 - Paddle's argu
     """
     x = as_tensor(input, "diag_embed")
     if x._data.ndim == 0:
-        raise op_error("diag_embed", "input must have at least 1 dim, got a 0-D tensor")
+        raise op_error("diag_embed", "input must have at least 1 dim, got a 0-D tensor",
+                       IndexValueError)  # Paddle: dim1 is out of range (IndexError)
     nd = x._data.ndim + 1
     d1, d2 = check_axis(dim1, nd, "diag_embed"), check_axis(dim2, nd, "diag_embed")
     if d1 == d2:

@@ -30,8 +30,10 @@ def test_tensor_split_forms():
     parts = D.tensor_split(D.arange(7), [2, 5])
     assert [p.numpy().tolist() for p in parts] == [[0, 1], [2, 3, 4], [5, 6]]
     assert [p.shape for p in D.tensor_split(D.arange(2), 3)] == [[1], [1], [0]]
-    with pytest.raises(ValueError, match="hsplit.*equal parts"):
-        D.hsplit(D.ones([2, 3]), 2)
+    # Paddle's h/v/dsplit split an int count unevenly too, as tensor_split does
+    assert [p.shape for p in D.hsplit(D.ones([2, 3]), 2)] == [[2, 2], [2, 1]]
+    assert [p.shape for p in D.vsplit(D.ones([3, 4]), 4)] == [[1, 4]] * 3 + [[0, 4]]
+    assert [p.shape for p in D.dsplit(D.ones([2, 2, 3]), 2)] == [[2, 2, 2], [2, 2, 1]]
     with pytest.raises(ValueError, match="vsplit.*at least 2 dims"):
         D.vsplit(D.ones([4]), 2)
     assert [p.shape for p in D.ones([5, 2]).split_with_sizes([2, 3])] == [[2, 2], [3, 2]]
@@ -48,6 +50,34 @@ def test_block_diag_and_cartesian_prod_and_unstack():
         D.unstack(_t(X), 1, 2)
     with pytest.raises(ValueError, match="broadcast_tensors"):
         D.broadcast_tensors([D.ones([2]), D.ones([3])])
+    # a 0-D tensor where the list goes: Paddle asserts it has a length; column_stack
+    # finds no rows (ValueError); the errors are TypeErrors too
+    for op in (D.broadcast_tensors, D.cartesian_prod):
+        with pytest.raises(AssertionError, match="got a 0-D Tensor") as info:
+            op(_t(1.0))
+        assert isinstance(info.value, TypeError)
+    with pytest.raises(ValueError, match="column_stack: x is a 0-D Tensor") as info:
+        D.column_stack(_t(1.0))
+    assert isinstance(info.value, TypeError)
+
+
+def test_meshgrid():
+    x = _t([1.0, 2.0, 3.0], grad=True)
+    a, b = D.meshgrid(x, _t([4.0, 5.0]))
+    assert a.numpy().tolist() == [[1, 1], [2, 2], [3, 3]]
+    assert b.numpy().tolist() == [[4, 5]] * 3
+    (a * _t(np.arange(6.0).reshape(3, 2), "float32")).sum().backward()
+    assert x.grad.numpy().tolist() == [1, 5, 9]
+    a, b = D.meshgrid([x, _t([4.0, 5.0])], indexing="xy")  # a list, NumPy's 'xy' layout
+    assert a.numpy().tolist() == [[1, 2, 3]] * 2 and b.shape == [2, 3]
+    assert [t.shape for t in D.meshgrid(_t(1.0), x, x)] == [[1, 3, 3]] * 3
+    with pytest.raises(ValueError, match="meshgrid: inputs is an empty list"):
+        D.meshgrid()
+    with pytest.raises(ValueError, match="one dtype, input 0 is float64 and input 1 is int64"):
+        D.meshgrid(x, _t([1, 2]))
+    with pytest.raises(ValueError, match="0-D or 1-D, input 0 has shape \\[2, 3\\]"):
+        D.meshgrid(_t(X))
+    assert not hasattr(D.Tensor, "meshgrid")
 
 
 def test_views():
@@ -64,6 +94,8 @@ def test_views():
     with pytest.raises(ValueError, match="narrow.*exceeds"):
         D.narrow(_t(X), 1, 2, 2)
     assert D.unflatten(D.ones([6]), 0, [2, 3]).shape == [2, 3]
+    with pytest.raises(AssertionError, match="unflatten: cannot unflatten a 0-D"):
+        D.unflatten(_t(1.0), 0, [1])
     with pytest.raises(ValueError, match="unflatten"):
         D.unflatten(D.ones([6]), 0, [4, -1])
     assert x.permute(1, 0).shape == [4, 2]
@@ -80,6 +112,10 @@ def test_rot90_reverse_crop_diag_embed():
     assert D.crop(x, [-1, 2]).numpy().tolist() == [[0, 1], [4, 5]]
     with pytest.raises(ValueError, match="crop"):
         D.crop(x, [2, 2], [1, 0])
+    with pytest.raises(ValueError, match="crop: x must have at least 1 dim"):
+        D.crop(_t(1.0))
+    with pytest.raises(IndexError, match="diag_embed: input must have at least 1 dim"):
+        D.diag_embed(_t(1.0))
     out = D.diag_embed(_t([[1.0, 2.0]]), -1, 2, 0)
     assert out.shape == [3, 1, 3]
     assert out.numpy()[:, 0, :].tolist() == [[0, 1, 0], [0, 0, 2], [0, 0, 0]]

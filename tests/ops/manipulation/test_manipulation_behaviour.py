@@ -69,6 +69,9 @@ def test_split_sections_forms():
         [[2, 3], [2, 2]]
     assert [p.shape for p in x.split(D.to_tensor(2))] == [[1, 5], [1, 5]]
     assert [p.shape for p in D.chunk(x, 5, axis=1)] == [[2, 1]] * 5
+    with pytest.raises(IndexError, match="chunk: cannot chunk a 0-D") as info:
+        D.chunk(D.to_tensor(1.0), 1)  # Paddle's IndexError; ValueError as split's is
+    assert isinstance(info.value, ValueError)
     with pytest.raises(ValueError, match="only one section may be -1"):
         D.split(x, [-1, -1], axis=1)
     with pytest.raises(ValueError, match="sum to 4 but dim 1"):
@@ -103,6 +106,9 @@ def test_tile_flip_roll_argument_forms():
     with pytest.raises(ValueError, match="same length"):
         D.roll(x, [1, 2], axis=0)
     assert D.moveaxis(D.ones([2, 3, 4]), [0, -1], [1, 0]).shape == [4, 2, 3]
+    for x, source in ((D.ones([2, 3]), 2), (D.to_tensor(1.0), 0)):  # Paddle asserts
+        with pytest.raises(AssertionError, match=f"moveaxis: axis {source} is out of range"):
+            D.moveaxis(x, source, 0)
     with pytest.raises(ValueError, match=r"expand_as: cannot expand x of shape \[2\]"):
         D.expand_as(D.ones([2]), D.ones([3]))
 
@@ -276,6 +282,14 @@ def test_diag_triangles_repeat():
     assert D.diag(D.to_tensor([[1, 2, 3], [4, 5, 6]]), offset=-1).tolist() == [4]
     with pytest.raises(ValueError, match="1-D or 2-D"):
         D.diag(D.ones([2, 2, 2]))
+    # a 0-D x is a 1-element vector, as in Paddle; the gradient reaches it
+    s = D.to_tensor(3.0, stop_gradient=False)
+    out = D.diag(s, offset=1, padding_value=7)
+    assert out.tolist() == [[7, 3], [7, 7]]
+    out.sum().backward()
+    assert s.grad.shape == [] and s.grad.item() == 1.0
+    with pytest.raises(IndexError, match="diagonal: expected a tensor with at least 2"):
+        D.diagonal(D.ones([3]))
     with pytest.raises(ValueError, match="at least 2 dims"):
         D.tril(D.ones([3]))
     with pytest.raises(ValueError, match="must differ"):
