@@ -1,0 +1,1 @@
+"""The builders of dygraph.static.nn (Paddle's paddle.static.nn)."""
