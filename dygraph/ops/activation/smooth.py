@@ -14,6 +14,7 @@ from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import float_operand
+from dygraph.ops.inplace import run_inplace
 from dygraph.ops.unary.erf import _erf_array
 
 __all__ = ["sigmoid", "log_sigmoid", "silu", "swish", "elu", "celu", "selu", "gelu",
@@ -207,8 +208,8 @@ def log_sigmoid(x, name=None):
     return apply(LogSigmoid(), float_operand(x, "log_sigmoid"))
 
 
-def silu(x, name=None):
-    """x * sigmoid(x).
+def silu(x, inplace=False, name=None):
+    """x * sigmoid(x); with inplace=True written into x, which is returned.
 
     Example:
         >>> import dygraph
@@ -216,6 +217,8 @@ def silu(x, name=None):
         >>> F.silu(dygraph.to_tensor([0.0])).numpy()
         array([0.], dtype=float32)
     """
+    if inplace:
+        return run_inplace("silu", silu, x)
     return apply(Silu(), float_operand(x, "silu"))
 
 

@@ -17,6 +17,7 @@ from dygraph.ops.activation.piecewise import log_sigmoid, log_softmax, sigmoid, 
 from dygraph.ops.common import as_tensor, float_operand
 from dygraph.ops.device_constants import const as _const
 from dygraph.ops.loss.common import check_reduction, reduce_loss
+from dygraph.ops.loss.regression import check_same_shape
 from dygraph.tensor.tensor import to_tensor
 
 __all__ = ["gaussian_nll_loss", "poisson_nll_loss", "dice_loss", "log_loss",
@@ -165,6 +166,7 @@ def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0,
     op = "sigmoid_focal_loss"
     check_reduction(reduction, op)
     x, y = float_operand(logit, op), float_operand(label, op)
+    check_same_shape(x, y, op)
     bce = -(y * log_sigmoid(x) + (1.0 - y) * log_sigmoid(-x))
     p = sigmoid(x)
     p_t = p * y + (1.0 - p) * (1.0 - y)

@@ -5,7 +5,7 @@ triplet_margin_loss, composed of elementwise ops and reductions (Paddle's formul
 import numpy as np
 
 from dygraph import ops as P
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import ValueTypeError, op_error
 from dygraph.ops.activation.piecewise import log_sigmoid, log_softmax, relu
 from dygraph.ops.common import as_tensor, float_operand
 from dygraph.ops.creation import constructors as _creation
@@ -183,8 +183,11 @@ def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", na
 
 def _class_labels(label, n, classes, op):
     lab = np.asarray(as_tensor(label, op).numpy()).reshape(-1)
-    if lab.dtype.kind not in "iu":
-        raise op_error(op, f"label must hold integer class indices, got {lab.dtype}", TypeError)
+    if lab.dtype.kind not in "iu" and lab.size:  # (an empty label has no index to read)
+        # float or complex values where indices go: Paddle's index lookup refuses them with
+        # a ValueError
+        raise op_error(op, f"label must hold integer class indices, got {lab.dtype}",
+                       TypeError if lab.dtype.kind == "b" else ValueTypeError)
     if lab.shape[0] != n:
         raise op_error(op, f"label must have one entry per sample ({n}), got {lab.shape[0]}")
     if lab.size and (lab.min() < 0 or lab.max() >= classes):

@@ -46,7 +46,7 @@ def _operands(input, label, op):
     return x, float_operand(y, op)
 
 
-def _check_same_shape(x, y, op):
+def check_same_shape(x, y, op):
     """Raise unless input `x` and label `y` have one shape (a free -1 static dimension
     matches any size), as Paddle does for the binary cross entropies."""
     xs, ys = list(x.shape), list(y.shape)
@@ -122,9 +122,10 @@ def l1_loss(input, label, reduction="mean", name=None):
     return reduce_loss(_unary.abs(x - y), reduction)
 
 
-def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):
+def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, name=None):
     """Huber loss: 0.5 * d**2 where |d| < delta, delta * (|d| - 0.5 * delta) elsewhere,
-    with d = input - label.
+    with d = input - label; with is_huber=False the smooth L1 loss, the Huber loss divided
+    by delta. input and label must have one shape.
 
     Example:
         >>> import dygraph
@@ -135,9 +136,12 @@ def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):
     """
     check_reduction(reduction, "smooth_l1_loss")
     x, y = _operands(input, label, "smooth_l1_loss")
+    check_same_shape(x, y, "smooth_l1_loss")
     d = x - y
     ad = _unary.abs(d)
     loss = _unary.where(ad < delta, 0.5 * d * d, delta * ad - 0.5 * delta * delta)
+    if not is_huber:
+        loss = loss / float(delta)
     return reduce_loss(loss, reduction)
 
 
@@ -190,7 +194,7 @@ def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None)
     op = "binary_cross_entropy"
     check_reduction(reduction, op)
     p, y = _operands(input, label, op)
-    _check_same_shape(p, y, op)
+    check_same_shape(p, y, op)
     loss = apply(BinaryCrossEntropy(), p, y)
     if weight is not None:
         loss = loss * as_tensor(weight, op)
@@ -214,7 +218,7 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
     op = "binary_cross_entropy_with_logits"
     check_reduction(reduction, op)
     x, y = _operands(logit, label, op)
-    _check_same_shape(x, y, op)
+    check_same_shape(x, y, op)
     neg_log_sig = -log_sigmoid(x)  # log(1 + exp(-x)), without overflow
     if pos_weight is not None:
         pw = float_operand(as_tensor(pos_weight, op), op)
@@ -241,6 +245,7 @@ def kl_div(input, label, reduction="mean", log_target=False, name=None):
     op = "kl_div"
     check_reduction(reduction, op, ("none", "mean", "sum", "batchmean"))
     x, y = _operands(input, label, op)
+    check_same_shape(x, y, op)
     if log_target:
         loss = _unary.exp(y) * (y - x)
     else:

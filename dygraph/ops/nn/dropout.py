@@ -13,6 +13,7 @@ from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
 from dygraph.framework.random import rng
 from dygraph.ops.common import float_operand
+from dygraph.ops.inplace import run_inplace
 from dygraph.ops.manipulation.args import xp_of
 from dygraph.ops.manipulation.shape import squeeze, unsqueeze
 from dygraph.tensor.tensor import _new_tensor
@@ -77,11 +78,12 @@ def _keep_mask(x, shape, p):
 
 
 @captured_whole
-def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
+def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None,
+            inplace=False):
     """Zero each element (or each slice along `axis`) with probability p while training.
     mode 'upscale_in_train': kept values are scaled by 1 / (1 - p) and inference is the
     identity; 'downscale_in_infer': training keeps values as they are and inference
-    multiplies by 1 - p.
+    multiplies by 1 - p. With inplace=True the result is written into x, which is returned.
 
     Example:
         >>> import dygraph
@@ -97,6 +99,8 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
     if mode not in _MODES:
         raise op_error("dropout", f"mode must be 'upscale_in_train' or 'downscale_in_infer', "
                        f"got {mode!r}")
+    if inplace:
+        return run_inplace("dropout", dropout, x, p, axis, training, mode)
     x = float_operand(x, "dropout")
     shape = _mask_shape(x._data.shape, axis, "dropout")
     if not training:

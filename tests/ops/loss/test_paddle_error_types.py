@@ -39,3 +39,25 @@ def test_dice_loss_asserts_label_dtype_rank_and_last_dim():
         F.dice_loss(_t(X), _t(np.zeros((2, 1), np.int64)))
     out = F.dice_loss(_t(X), _t(np.zeros((3, 1), np.int64)))
     assert out.shape == [] and out.dtype == dygraph.float32
+
+
+def test_multi_margin_loss_float_labels_and_empty_batches():
+    with pytest.raises(ValueTypeError, match="multi_margin_loss: label must hold integer"):
+        F.multi_margin_loss(_t(X), _t(np.zeros(3, np.float32)))
+    # an empty batch has no label to read: the mean of nothing, as Paddle
+    out = F.multi_margin_loss(_t(np.zeros((0, 4), np.float32)), _t(np.zeros(0, np.float32)))
+    assert out.shape == [] and np.isnan(out.numpy())
+
+
+@pytest.mark.parametrize("fn", [F.smooth_l1_loss, F.kl_div, F.sigmoid_focal_loss])
+def test_losses_that_refuse_a_broadcast_label(fn):
+    with pytest.raises(ValueError, match=r"input shape \[3, 4\] and label shape \[4\] differ"):
+        fn(_t(X), _t(X[0]))
+
+
+def test_smooth_l1_loss_without_huber_divides_by_delta():
+    x, y = _t(np.zeros(3, np.float32)), _t(np.float32([0.5, 2.0, -3.0]))
+    huber = F.smooth_l1_loss(x, y, reduction="none", delta=1.5)
+    np.testing.assert_allclose(huber.numpy(), [0.125, 1.875, 3.375])
+    smooth = F.smooth_l1_loss(x, y, reduction="none", delta=1.5, is_huber=False)
+    np.testing.assert_allclose(smooth.numpy(), huber.numpy() / 1.5, rtol=1e-6)

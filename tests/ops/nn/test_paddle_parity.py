@@ -100,3 +100,16 @@ def test_attention_refuses_unequal_heads_without_gqa_and_non_tensors():
     with pytest.raises(AttributeError, match="value must be a Tensor, got float") as caught:
         F.scaled_dot_product_attention(q, kv, 2.0)
     assert isinstance(caught.value, TypeError)
+
+
+def test_inplace_silu_writes_into_x():
+    want = np.float32([[0.5, -1.0, 2.0]])
+    x = _t(want)
+    assert F.silu(x, inplace=True) is x
+    np.testing.assert_allclose(x.numpy(), want / (1 + np.exp(-want)), rtol=1e-6)
+
+
+def test_inplace_dropout_writes_into_x():
+    x = _t(np.ones((4, 8), np.float32))
+    assert F.dropout(x, 0.5, inplace=True) is x
+    assert set(x.numpy().ravel().tolist()) <= {0.0, 2.0}
