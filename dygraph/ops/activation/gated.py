@@ -87,8 +87,8 @@ def swiglu(x, y=None, name=None):
     """
     x = float_operand(x, "swiglu")
     if y is None:
-        if x._data.shape[-1] % 2:
-            raise op_error("swiglu", f"without y, x's last dim must be even, got shape "
+        if not x._data.ndim or x._data.shape[-1] % 2:
+            raise op_error("swiglu", f"without y, x must have an even last dim, got shape "
                            f"{list(x._data.shape)}")
         x, y = split(x, 2, axis=-1)
     else:

@@ -113,3 +113,8 @@ def test_inplace_dropout_writes_into_x():
     x = _t(np.ones((4, 8), np.float32))
     assert F.dropout(x, 0.5, inplace=True) is x
     assert set(x.numpy().ravel().tolist()) <= {0.0, 2.0}
+
+
+def test_swiglu_of_a_0d_tensor_without_y_is_a_value_error():
+    with pytest.raises(ValueError, match=r"swiglu: without y, x must have an even last dim.*\[\]"):
+        F.swiglu(_t(np.float32(1.0)))
