@@ -9,6 +9,26 @@ from dygraph.ops.common import float_operand
 from dygraph.tensor.tensor import _new_tensor
 
 
+class ShapeRuntimeError(ValueError, RuntimeError):
+    """Input shapes an op cannot take, where Paddle raises RuntimeError (its
+    PreconditionNotMet): both, so code written against either catches it.
+
+    Example:
+        >>> issubclass(ShapeRuntimeError, RuntimeError)
+        True
+    """
+
+
+class RankIndexError(ValueError, IndexError):
+    """An input with too few dimensions, where Paddle raises IndexError (its OutOfRange):
+    both, so code written against either catches it.
+
+    Example:
+        >>> issubclass(RankIndexError, IndexError)
+        True
+    """
+
+
 def xp_of(m, value):
     """The array module (numpy or cupy) that holds `value` in a backward pass.
 
@@ -49,8 +69,8 @@ def mT(m, a):
     return m.swapaxes(a, -1, -2)
 
 
-def square_operand(x, op):
-    """A float Tensor of shape [*, M, M], or a ValueError naming the shape.
+def square_operand(x, op, exc_type=ValueError):
+    """A float Tensor of shape [*, M, M], or an `exc_type` error naming the shape.
 
     Example:
         >>> import dygraph
@@ -61,7 +81,7 @@ def square_operand(x, op):
     shape = x._data.shape
     if len(shape) < 2 or shape[-1] != shape[-2]:
         raise op_error(op, f"expected a square matrix or a batch of them, shape [*, M, M], "
-                       f"got shape {list(shape)}")
+                       f"got shape {list(shape)}", exc_type)
     return x
 
 

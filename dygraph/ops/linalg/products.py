@@ -8,9 +8,14 @@ import numpy as np
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.backend.workspace import POOLED_SIZE, workspace
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import UnsupportedDTypeError, op_error
 from dygraph.ops.common import amp_casts, as_tensor, binary_operands, cast, check_axis
-from dygraph.ops.linalg.common import constant, xp_of
+from dygraph.ops.linalg.common import (
+    RankIndexError,
+    ShapeRuntimeError,
+    constant,
+    xp_of,
+)
 from dygraph.ops.linalg.einsum import einsum
 from dygraph.tensor.tensor import Tensor
 
@@ -268,7 +273,7 @@ def dot(x, y, name=None):
     xs, ys = x._data.shape, y._data.shape
     if xs != ys or len(xs) not in (1, 2):
         raise op_error("dot", f"expected two 1-D or two 2-D tensors of one shape, got shapes "
-                       f"{list(xs)} and {list(ys)}")
+                       f"{list(xs)} and {list(ys)}", ShapeRuntimeError)
     return apply(Dot(), x, y)
 
 
@@ -355,6 +360,10 @@ def cross(x, y, axis=9, name=None):
         array([0., 0., 1.], dtype=float32)
     """
     x, y = binary_operands(x, y, "cross")
+    if x._data.dtype == np.bool_:  # NumPy's cross would fail subtracting bools
+        raise op_error("cross", f"bool inputs are not supported, got shapes {list(x.shape)} "
+                       f"and {list(y.shape)}; cast them to a number dtype first",
+                       UnsupportedDTypeError)
     shape = x._data.shape
     if shape != y._data.shape:
         raise op_error("cross", f"inputs must have one shape, got {list(shape)} and "
@@ -423,7 +432,9 @@ class Trace(Op):
 
     def forward(self, xp, x):
         self.in_shape = x.shape
-        return xp.trace(x, self.offset, self.axis1, self.axis2)
+        # dtype: NumPy's sum would widen int32 (and bool) to int64; Paddle keeps the dtype
+        dtype = x.dtype if x.dtype != np.bool_ else None
+        return xp.trace(x, self.offset, self.axis1, self.axis2, dtype=dtype)
 
     def backward(self, m, g):
         data = m.data(g)
@@ -450,7 +461,8 @@ def trace(x, offset=0, axis1=0, axis2=1, name=None):
     x = as_tensor(x, "trace")
     nd = x._data.ndim
     if nd < 2:
-        raise op_error("trace", f"expected at least 2 dims, got shape {list(x._data.shape)}")
+        raise op_error("trace", f"expected at least 2 dims, got shape {list(x._data.shape)}",
+                       RankIndexError)
     a1, a2 = check_axis(axis1, nd, "trace"), check_axis(axis2, nd, "trace")
     if a1 == a2:
         raise op_error("trace", f"axis1 and axis2 must differ, both are {a1} for shape "
