@@ -14,6 +14,7 @@ Example:
 
 from dygraph.ops.linalg import eigen_lowrank_stats as _eigen_lowrank_stats
 from dygraph.ops.linalg import functions as _functions
+from dygraph.ops.linalg import fused as _fused
 from dygraph.ops.linalg import solvers as _solvers
 from dygraph.ops.linalg.eigen_lowrank_stats import (
     corrcoef,
@@ -46,6 +47,7 @@ from dygraph.ops.linalg.functions import (
     svd,
     vector_norm,
 )
+from dygraph.ops.linalg.fused import fp8_fp8_half_gemm_fused
 from dygraph.ops.linalg.products import cross, matmul
 from dygraph.ops.linalg.solvers import (
     cholesky_inverse,
@@ -60,7 +62,8 @@ from dygraph.ops.linalg.solvers import (
 )
 from dygraph.ops.manipulation.diag import diagonal
 
-NONDIFF = set().union(*(m.NONDIFF for m in (_functions, _eigen_lowrank_stats, _solvers)))
+NONDIFF = set().union(*(m.NONDIFF for m in (_functions, _eigen_lowrank_stats, _fused,
+                                             _solvers)))
 __all__ = [
     "cholesky",
     "cholesky_inverse",
@@ -75,6 +78,7 @@ __all__ = [
     "eigh",
     "eigvals",
     "eigvalsh",
+    "fp8_fp8_half_gemm_fused",
     "householder_product",
     "inv",
     "lstsq",

@@ -15,7 +15,7 @@ from dygraph.autograd.function import apply
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor, binary_operands, check_axis, float_operand
 from dygraph.ops.complex import conj
-from dygraph.ops.creation.constructors import eye, randn
+from dygraph.ops.creation.constructors import eye, randn, zeros
 from dygraph.ops.linalg.common import matrix_operand, square_operand
 from dygraph.ops.linalg.eig import Eig
 from dygraph.ops.linalg.products import cross, matmul
@@ -25,7 +25,6 @@ from dygraph.ops.manipulation.shape import unsqueeze
 from dygraph.ops.reduction.reduce import mean
 from dygraph.ops.reduction.reduce import sum as _sum
 from dygraph.ops.unary.core import clip, sqrt
-from dygraph.tensor.tensor import Tensor
 
 __all__ = ["eig", "eigvals", "householder_product", "ormqr", "svdvals", "svd_lowrank",
            "pca_lowrank", "cov", "corrcoef", "vecdot", "cross", "diagonal"]
@@ -155,6 +154,10 @@ def svd_lowrank(x, q=None, niter=2, M=None, name=None):  # noqa: N803 - Paddle's
     if M is not None:
         x = x - as_tensor(M, "svd_lowrank")
     rows, cols = x._data.shape[-2:]
+    if min(rows, cols) == 0:  # an empty matrix: empty factors (q is 0), as Paddle gives
+        batch, real = list(x._data.shape[:-2]), x._data.real.dtype
+        return (zeros(batch + [rows, 0], dtype=x.dtype), zeros(batch + [0], dtype=real),
+                zeros(batch + [cols, 0], dtype=x.dtype))
     q = min(6, rows, cols) if q is None else int(q)
     if not 0 < q <= min(rows, cols):
         raise op_error("svd_lowrank", f"q must be in [1, min(M, N) = {min(rows, cols)}], "
@@ -182,7 +185,7 @@ def pca_lowrank(x, q=None, center=True, niter=2, name=None):
     x = matrix_operand(x, "pca_lowrank")
     rows, cols = x._data.shape[-2:]
     q = min(6, rows, cols) if q is None else q
-    if center:
+    if center and min(rows, cols):  # (an empty matrix has no mean to take)
         x = x - mean(x, axis=-2, keepdim=True)
     return svd_lowrank(x, q=q, niter=niter)
 
@@ -199,7 +202,7 @@ def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
                [-1.,  1.]], dtype=float32)
     """
     x = float_operand(x, "cov")
-    if x._data.ndim > 2:
+    if not 1 <= x._data.ndim <= 2:
         raise op_error("cov", f"expected a 1-D or 2-D input, got shape {x.shape}")
     obs = x if x._data.ndim < 2 else (x if rowvar else matrix_transpose(x))
     if obs._data.ndim == 1:
@@ -261,7 +264,9 @@ def vecdot(x, y, axis=-1, name=None):
         array([3., 3.], dtype=float32)
     """
     x, y = binary_operands(x, y, "vecdot")
-    if not isinstance(x, Tensor) or x._data.ndim == 0:
-        raise op_error("vecdot", f"expected tensors with at least one dim, got {x.shape}")
     nd = max(x._data.ndim, y._data.ndim)
+    if nd == 0:  # two numbers: their product, along the only axis a 0-D tensor has
+        if axis not in (-1, 0, None):
+            raise op_error("vecdot", f"axis of 0-D inputs must be -1, 0 or None, got {axis}")
+        return conj(x) * y
     return _sum(conj(x) * y, axis=check_axis(int(axis), nd, "vecdot") - nd)

@@ -17,14 +17,23 @@ import numpy as np
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import apply
 from dygraph.backend import get_array_module
-from dygraph.framework.errors import op_error
-from dygraph.ops.common import _Identity, binary_operands, cast, check_axis, float_operand
+from dygraph.framework.errors import AssertedValueError, ValueTypeError, describe, op_error
+from dygraph.ops.common import (
+    _Identity,
+    as_tensor,
+    binary_operands,
+    cast,
+    check_axis,
+    float_operand,
+)
+from dygraph.ops.creation.constructors import zeros
 from dygraph.ops.linalg.common import matrix_operand, square_operand
 from dygraph.ops.linalg.decompositions import QR, SVD, Cholesky, Eigh
 from dygraph.ops.linalg.inverse import Det, Inv, MatrixRank, Pinv, Slogdet, Solve, batched_solve
 from dygraph.ops.linalg.products import matmul
 from dygraph.ops.linalg.vector_norm import PNorm
 from dygraph.ops.manipulation import shape as _shape
+from dygraph.ops.unary import core as _unary
 from dygraph.tensor.tensor import Tensor, _new_tensor
 
 __all__ = ["inv", "det", "slogdet", "solve", "cholesky", "qr", "svd", "eigh", "eigvalsh",
@@ -120,7 +129,8 @@ def cholesky(x, upper=False, name=None):
         array([[2., 0.],
                [1., 2.]], dtype=float32)
     """
-    return apply(Cholesky(bool(upper)), square_operand(x, "cholesky"))
+    # (Paddle asserts the shape: the error is an AssertionError too)
+    return apply(Cholesky(bool(upper)), square_operand(x, "cholesky", AssertedValueError))
 
 
 def qr(x, mode="reduced", name=None):
@@ -228,6 +238,11 @@ def _vector(x, p, axes, keepdim):
     return apply(PNorm(float(p), axes, keepdim), x)
 
 
+def _modulus(x):
+    """|x| for a complex x, whose vector norms are real (PNorm's p = 2 squares entries)."""
+    return _unary.abs(x) if x._data.dtype.kind == "c" else x
+
+
 def _keep(result, x, axes):
     """Re-insert the reduced `axes` of x as size-1 dims (keepdim=True)."""
     shape = [1 if i in axes else n for i, n in enumerate(x._data.shape)]
@@ -297,7 +312,7 @@ def norm(x, p=None, axis=None, keepdim=False, name=None, *, dtype=None):
         p = 2
     if not _is_number(p):
         raise op_error("norm", f"unsupported vector norm p={p!r}; use a number, inf or -inf")
-    return _vector(x, p, axes, keepdim)
+    return _vector(_modulus(x), p, axes, keepdim)
 
 
 def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None, *, dtype=None):
@@ -319,7 +334,7 @@ def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None, *, dtype=None):
         axes = (check_axis(int(axis), nd, "vector_norm"),)
     if not _is_number(p):
         raise op_error("vector_norm", f"p must be a number, inf or -inf, got {p!r}", TypeError)
-    return _vector(x, p, axes, keepdim)
+    return _vector(_modulus(x), p, axes, keepdim)
 
 
 def matrix_norm(x, p="fro", axis=(-2, -1), keepdim=False, name=None):
@@ -330,7 +345,10 @@ def matrix_norm(x, p="fro", axis=(-2, -1), keepdim=False, name=None):
         >>> float(dygraph.linalg.matrix_norm(dygraph.to_tensor([[1.0, -2.0], [3.0, 4.0]]), 1))
         6.0
     """
-    if not isinstance(axis, (list, tuple)) or len(axis) != 2:
+    if not isinstance(axis, (list, tuple)):
+        raise op_error("matrix_norm", f"axis must be a list or tuple of two ints, got "
+                       f"{axis!r}", ValueTypeError)
+    if len(axis) != 2:
         raise op_error("matrix_norm", f"axis must be two ints, got {axis!r}")
     return norm(matrix_operand(x, "matrix_norm"), p, list(axis), keepdim)
 
@@ -346,6 +364,8 @@ def cond(x, p=None, name=None):
     x = matrix_operand(x, "cond")
     if p in (None, 2, -2):
         s = svd(x)[1]
+        if s._data.shape[-1] == 0:  # an empty matrix: 0, as Paddle gives
+            return zeros(list(s._data.shape[:-1]), dtype=s.dtype)
         last = (s._data.ndim - 1,)
         big, small = _vector(s, _INF, last, False), _vector(s, -_INF, last, False)
         return small / big if p == -2 else big / small
@@ -397,7 +417,10 @@ def multi_dot(x, name=None):
         >>> dygraph.linalg.multi_dot([a, b, c]).numpy()
         array([12., 12.], dtype=float32)
     """
-    tensors = list(x)
+    if not isinstance(x, (list, tuple)):
+        raise op_error("multi_dot", f"x must be a list or tuple of Tensors, got "
+                       f"{describe(x)}", ValueTypeError)
+    tensors = [as_tensor(t, "multi_dot") for t in x]
     if len(tensors) < 2:
         raise op_error("multi_dot", f"expected at least 2 tensors, got {len(tensors)}")
     shapes = [list(t.shape) for t in tensors]

@@ -150,6 +150,8 @@ class MatrixRank(Op):
             s = xp.abs(xp.linalg.eigvalsh(a))
         else:
             s = xp.linalg.svd(a, compute_uv=False)
+        if s.shape[-1] == 0:  # an empty matrix has rank 0 (s.max would fail)
+            return xp.zeros(s.shape[:-1], dtype=xp.int64)
         if self.tol is None and self.rtol is None:
             tol = s.max(axis=-1, keepdims=True) * max(a.shape[-2:]) * xp.finfo(a.dtype).eps
         else:

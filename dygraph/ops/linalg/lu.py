@@ -22,8 +22,8 @@ def lu_factor(xp, a, pivot):
     """(packed LU, 1-based int32 pivots, int32 infos) of a batch [*, M, N]."""
     *batch, rows, cols = a.shape
     k = min(rows, cols)
-    lu = a.reshape(-1, rows, cols).copy()
-    count = lu.shape[0]
+    count = int(np.prod(batch, dtype=np.int64))
+    lu = a.reshape(count, rows, cols).copy()
     pivots = xp.tile(xp.arange(k, dtype=np.int32), (count, 1))
     infos = xp.zeros(count, dtype=np.int32)
     every = xp.arange(count)

@@ -20,13 +20,14 @@ from dygraph.autograd.function import apply
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import binary_operands, float_operand
-from dygraph.ops.creation.constructors import eye
+from dygraph.ops.creation.constructors import eye, zeros
 from dygraph.ops.linalg.common import matrix_operand, square_operand
 from dygraph.ops.linalg.lu import LU, permutation
 from dygraph.ops.linalg.products import matmul
 from dygraph.ops.manipulation.diag import tril, triu
 from dygraph.ops.manipulation.shape import transpose
 from dygraph.ops.reduction.reduce import sum as _sum
+from dygraph.ops.unary.core import exp
 from dygraph.tensor.tensor import Tensor, to_tensor
 
 __all__ = ["triangular_solve", "cholesky_solve", "cholesky_inverse", "lu", "lu_unpack",
@@ -96,7 +97,8 @@ def cholesky_solve(x, y, upper=False, name=None):
 
 
 def cholesky_inverse(x, upper=False, name=None):
-    """Inverse of A from its Cholesky factor x (A = x x^T, or x^T x when upper).
+    """Inverse of A from its Cholesky factor x (A = x x^T, or x^T x when upper). As Paddle,
+    the whole of x is used: a factor is triangular, and its other triangle is not masked.
 
     Example:
         >>> import dygraph
@@ -104,8 +106,11 @@ def cholesky_inverse(x, upper=False, name=None):
         array([[0.25  , 0.    ],
                [0.    , 0.0625]], dtype=float32)
     """
-    x = square_operand(x, "cholesky_inverse")
-    return cholesky_solve(eye(x._data.shape[-1], dtype=x.dtype), x, upper=upper)
+    from dygraph.ops.linalg.functions import inv
+
+    inverse = inv(square_operand(x, "cholesky_inverse"))
+    # (x x^T)^-1 = x^-T x^-1 and (x^T x)^-1 = x^-1 x^-T
+    return matmul(inverse, inverse, transpose_x=not upper, transpose_y=bool(upper))
 
 
 def lu(x, pivot=True, get_infos=False, name=None):
@@ -143,9 +148,14 @@ def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
     if unpack_ludata:
         low = tril(x, -1)[..., :, :k] + eye(rows, k, dtype=x.dtype)
         up = triu(x)[..., :k, :]
-    if unpack_pivots:
+    if unpack_pivots and x._data.size == 0:  # nothing to permute: any pivots will do
+        p = zeros(list(x._data.shape[:-2]) + [rows, rows], dtype=x.dtype)
+    elif unpack_pivots:
         pivots = y._data if isinstance(y, Tensor) else np.asarray(y)
-        if pivots.shape[-1] != k:
+        if pivots.dtype.kind in "fc":
+            raise op_error("lu_unpack", f"pivots must be integers (int32, as lu returns "
+                           f"them), got {pivots.dtype}")
+        if pivots.ndim == 0 or pivots.shape[-1] != k:
             raise op_error("lu_unpack", f"pivots must have {k} entries per matrix, got shape "
                            f"{list(pivots.shape)}")
         from dygraph.backend import get_array_module
@@ -246,6 +256,8 @@ def matrix_exp(x, name=None):
     """
     from dygraph.ops.linalg.functions import solve
 
+    if isinstance(x, Tensor) and x._data.ndim == 0:  # a number: its exponential, as Paddle
+        return exp(float_operand(x, "matrix_exp"))
     x = square_operand(x, "matrix_exp")
     n = x._data.shape[-1]
     norm = float(abs(x._data).sum(axis=-2).max()) if x._data.size else 0.0
