@@ -17,9 +17,10 @@ Example:
 import numpy as np
 
 from dygraph.framework import dtype as _dt
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import UnsupportedDTypeError, op_error
 from dygraph.ops.common import as_tensor, cast, check_axis, float_operand
 from dygraph.ops.complex import conj
+from dygraph.ops.creation.constructors import zeros
 from dygraph.ops.fft import transforms as fft_ops
 from dygraph.ops.manipulation.rearrange import roll
 from dygraph.tensor.tensor import Tensor, to_tensor
@@ -42,6 +43,8 @@ def _plan(x, s, axes, op):
     """(axes, sizes) of an N-D transform from Paddle's s/axes: both None means every axis;
     s alone means the last len(s) axes; axes alone keeps their sizes."""
     nd = x._data.ndim
+    if nd == 0:
+        raise op_error(op, "expected an input with at least 1 dim, got a 0-D tensor")
     if isinstance(s, Tensor):
         s = s.tolist()
     if axes is None:
@@ -59,9 +62,21 @@ def _plan(x, s, axes, op):
         if len(sizes) != len(axes):
             raise op_error(op, f"s and axes must have the same length, got s={list(s)} "
                            f"and axes={axes}")
-    if any(n < 1 for n in sizes):
+    # (a length of 0 taken from an empty input gives an empty result: see _empty)
+    if any(n < 1 for n in sizes) and (s is not None or any(n < 0 for n in sizes)):
         raise op_error(op, f"the transform lengths must be positive, got {sizes}")
     return axes, sizes
+
+
+def _empty(x, axes, sizes, dtype):
+    """The empty result of a transform of an empty input (NumPy refuses length 0), or None
+    when every length is positive."""
+    if all(sizes):
+        return None
+    shape = list(x._data.shape)
+    for a, n in zip(axes, sizes):
+        shape[a] = n
+    return zeros(shape, dtype=dtype)
 
 
 def _complex_input(x, op):
@@ -75,13 +90,17 @@ def _complex_input(x, op):
 def _real_input(x, op):
     x = as_tensor(x, op)
     if x._data.dtype.kind == "c":
-        raise op_error(op, f"expected a real input, got dtype {x._data.dtype}", TypeError)
+        raise op_error(op, f"expected a real input, got dtype {x._data.dtype}",
+                       UnsupportedDTypeError)
     return float_operand(x, op)
 
 
 def _c2c(x, s, axes, norm, forward, op):
     x = _complex_input(x, op)
     axes, sizes = _plan(x, s, axes, op)
+    empty = _empty(x, axes, sizes, x.dtype)
+    if empty is not None:
+        return empty
     x = fft_ops.resize(x, axes, sizes)
     return fft_ops.c2c(x, axes, _check_norm(norm, op), forward)
 
@@ -91,6 +110,10 @@ def _r2c(x, s, axes, norm, forward, op):
     x = _real_input(x, op)
     axes, sizes = _plan(x, s, axes, op)
     norm = _check_norm(norm, op)
+    empty = _empty(x, axes, sizes[:-1] + [sizes[-1] // 2 + 1],
+                   fft_ops.complex_dtype(x._data.dtype))
+    if empty is not None:
+        return empty
     out = fft_ops.r2c(fft_ops.resize(x, axes, sizes), axes, norm if forward else _SWAP[norm],
                       True)
     return out if forward else conj(out)
@@ -110,6 +133,9 @@ def _c2r(x, s, axes, norm, forward, op):
     else:
         axes, sizes = _plan(x, s, axes, op)
     norm = _check_norm(norm, op)
+    empty = _empty(x, axes, sizes, fft_ops.real_dtype(x._data.dtype))
+    if empty is not None:
+        return empty
     x = fft_ops.resize(x, axes, sizes[:-1] + [sizes[-1] // 2 + 1])
     if forward:
         x, norm = conj(x), _SWAP[norm]
@@ -331,7 +357,10 @@ def ihfft2(x, s=None, axes=(-2, -1), norm="backward", name=None):
 
 
 def _float_dtype(dtype):
-    return (_dt.default_float() if dtype is None else _dt.convert_dtype(dtype)).np_dtype
+    """The dtype of sample frequencies: the default float, or `dtype`; an integer dtype
+    gives float32, as Paddle (frequencies are fractions)."""
+    np_dtype = (_dt.default_float() if dtype is None else _dt.convert_dtype(dtype)).np_dtype
+    return np.dtype(np.float32) if np_dtype.kind in "iu" else np_dtype
 
 
 def fftfreq(n, d=1.0, dtype=None, name=None, *, requires_grad=False):

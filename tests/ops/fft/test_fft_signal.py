@@ -123,3 +123,16 @@ def test_stft_errors_and_nola():
         D.signal.istft(spec, n_fft=8, hop_length=8, window=zero_edges, center=False)
     with pytest.raises(TypeError, match="istft"):
         D.signal.istft(D.ones([5, 3]), n_fft=8)
+
+
+def test_empty_and_zero_d_inputs_and_real_only_transforms():
+    # an empty input gives an empty result of the transform's shape and dtype
+    assert D.fft.fft2(D.zeros([0, 4])).shape == [0, 4]
+    assert D.fft.rfftn(D.zeros([0, 4])).shape == [0, 3]
+    out = D.fft.hfft2(D.zeros([0, 4]))
+    assert out.shape == [0, 6] and out.dtype == D.float32
+    with pytest.raises(ValueError, match="0-D"):
+        D.fft.fft(D.to_tensor(1.0))
+    with pytest.raises(RuntimeError, match="real input"):  # Paddle has no complex kernel
+        D.fft.rfft(D.ones([4], dtype="complex64"))
+    assert D.fft.fftfreq(4, dtype="int64").dtype == D.float32
