@@ -11,7 +11,7 @@ import numpy as np
 
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework import dtype as _dt
-from dygraph.framework.errors import describe, op_error
+from dygraph.framework.errors import UnsupportedDTypeError, describe, op_error
 from dygraph.framework.place import current_place
 from dygraph.framework.random import rng
 from dygraph.ops.common import as_tensor, shape_list
@@ -77,6 +77,27 @@ def _wrap(array, stop_gradient=True):
 
 def _float_dtype(dtype):
     return (_dt.convert_dtype(dtype) if dtype is not None else _dt.default_float()).np_dtype
+
+
+def _random_dtype(dtype, op):
+    """The dtype of a random draw (default float): Paddle has no integer or bool kernel
+    for these (RuntimeError); UnsupportedDTypeError is that and a TypeError."""
+    np_dtype = _float_dtype(dtype)
+    if np_dtype.kind not in "fc":
+        raise op_error(op, f"draws floating-point values; dtype {np_dtype.name} is not "
+                       "supported", UnsupportedDTypeError)
+    return np_dtype
+
+
+def _float_input(x, op):
+    """x as a tensor and its values as a host array, refused (UnsupportedDTypeError, a
+    RuntimeError as Paddle's and a TypeError) unless floating-point: Paddle's kernels for
+    the samplers with a tensor parameter are float-only."""
+    x = as_tensor(x, op)
+    if x._data.dtype.kind != "f":
+        raise op_error(op, f"expects a floating-point tensor, got dtype "
+                       f"{x._data.dtype.name}", UnsupportedDTypeError)
+    return x, x.numpy()
 
 
 def _dtype_or(dtype, fallback):
@@ -152,6 +173,18 @@ def _like(x, fill, dtype):
     return _wrap(np.full(x._data.shape, fill, np_dtype))
 
 
+def _check_fits(fill, np_dtype, op):
+    """Refuse (ValueError, as Paddle does) a number an integer or bool dtype cannot hold."""
+    if np_dtype.kind not in "iub" or not isinstance(fill, (int, float, np.number)) or \
+            isinstance(fill, bool):
+        return
+    low, high = (0, 1) if np_dtype.kind == "b" else (np.iinfo(np_dtype).min,
+                                                     np.iinfo(np_dtype).max)
+    if not low <= fill <= high:
+        raise op_error(op, f"fill_value {fill} is out of range for dtype {np_dtype.name} "
+                       f"([{low}, {high}])")
+
+
 @_grad_option
 @_allocating
 @captured_whole(always="constant")
@@ -191,6 +224,8 @@ def full_like(x, fill_value, dtype=None, name=None):
         >>> dygraph.full_like(dygraph.zeros([2]), 3.0).numpy()
         array([3., 3.], dtype=float32)
     """
+    x = as_tensor(x, "full_like")
+    _check_fits(fill_value, _dtype_or(dtype, x._data.dtype), "full_like")
     return _like(x, fill_value, dtype)
 
 
@@ -277,7 +312,7 @@ def rand(shape, dtype=None, name=None):
         >>> dygraph.rand([2, 3]).shape
         [2, 3]
     """
-    return _wrap(rng().random(shape_list(shape, "rand")).astype(_float_dtype(dtype)))
+    return _wrap(rng().random(shape_list(shape, "rand")).astype(_random_dtype(dtype, "rand")))
 
 
 @_grad_option
@@ -291,7 +326,8 @@ def randn(shape, dtype=None, name=None):
         >>> dygraph.randn([4, 2]).shape
         [4, 2]
     """
-    return _wrap(rng().standard_normal(shape_list(shape, "randn")).astype(_float_dtype(dtype)))
+    values = rng().standard_normal(shape_list(shape, "randn"))
+    return _wrap(values.astype(_random_dtype(dtype, "randn")))
 
 
 standard_normal = randn
@@ -328,7 +364,7 @@ def uniform(shape, dtype=None, min=0.0, max=1.0, seed=0, name=None):  # noqa: A0
     """
     gen = np.random.default_rng(seed) if seed else rng()
     values = gen.uniform(min, max, shape_list(shape, "uniform"))
-    return _wrap(values.astype(_float_dtype(dtype)))
+    return _wrap(values.astype(_random_dtype(dtype, "uniform")))
 
 
 @_allocating
@@ -368,18 +404,25 @@ def randperm(n, dtype="int64", name=None):
 
 
 @captured_whole(always="per_run")
-def bernoulli(x, name=None):
-    """1 with probability x (elementwise), else 0; same dtype as x.
+def bernoulli(x, p=None, name=None):
+    """1 with probability x (elementwise), else 0; same dtype as x (a float one). A number
+    `p` gives every element that probability instead.
 
     Example:
         >>> import dygraph
         >>> dygraph.bernoulli(dygraph.ones([3])).numpy()
         array([1., 1., 1.], dtype=float32)
     """
-    p = as_tensor(x, "bernoulli").numpy()
-    if ((p < 0) | (p > 1)).any():
-        raise op_error("bernoulli", "probabilities must be in [0, 1]")
-    return _wrap((rng().random(p.shape) < p).astype(p.dtype))
+    from dygraph.ops.manipulation.args import IndexValueError
+
+    _, probs = _float_input(x, "bernoulli")
+    if p is not None:
+        probs = np.full(probs.shape, p, probs.dtype)
+    bad = probs[(probs < 0) | (probs > 1)]
+    if bad.size:  # Paddle: OutOfRange (IndexError)
+        raise op_error("bernoulli", f"probabilities must be in [0, 1], got {bad.flat[0]}",
+                       IndexValueError)
+    return _wrap((rng().random(probs.shape) < probs).astype(probs.dtype))
 
 
 @captured_whole(always="per_run")
@@ -391,7 +434,7 @@ def multinomial(x, num_samples=1, replacement=False, name=None):
         >>> dygraph.multinomial(dygraph.to_tensor([0.0, 1.0]), 2, True).tolist()
         [1, 1]
     """
-    probs = as_tensor(x, "multinomial").numpy().astype(np.float64)
+    probs = _float_input(x, "multinomial")[1].astype(np.float64)
     if (probs < 0).any():
         raise op_error("multinomial", "probabilities must be non-negative")
     rows = probs.reshape(-1, probs.shape[-1])

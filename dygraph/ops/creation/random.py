@@ -194,33 +194,31 @@ def log_normal(mean=1.0, std=2.0, shape=None, name=None):
 
 
 def poisson(x, name=None):
-    """Samples from Poisson(rate = x), elementwise, in x's dtype.
+    """Samples from Poisson(rate = x), elementwise, in x's (float) dtype.
 
     Example:
         >>> import dygraph
         >>> dygraph.poisson(dygraph.zeros([3])).numpy()
         array([0., 0., 0.], dtype=float32)
     """
-    x = as_tensor(x, "poisson")
-    rate = x.numpy()
+    x, rate = creation._float_input(x, "poisson")
     if np.any(rate < 0):
         raise op_error("poisson", "rates must be non-negative")
-    return _like(x, rng().poisson(rate).astype(rate.dtype))
+    return _like(x, np.asarray(rng().poisson(rate)).astype(rate.dtype))
 
 
 def standard_gamma(x, name=None):
-    """Samples from Gamma(shape = x, scale = 1), elementwise, in x's dtype.
+    """Samples from Gamma(shape = x, scale = 1), elementwise, in x's (float) dtype.
 
     Example:
         >>> import dygraph
         >>> bool((dygraph.standard_gamma(dygraph.ones([5])) > 0).all())
         True
     """
-    x = as_tensor(x, "standard_gamma")
-    alpha = x.numpy()
+    x, alpha = creation._float_input(x, "standard_gamma")
     if np.any(alpha <= 0):
         raise op_error("standard_gamma", "x (the shape parameter) must be positive")
-    return _like(x, rng().standard_gamma(alpha).astype(alpha.dtype))
+    return _like(x, np.asarray(rng().standard_gamma(alpha)).astype(alpha.dtype))
 
 
 def binomial(count, prob, name=None):

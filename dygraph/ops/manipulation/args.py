@@ -12,9 +12,10 @@ from dygraph.tensor.tensor import Tensor, _new_tensor
 
 
 class IndexValueError(IndexError, ValueError):
-    """An index or axis out of range. Paddle raises IndexError for some ops (gather,
-    diagonal) and ValueError (InvalidArgument) for others (index_select, take): this is
-    both, so code written against either catches it.
+    """A value out of its range (an index, an axis, a probability). Paddle raises
+    IndexError (its OutOfRange) for some ops (gather, diagonal, bernoulli) and ValueError
+    (InvalidArgument) for others (index_select, take): this is both, so code written
+    against either catches it.
 
     Example:
         >>> issubclass(IndexValueError, ValueError) and issubclass(IndexValueError, IndexError)

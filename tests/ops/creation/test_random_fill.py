@@ -101,3 +101,31 @@ def test_bad_arguments_name_the_op():
         D.randint_like(D.zeros([2]), 3, 1)
     with pytest.raises(RuntimeError, match="normal_"):
         D.zeros([2], dtype="float32").requires_grad_().normal_()
+
+
+def test_samplers_refuse_what_paddle_has_no_kernel_for():
+    # Paddle's samplers are float-only (RuntimeError); the error is a TypeError as well
+    for draw in (lambda: D.poisson(D.to_tensor([1, 2])),
+                 lambda: D.standard_gamma(D.to_tensor([True])),
+                 lambda: D.bernoulli(D.to_tensor([1])),
+                 lambda: D.multinomial(D.to_tensor([1, 2])),
+                 lambda: D.rand([2], dtype="int64"), lambda: D.randn([2], dtype="bool"),
+                 lambda: D.standard_normal([2], dtype="int32"),
+                 lambda: D.uniform([2], dtype="int64")):
+        with pytest.raises(RuntimeError, match="floating-point") as info:
+            draw()
+        assert isinstance(info.value, TypeError)
+    assert D.randn([2], dtype="float64").dtype == D.float64
+    # a 0-D rate or shape parameter gives a 0-D sample
+    for sampler in (D.poisson, D.standard_gamma):
+        assert sampler(D.to_tensor(2.0)).shape == []
+
+
+def test_bernoulli_probabilities():
+    assert D.bernoulli(D.zeros([3]), p=1.0).tolist() == [1.0, 1.0, 1.0]  # p overrides x
+    assert D.bernoulli(D.to_tensor(1.0)).shape == []
+    # out of [0, 1]: Paddle's OutOfRange (IndexError); a ValueError too
+    with pytest.raises(IndexError, match="bernoulli: probabilities must be in \\[0, 1\\], "
+                                         "got -0.5") as info:
+        D.bernoulli(D.to_tensor([0.5, -0.5]))
+    assert isinstance(info.value, ValueError)
