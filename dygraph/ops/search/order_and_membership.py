@@ -8,7 +8,7 @@ The values of kthvalue, mode and msort are a gather of x at the chosen indices
 import numpy as np
 
 from dygraph.autograd.whole_call import captured_whole
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import AssertedValueError, op_error
 from dygraph.ops.common import as_tensor, check_axis
 from dygraph.ops.manipulation.shape import squeeze
 from dygraph.ops.reduction.axes import index_dtype
@@ -204,14 +204,20 @@ def unique_consecutive(x, return_inverse=False, return_counts=False, axis=None,
 
 
 def _range_of(data, lo, hi):
+    """[min, max] of the bins: the data's range when both are 0 (an empty input has none,
+    a ValueError as in Paddle), widened by 0.5 each way when it is one point, as Paddle
+    does."""
     lo, hi = float(lo), float(hi)
-    if lo == 0 and hi == 0 and data.size:
+    if lo == 0 and hi == 0:
+        if not data.size:
+            raise op_error("histogram_bin_edges", "an empty input has no range; give min "
+                           "and max")
         lo, hi = float(data.min()), float(data.max())
     if lo > hi:
         raise op_error("histogram_bin_edges", f"max must be >= min, got min={lo} and "
                        f"max={hi}")
     if lo == hi:
-        lo, hi = lo - 1, hi + 1
+        lo, hi = lo - 0.5, hi + 0.5
     return lo, hi
 
 
@@ -221,7 +227,7 @@ def _float_dtype(data):
 
 def histogram_bin_edges(input, bins=100, min=0.0, max=0.0, name=None):  # noqa: A002
     """The bins + 1 edges that histogram(input, bins, min, max) uses (min = max = 0: the
-    data's range).
+    data's range), as float32 whatever the input's dtype, as in Paddle.
 
     Example:
         >>> import dygraph
@@ -235,7 +241,7 @@ def histogram_bin_edges(input, bins=100, min=0.0, max=0.0, name=None):  # noqa: 
     data = x._data
     lo, hi = _range_of(data, min, max)
     edges = _xp(data).linspace(lo, hi, bins + 1)
-    return _const(edges.astype(_float_dtype(data)))
+    return _const(edges.astype(np.float32))
 
 
 def histogramdd(x, bins=10, ranges=None, density=False, weights=None, name=None):
@@ -253,8 +259,9 @@ def histogramdd(x, bins=10, ranges=None, density=False, weights=None, name=None)
     """
     x = as_tensor(x, "histogramdd")
     data = x._data
-    if data.ndim < 2:
-        raise op_error("histogramdd", f"x must have shape [N, D], got {x.shape}")
+    if data.ndim < 2:  # Paddle asserts it (AssertionError)
+        raise op_error("histogramdd", f"x must have shape [N, D], got {x.shape}",
+                       AssertedValueError)
     xp = _xp(data)
     points = data.reshape(-1, data.shape[-1])
     d = points.shape[1]
@@ -274,6 +281,9 @@ def histogramdd(x, bins=10, ranges=None, density=False, weights=None, name=None)
         if w.shape[0] != points.shape[0]:
             raise op_error("histogramdd", f"weights must hold one value per point "
                            f"({points.shape[0]}), got {w.shape[0]}")
+    if not points.size and ranges is None and isinstance(bins[0], (int, np.integer)):
+        raise op_error("histogramdd", f"an empty x (shape {x.shape}) has no range; give "
+                       "ranges or the bin edges")
     hist, edges = xp.histogramdd(points, bins=bins, range=ranges, density=density, weights=w)
     dtype = _float_dtype(data)
     return _const(hist.astype(dtype)), [_const(e.astype(dtype)) for e in edges]

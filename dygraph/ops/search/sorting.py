@@ -273,6 +273,8 @@ def nonzero(x, as_tuple=False):
                [1, 1]])
     """
     x = as_tensor(x, "nonzero")
+    if x._data.ndim == 0:  # Paddle refuses a 0-D input (ValueError); NumPy does too
+        raise op_error("nonzero", "x must have at least 1 dim, got a 0-D tensor")
     xp = _xp(x._data)
     coords = xp.argwhere(x._data).astype(np.int64, copy=False)
     if as_tuple:

@@ -38,6 +38,9 @@ def test_search_helpers():
     assert D.bucketize(_t([1, 5, 9]), seq).numpy().tolist() == [0, 2, 4]
     assert D.bucketize(_t([[1, 5]]), seq, right=True).numpy().tolist() == [[1, 3]]
     assert D.argwhere(_t([[0, 1], [2, 0]])).numpy().tolist() == [[0, 1], [1, 0]]
+    for op in (D.argwhere, D.nonzero):  # Paddle refuses a 0-D input (ValueError)
+        with pytest.raises(ValueError, match="nonzero: x must have at least 1 dim"):
+            op(_t(1.0))
     assert D.isin(_t([1.0, 2.0]), _t([2.0]), invert=True).numpy().tolist() == [True, False]
     out, inv, counts = D.unique_consecutive(_t([1, 1, 2, 2, 3, 1, 1]), True, True)
     assert out.numpy().tolist() == [1, 2, 3, 1]
@@ -52,6 +55,17 @@ def test_histograms():
     edges = D.histogram_bin_edges(_t([1.0, 2.0, 5.0], "float32"), bins=4)
     assert edges.numpy().tolist() == [1, 2, 3, 4, 5] and edges.dtype == D.float32
     assert D.histogram_bin_edges(_t([1.0, 2, 5]), 2, 0, 10).numpy().tolist() == [0, 5, 10]
+    # as Paddle: float32 edges for any input, one point widened by 0.5 each way, and an
+    # empty input without min and max has no range
+    edges = D.histogram_bin_edges(_t(2.0, "float64"), bins=4)
+    assert edges.dtype == D.float32 and edges.numpy().tolist() == [1.5, 1.75, 2, 2.25, 2.5]
+    with pytest.raises(ValueError, match="empty input has no range"):
+        D.histogram_bin_edges(D.ones([0, 4]))
+    assert D.histogram_bin_edges(D.ones([0, 4]), 2, 0, 1).numpy().tolist() == [0, 0.5, 1]
+    with pytest.raises(ValueError, match="histogramdd: an empty x"):
+        D.histogramdd(D.ones([0, 2]))
+    with pytest.raises(AssertionError, match="histogramdd: x must have shape \\[N, D\\]"):
+        D.histogramdd(_t([1.0, 2.0]))
     hist, edges = D.histogramdd(_t([[0.0, 1], [1, 0], [2, 0]], "float32"), bins=2)
     assert hist.numpy().tolist() == [[0, 1], [2, 0]]
     assert [e.numpy().tolist() for e in edges] == [[0, 1, 2], [0, 0.5, 1]]
