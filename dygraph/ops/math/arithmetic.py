@@ -6,8 +6,9 @@ so a gradient here may have the broadcast shape.
 
 from dygraph.autograd.function import Op, apply
 from dygraph.backend.workspace import POOLED_SIZE, workspace
-from dygraph.framework.errors import IntegerDivisionByZero
+from dygraph.framework.errors import IntegerDivisionByZero, op_error
 from dygraph.ops.common import as_tensor, binary_operands, float_operand
+from dygraph.ops.inplace import run_inplace
 from dygraph.tensor.tensor import Tensor
 
 __all__ = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "mod",
@@ -136,12 +137,27 @@ class Remainder(Op):
         return g, (-g * m.floor(a / b) if self.edges[1] is not None else None)
 
 
+def _integer_pow(xp, a, b):
+    """a ** b for integers, some exponents negative: as in Paddle, a negative power is its
+    quotient truncated toward zero (1 for a base 1, 1 or -1 for -1, 0 for the others);
+    a zero base is a division by zero (NumPy refuses every negative integer power)."""
+    negative = b < 0
+    if (negative & (a == 0)).any():
+        raise IntegerDivisionByZero("pow: 0 cannot be raised to a negative integer power")
+    out = xp.power(a, xp.where(negative, 0, b))
+    sign = xp.where(b % 2 == 0, 1, -1)
+    inverse = xp.where(a == 1, 1, xp.where(a == -1, sign, 0))
+    return xp.where(negative, inverse, out).astype(out.dtype, copy=False)
+
+
 class Pow(Op):
     complex_grad = "holomorphic"
     save_inputs = True
     save_output = True
 
     def forward(self, xp, a, b):
+        if a.dtype.kind in "iu" and b.dtype.kind in "iu" and (b < 0).any():
+            return _integer_pow(xp, a, b)
         return xp.power(a, b)
 
     def backward(self, m, g):
@@ -333,6 +349,24 @@ def remainder(x, y, name=None):
 
 mod = remainder
 floor_mod = remainder
+
+
+def pow_(x, y, name=None):
+    """In-place `pow` with a number y: x ** y; returns x. As in Paddle, y may not be a
+    Tensor (TypeError, checked before anything else).
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.to_tensor([2.0, 3.0]).pow_(2).numpy()
+        array([4., 9.], dtype=float32)
+    """
+    if isinstance(y, Tensor):
+        raise op_error("pow_", f"y must be a number, got a Tensor (shape {y.shape}, dtype "
+                       f"{y.dtype}); use x.pow(y) for a Tensor exponent", TypeError)
+    return run_inplace("pow_", pow, x, y)
+
+
+Tensor.pow_ = pow_
 
 
 def pow(x, y, name=None):  # noqa: A001 - Paddle's public name

@@ -2,6 +2,7 @@
 table: dtype rules and inputs Paddle treats in its own way."""
 
 import numpy as np
+import pytest
 
 import dygraph as D
 
@@ -13,3 +14,21 @@ def test_remainder_of_complex_numbers_rounds_the_quotient_to_the_nearest_gaussia
     assert out.dtype == D.complex64
     # 2.6+0.2j rounds to 3; -1.4+2.2j to -1+2j; 2.5-1.5j to 3-2j (halves away from zero)
     np.testing.assert_allclose(out.numpy(), [-1 + 0j, -1 + 0j, -1 + 1j, 0.5 + 0j], atol=1e-6)
+
+
+def test_integer_pow_with_negative_exponents_truncates_as_paddle():
+    base = D.to_tensor(np.array([2, 3, -2, 1, -1, -1, 4], np.int32))
+    exponent = D.to_tensor(np.array([-1, -2, -1, -5, -3, -2, 2], np.int32))
+    out = D.pow(base, exponent)
+    assert out.dtype == D.int32 and out.tolist() == [0, 0, 0, 1, -1, 1, 16]
+    with pytest.raises(ZeroDivisionError, match="pow: 0 cannot"):
+        D.pow(D.to_tensor([0, 2]), D.to_tensor([-1, 1]))
+
+
+def test_pow_in_place_takes_a_number_exponent_only():
+    x = D.to_tensor([2.0, 3.0])
+    assert x.pow_(2) is x and x.tolist() == [4.0, 9.0]
+    leaf = D.to_tensor([2.0], stop_gradient=False)
+    with pytest.raises(TypeError, match="pow_: y must be a number"):
+        leaf.pow_(D.to_tensor([2.0]))  # refused for the exponent, before the leaf check
+    assert D.pow_(x, 0.5).tolist() == [2.0, 3.0]
