@@ -4,10 +4,12 @@ Each op is its forward and its gradient side by side. Broadcasting is undone by 
 so a gradient here may have the broadcast shape.
 """
 
+import numpy as np
+
 from dygraph.autograd.function import Op, apply
 from dygraph.backend.workspace import POOLED_SIZE, workspace
 from dygraph.framework.errors import IntegerDivisionByZero, op_error
-from dygraph.ops.common import as_tensor, binary_operands, float_operand
+from dygraph.ops.common import as_tensor, binary_operands, cast, float_operand
 from dygraph.ops.inplace import run_inplace
 from dygraph.tensor.tensor import Tensor
 
@@ -433,6 +435,9 @@ def atan2(x, y, name=None):
         0.7854
     """
     x, y = binary_operands(x, y, "atan2")
+    if x._data.dtype.kind in "iu" and y._data.dtype.kind in "iu":
+        # integer inputs give float64, as in Paddle (bool ones the default float)
+        x, y = cast(x, np.float64), cast(y, np.float64)
     return apply(Atan2(), float_operand(x, "atan2"), float_operand(y, "atan2"))
 
 

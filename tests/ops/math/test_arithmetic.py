@@ -32,3 +32,10 @@ def test_pow_in_place_takes_a_number_exponent_only():
     with pytest.raises(TypeError, match="pow_: y must be a number"):
         leaf.pow_(D.to_tensor([2.0]))  # refused for the exponent, before the leaf check
     assert D.pow_(x, 0.5).tolist() == [2.0, 3.0]
+
+
+def test_atan2_of_integers_is_float64_as_paddle():
+    out = D.atan2(D.to_tensor([1, -1], "int32"), D.to_tensor([1, 1], "int64"))
+    assert out.dtype == D.float64
+    np.testing.assert_allclose(out.numpy(), [np.pi / 4, -np.pi / 4])
+    assert D.atan2(D.to_tensor([1.0]), D.to_tensor([1.0])).dtype == D.float32
