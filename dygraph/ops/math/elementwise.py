@@ -66,6 +66,34 @@ def _constant(array):
     return _new_tensor(array, None, 0, True)
 
 
+def _zero_gradient_to(out, t):
+    """`out`, with `t` given a zero gradient through it (a `where` that always picks `out`):
+    Paddle gives a zero gradient, not none, to an input that only selects or signs."""
+    if t.stop_gradient or not grad_mode.state.grad_on:
+        return out
+    return _unary.where(_constant(_xp(out).ones(out._data.shape, bool)), out, t)
+
+
+class _Mantissa(Op):
+    """frexp's mantissa x * 2**-e, with the gradient 2**-e (e held constant, as Paddle)."""
+
+    save_inputs = True
+
+    def forward(self, xp, a):
+        return xp.frexp(a)[0]
+
+    def backward(self, m, g):
+        a = m.data(self.x(0, m))
+        if type(a) is np.ndarray:
+            xp = np
+        else:
+            from dygraph.backend import get_array_module
+
+            xp = get_array_module(a)
+        scale = xp.ldexp(xp.ones_like(a), -xp.frexp(a)[1])
+        return (g * (_constant(scale) if m.tensor_mode else scale),)
+
+
 def _real(x, op, error=UnsupportedDTypeError):
     """`x`, refused when complex: Paddle has no kernel there (RuntimeError), except for
     ldexp, which computes a real result that DyGraph does not copy (its `error` is a plain
@@ -138,7 +166,7 @@ def copysign(x, y, name=None):
     y = cast(y, x._data.dtype)
     xp = _xp(y)
     sign = _constant(xp.where(xp.signbit(y._data), -1, 1).astype(x._data.dtype))
-    return _unary.abs(x) * sign
+    return _zero_gradient_to(_unary.abs(x) * sign, y)
 
 
 def hypot(x, y, name=None):
@@ -183,10 +211,9 @@ def frexp(x, name=None):
     x = float_operand(x, "frexp")
 
     def fn(xp, a):
-        mantissa, exponent = xp.frexp(a)
-        return mantissa, exponent.astype(a.dtype)
+        return xp.frexp(a)[1].astype(a.dtype)
 
-    return apply(_NoGrad("frexp", fn), x)
+    return apply(_Mantissa(), x), apply(_NoGrad("frexp", fn), x)
 
 
 def logaddexp(x, y, name=None):
@@ -236,7 +263,7 @@ def heaviside(x, y, name=None):
     """
     x, y = binary_operands(x, y, "heaviside")
     step = _constant((x._data > 0).astype(x._data.dtype))
-    return _unary.where(x == 0, y, step)
+    return _zero_gradient_to(_unary.where(x == 0, y, step), x)
 
 
 def gcd(x, y, name=None):
@@ -359,6 +386,12 @@ def logit(x, eps=None, name=None):
     x = float_operand(x, "logit")
     if eps is not None and eps > 0:
         x = _unary.clip(x, eps, 1.0 - eps)
+    elif not x.stop_gradient:
+        # Outside [0, 1] logit is undefined: its value is NaN, and so (as in Paddle) is its
+        # gradient, which the formula below would give finite: x is scaled by NaN there.
+        xp = _xp(x)
+        inside = (x._data >= 0) & (x._data <= 1)
+        x = x * _constant(xp.where(inside, 1, xp.nan).astype(x._data.dtype))
     return _unary.log(x / (1.0 - x))
 
 

@@ -83,3 +83,33 @@ def test_div_rounding_modes():
     assert D.div(x, y, rounding_mode="floor").tolist() == [-4.0, 3.0]
     assert D.div(x, y, rounding_mode="trunc").tolist() == [-3.0, 3.0]
     assert D.div(_t([-7]), _t([2]), rounding_mode="floor").tolist() == [-4]
+
+
+def test_inputs_that_only_sign_or_select_get_a_zero_gradient_as_paddle():
+    x = D.to_tensor([1.0, -2.0, 0.0], stop_gradient=False)
+    y = D.to_tensor([-1.0, 3.0, 4.0], stop_gradient=False)
+    D.copysign(x, y).sum().backward()
+    assert x.grad.tolist() == [-1.0, -1.0, 0.0] and y.grad.tolist() == [0.0, 0.0, 0.0]
+    x.clear_grad()
+    y.clear_grad()
+    D.heaviside(x, y).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0] and y.grad.tolist() == [0.0, 0.0, 1.0]
+
+
+def test_frexp_mantissa_has_the_gradient_two_to_the_minus_exponent():
+    x = D.to_tensor([8.0, -3.0, 0.0, 0.3], stop_gradient=False)
+    mantissa, exponent = D.frexp(x)
+    assert exponent.stop_gradient
+    mantissa.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1 / 16, 1 / 4, 1.0, 2.0])
+
+
+def test_logit_gradient_is_nan_outside_zero_one_as_its_value():
+    x = D.to_tensor([0.5, 1.5, -0.5], "float64", stop_gradient=False)
+    out = D.logit(x)
+    out.sum().backward()
+    assert np.isnan(out.numpy()[1:]).all() and np.isnan(x.grad.numpy()[1:]).all()
+    assert x.grad.numpy()[0] == 4.0
+    clipped = D.to_tensor([1.5], "float64", stop_gradient=False)
+    D.logit(clipped, eps=0.1).sum().backward()
+    assert clipped.grad.tolist() == [0.0]
