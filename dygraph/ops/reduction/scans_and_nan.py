@@ -16,7 +16,7 @@ from dygraph.ops import compare
 from dygraph.ops.common import as_tensor, cast, check_axis, float_operand, norm_axes
 from dygraph.ops.manipulation.shape import reshape, transpose
 from dygraph.ops.reduction import reduce as reduction
-from dygraph.ops.reduction.statistics import quantile_bounds
+from dygraph.ops.reduction.statistics import nan_if_empty, quantile_bounds
 from dygraph.ops.search.sorting import GatherAlong, _along_index, gather_along, stable_argsort
 from dygraph.ops.unary import core as _unary
 from dygraph.tensor.tensor import Tensor, _new_tensor
@@ -341,6 +341,9 @@ def nanmedian(x, axis=None, keepdim=False, mode="avg", name=None):
     if mode not in ("avg", "min"):
         raise op_error("nanmedian", f"mode must be 'avg' or 'min', got {mode!r}")
     interpolation = "linear" if mode == "avg" else "lower"
+    empty = nan_if_empty(x, axis, keepdim, "nanmedian") if mode == "avg" else None
+    if empty is not None:
+        return empty
     out, index, reduced = _nan_order(x, [0.5], axis, keepdim, interpolation, "nanmedian")
     value = reshape(out, out.shape[1:])
     if mode == "avg" or axis is None:

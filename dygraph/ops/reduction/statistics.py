@@ -16,7 +16,7 @@ from dygraph.ops.common import check_axis, float_operand, norm_axes
 from dygraph.ops.manipulation.shape import transpose
 from dygraph.ops.reduction.axes import constant, keep_shape, reduced_count, unreduce
 from dygraph.ops.search.sorting import gather_along, stable_argsort
-from dygraph.tensor.tensor import Tensor
+from dygraph.tensor.tensor import Tensor, _new_tensor
 
 __all__ = ["var", "std", "logsumexp", "norm", "median", "quantile"]
 
@@ -81,10 +81,13 @@ class LogSumExp(_AxesOp):
 
     def forward(self, xp, x):
         self.in_shape = x.shape
-        shift = xp.max(x, axis=self.axes, keepdims=True)
-        # Shifting by the maximum avoids overflow; an infinite maximum is not shifted.
-        shift = xp.where(xp.isfinite(shift), shift, 0)
-        out = xp.log(xp.sum(xp.exp(x - shift), axis=self.axes, keepdims=True)) + shift
+        if x.size:
+            shift = xp.max(x, axis=self.axes, keepdims=True)
+            # Shifting by the maximum avoids overflow; an infinite maximum is not shifted.
+            shift = xp.where(xp.isfinite(shift), shift, 0)
+            out = xp.log(xp.sum(xp.exp(x - shift), axis=self.axes, keepdims=True)) + shift
+        else:  # no terms: the log of their sum (0) is -inf, as in Paddle
+            out = xp.full_like(xp.sum(x, axis=self.axes, keepdims=True), -xp.inf)
         return out if self.keepdim else out.reshape(_reduced_shape(x.shape, self.axes))
 
     def backward(self, m, g):
@@ -327,8 +330,29 @@ def median(x, axis=None, keepdim=False, mode="avg", name=None):
         raise op_error("median", f"mode must be 'avg' or 'min', got {mode!r}")
     if mode == "min":
         return _lower_median(x, axis, keepdim)
+    empty = nan_if_empty(x, axis, keepdim, "median")
+    if empty is not None:
+        return empty
     out = _order_statistic(x, [0.5], axis, keepdim, "linear", "median")
     return out.reshape(out.shape[1:])
+
+
+def nan_if_empty(x, axis, keepdim, op):
+    """NaN in the reduced shape (x's float dtype) when the reduced axis of x (None: all
+    of x) is empty, else None: as in Paddle, the median of no values is NaN, as is their
+    mean."""
+    x = float_operand(x, op)
+    shape = list(x.shape)
+    if axis is None:
+        if x._data.size:
+            return None
+        out_shape = [1] * len(shape) if keepdim else []
+    else:
+        axis = check_axis(axis, len(shape), op)
+        if not shape or shape[axis]:
+            return None
+        out_shape = shape[:axis] + ([1] if keepdim else []) + shape[axis + 1:]
+    return _new_tensor(_xp(x._data).full(out_shape, np.nan, x._data.dtype), None, 0, True)
 
 
 def _lower_median(x, axis, keepdim):

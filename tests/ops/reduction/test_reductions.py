@@ -180,3 +180,16 @@ def test_full_reduction_gradient_fills_the_input_shape(reduce, shape):
     for times in (1, 2):
         getattr(x, reduce)().backward()
         np.testing.assert_allclose(x.grad.numpy(), np.full(shape, times * expected, np.float32))
+
+
+def test_reductions_of_nothing_that_have_a_value():
+    # As Paddle: the log of an empty sum is -inf, the median of no values NaN (as their
+    # mean); max and quantile of nothing stay refused (Paddle returns uninitialised memory)
+    empty = t(np.zeros((0, 4), np.float32))
+    assert D.logsumexp(empty).tolist() == -np.inf
+    assert D.logsumexp(empty, axis=0).tolist() == [-np.inf] * 4
+    for median in (D.median, D.nanmedian):
+        assert np.isnan(median(empty).numpy()) and median(empty).shape == []
+        assert median(empty, axis=0, keepdim=True).shape == [1, 4]
+    with pytest.raises(ValueError, match="length 0"):
+        D.max(empty, axis=0)
