@@ -7,6 +7,7 @@ with a `reverse` flag is its own adjoint and double backward needs nothing more.
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.ops.common import as_tensor, cast, check_axis
+from dygraph.ops.inplace import make_inplace
 from dygraph.ops.reduction.axes import constant
 from dygraph.tensor.tensor import Tensor
 
@@ -93,7 +94,7 @@ def _prepare(x, axis, dtype, op):
 
 def cumsum(x, axis=None, dtype=None, name=None):
     """Running sum along `axis` (None: over the flattened tensor); `dtype` casts the input
-    first. Bool inputs sum as int64.
+    first. Bool and integer inputs sum as int64 (as in Paddle) unless `dtype` is given.
 
     Example:
         >>> import dygraph
@@ -101,9 +102,21 @@ def cumsum(x, axis=None, dtype=None, name=None):
         array([[1, 3],
                [3, 7]])
     """
+    x = as_tensor(x, "cumsum")
+    if dtype is None and x._data.dtype.kind in "biu":
+        dtype = "int64"  # as Paddle (and NumPy's sum): integer sums run in int64
     x, axis, shape = _prepare(x, axis, dtype, "cumsum")
     out = apply(Cumsum(axis), x)
     return out if shape is None else out.reshape(shape)
+
+
+def _cumsum_in_dtype(x, axis=None, dtype=None, name=None):
+    """cumsum in x's own dtype unless told: the in-place form keeps x's dtype (Paddle)."""
+    return cumsum(x, axis, x.dtype if dtype is None else dtype)
+
+
+_cumsum_in_dtype.__name__ = "cumsum"
+Tensor.cumsum_ = make_inplace("cumsum_", _cumsum_in_dtype)
 
 
 def cumprod(x, dim=None, dtype=None, name=None):

@@ -79,7 +79,7 @@ def test_integer_and_bool_dtype_rules():
     i32 = t(np.array([[1, 2], [3, 4]], np.int32))
     assert D.max(i32).dtype == D.int32
     assert D.prod(i32, axis=0).dtype == D.int32
-    assert D.cumsum(i32, axis=1).dtype == D.int32
+    assert D.cumsum(i32, axis=1).dtype == D.int64  # as Paddle
     assert D.cumsum(t([True, True, False])).tolist() == [1, 2, 2]
     assert D.cumsum(t([True, True, False])).dtype == D.int64
     assert D.cumsum(i32, dtype="float64").dtype == D.float64
@@ -193,3 +193,11 @@ def test_reductions_of_nothing_that_have_a_value():
         assert median(empty, axis=0, keepdim=True).shape == [1, 4]
     with pytest.raises(ValueError, match="length 0"):
         D.max(empty, axis=0)
+
+
+def test_cumsum_of_integers_runs_in_int64_and_in_place_keeps_x_dtype():
+    x = D.to_tensor([1, 2, 3], dtype="int32")
+    assert D.cumsum(x).dtype == D.int64 and D.cumsum(x).tolist() == [1, 3, 6]
+    assert D.cumsum(x, dtype="int32").dtype == D.int32
+    assert D.cumsum(D.to_tensor([1.0, 2.0])).dtype == D.float32
+    assert x.cumsum_() is x and x.dtype == D.int32 and x.tolist() == [1, 3, 6]
