@@ -98,8 +98,6 @@ REASONS = {
                            "out of bounds and may crash); DyGraph raises IndexError",
     "paddle-short-perm": "Paddle 3.3 accepts a perm shorter than the rank; DyGraph requires "
                          "a permutation of every dim, as Paddle documents",
-    "uneven-hsplit": "Paddle 3.3 splits an indivisible dim unevenly (as tensor_split); "
-                     "DyGraph refuses it, as NumPy's hsplit/dsplit do",
     "multigammaln-domain": "Paddle returns NaN outside x > (p - 1) / 2; DyGraph raises",
     "lu-unpack-pivots": "Paddle does not check the pivots' length against the matrix; "
                         "DyGraph raises",
@@ -142,7 +140,6 @@ RULES = [
      "paddle-float-only"),
     (r"^index_put(\[\w+\])?\|shape$", "refuses", None, "paddle-index-bounds"),
     (r"^(permute|transpose)(\[sq\])?\|shape$", "refuses", None, "paddle-short-perm"),
-    (r"^[hd]split(\[sq\])?\|shape$", "refuses", None, "uneven-hsplit"),
     (r"^multigammaln\|shape$", "refuses", None, "multigammaln-domain"),
     (r"^linalg\.lu_unpack\|shape$", "refuses", None, "lu-unpack-pivots"),
     (r"^nn\.functional\.label_smooth\[prior\]\|shape$", "refuses", None,

@@ -94,6 +94,58 @@ class IntegerDivisionByZero(ZeroDivisionError, ValueError):
     """
 
 
+
+class IndexValueError(IndexError, ValueError):
+    """A value out of its range (an index, an axis, a probability). Paddle raises
+    IndexError (its OutOfRange) for some ops (gather, diagonal, bernoulli) and ValueError
+    (InvalidArgument) for others (index_select, take): this is both, so code written
+    against either catches it.
+
+    Example:
+        >>> issubclass(IndexValueError, ValueError) and issubclass(IndexValueError, IndexError)
+        True
+    """
+
+
+class UnsupportedIdsError(TypeError, NotImplementedError):
+    """Ids of a float or complex dtype: Paddle's embedding kernel refuses them as
+    unimplemented (NotImplementedError); DyGraph's TypeError is kept as the other base.
+
+    Example:
+        >>> issubclass(UnsupportedIdsError, NotImplementedError)
+        True
+    """
+
+
+class NotATensorError(TypeError, AttributeError):
+    """A Python value where a Tensor goes, whose attributes Paddle reads (AttributeError);
+    DyGraph's TypeError is kept as the other base.
+
+    Example:
+        >>> issubclass(NotATensorError, AttributeError)
+        True
+    """
+
+
+class ShapeRuntimeError(ValueError, RuntimeError):
+    """Input shapes an op cannot take, where Paddle raises RuntimeError (its
+    PreconditionNotMet): both, so code written against either catches it.
+
+    Example:
+        >>> issubclass(ShapeRuntimeError, RuntimeError)
+        True
+    """
+
+
+class RankIndexError(ValueError, IndexError):
+    """An input with too few dimensions, where Paddle raises IndexError (its OutOfRange):
+    both, so code written against either catches it.
+
+    Example:
+        >>> issubclass(RankIndexError, IndexError)
+        True
+    """
+
 def op_error(op, message, exc_type=ValueError):
     """Build the exception for a bad call of `op`; the caller raises it.
 

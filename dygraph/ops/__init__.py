@@ -13,6 +13,7 @@ Example:
 """
 
 from dygraph.autograd.backward_math import register
+from dygraph.framework.errors import ValueTypeError, op_error
 from dygraph.ops import aliases, compare, complex
 from dygraph.ops import common as _common
 from dygraph.ops.creation import constructors, interop, random
@@ -45,7 +46,10 @@ OPS["cast"] = _common.cast
 
 
 def _inplace_function(method_name):
-    def inplace(x, *args, **kwargs):
+    def inplace(x, /, *args, **kwargs):  # positional-only: where_(c, x=..) passes its own x
+        if not isinstance(x, _common.Tensor):
+            raise op_error(method_name, f"x must be a Tensor, got {type(x).__name__}",
+                           ValueTypeError)
         return getattr(x, method_name)(*args, **kwargs)
 
     inplace.__name__ = inplace.__qualname__ = method_name

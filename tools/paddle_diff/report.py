@@ -4,7 +4,9 @@ Per namespace, the share of recorded cases where DyGraph answers as Paddle did, 
 differences listed as deliberate or to fix, and the unlisted ones; then every difference
 with its reason. ``--markdown`` prints only the table, as in docs/API-COVERAGE.md;
 ``--unlisted-json`` prints entries for the unlisted differences, grouped by namespace,
-variant and difference, to review and add to tests/data/parity/known_differences.json.
+variant and difference, to review and add to tests/data/parity/known_differences.json;
+``--prune`` removes from that file the listed cases that no longer differ as stated (fixed
+since), and the entries left with none.
 """
 
 import argparse
@@ -12,7 +14,7 @@ import json
 from collections import defaultdict
 
 from . import store
-from .replay import Listing, known, replay
+from .replay import KNOWN, Listing, known, replay
 
 # what a variant tests, for the reasons of generated "to fix" entries
 VARIANTS = {"0d": "a 0-D input", "0size": "a 0-size input", "bcast": "broadcast inputs",
@@ -80,13 +82,38 @@ def unlisted_entries(diffs):
             for (ns, label, why), ids in sorted(groups.items())]
 
 
+def prune(namespaces=None):
+    """Drop the stale case patterns (listed, but no longer differing as stated) from the
+    known differences, and entries left without cases; returns how many were dropped."""
+    entries = known()
+    listing = Listing(entries)
+    stale = set()
+    for ns in namespaces or store.namespaces():
+        _, gone = listing.audit(ns, replay(ns))
+        stale.update((ns, key) for key in gone)
+    dropped = 0
+    for entry in entries:
+        label = f" ({entry['difference']})" if "difference" in entry else ""
+        keep = [p for p in entry["cases"] if (entry["namespace"], p + label) not in stale]
+        dropped += len(entry["cases"]) - len(keep)
+        entry["cases"] = keep
+    entries = [e for e in entries if e["cases"]]
+    KNOWN.write_text("[\n" + ",\n".join(json.dumps(e) for e in entries) + "\n]\n")
+    return dropped
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("namespaces", nargs="*")
     parser.add_argument("--markdown", action="store_true", help="print only the table")
     parser.add_argument("--unlisted-json", action="store_true",
                         help="print entries for the unlisted differences")
+    parser.add_argument("--prune", action="store_true",
+                        help="remove the listed cases that no longer differ")
     args = parser.parse_args(argv)
+    if args.prune:
+        print(f"pruned {prune(args.namespaces)} case patterns from {KNOWN}")
+        return
     rows, diffs = summarize(args.namespaces)
     if args.unlisted_json:
         print(json.dumps(unlisted_entries(diffs), indent=1))

@@ -109,7 +109,7 @@ class Dropout(Layer):
         self.p, self.axis, self.mode, self.name = p, axis, mode, name
 
     def forward(self, input):  # noqa: A002 - Paddle's argument name
-        return F.dropout(input, self.p, self.axis, self.training, self.mode)
+        return F.dropout(input, self.p, self.axis, self.training, mode=self.mode)
 
     def extra_repr(self):
         return f"p={self.p}, axis={self.axis}, mode={self.mode}{_name_suffix(self.name)}"

@@ -413,7 +413,7 @@ def bernoulli(x, p=None, name=None):
         >>> dygraph.bernoulli(dygraph.ones([3])).numpy()
         array([1., 1., 1.], dtype=float32)
     """
-    from dygraph.ops.manipulation.args import IndexValueError
+    from dygraph.framework.errors import IndexValueError
 
     _, probs = _float_input(x, "bernoulli")
     if p is not None:

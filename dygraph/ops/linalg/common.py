@@ -9,26 +9,6 @@ from dygraph.ops.common import float_operand
 from dygraph.tensor.tensor import _new_tensor
 
 
-class ShapeRuntimeError(ValueError, RuntimeError):
-    """Input shapes an op cannot take, where Paddle raises RuntimeError (its
-    PreconditionNotMet): both, so code written against either catches it.
-
-    Example:
-        >>> issubclass(ShapeRuntimeError, RuntimeError)
-        True
-    """
-
-
-class RankIndexError(ValueError, IndexError):
-    """An input with too few dimensions, where Paddle raises IndexError (its OutOfRange):
-    both, so code written against either catches it.
-
-    Example:
-        >>> issubclass(RankIndexError, IndexError)
-        True
-    """
-
-
 def xp_of(m, value):
     """The array module (numpy or cupy) that holds `value` in a backward pass.
 

@@ -8,11 +8,14 @@ import numpy as np
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.backend.workspace import POOLED_SIZE, workspace
-from dygraph.framework.errors import UnsupportedDTypeError, op_error
-from dygraph.ops.common import amp_casts, as_tensor, binary_operands, cast, check_axis
-from dygraph.ops.linalg.common import (
+from dygraph.framework.errors import (
     RankIndexError,
     ShapeRuntimeError,
+    UnsupportedDTypeError,
+    op_error,
+)
+from dygraph.ops.common import amp_casts, as_tensor, binary_operands, cast, check_axis
+from dygraph.ops.linalg.common import (
     constant,
     xp_of,
 )

@@ -11,18 +11,6 @@ from dygraph.ops.common import as_tensor
 from dygraph.tensor.tensor import Tensor, _new_tensor
 
 
-class IndexValueError(IndexError, ValueError):
-    """A value out of its range (an index, an axis, a probability). Paddle raises
-    IndexError (its OutOfRange) for some ops (gather, diagonal, bernoulli) and ValueError
-    (InvalidArgument) for others (index_select, take): this is both, so code written
-    against either catches it.
-
-    Example:
-        >>> issubclass(IndexValueError, ValueError) and issubclass(IndexValueError, IndexError)
-        True
-    """
-
-
 def tensor_list(x, op, name="x"):
     """A non-empty list/tuple of Tensors (arrays and numbers are converted); anything else
     is a ValueTypeError (Paddle's ValueError, and a TypeError)."""

@@ -2,9 +2,9 @@
 
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import IndexValueError, op_error
 from dygraph.ops.common import as_tensor, check_axis
-from dygraph.ops.manipulation.args import IndexValueError, constant, xp_of
+from dygraph.ops.manipulation.args import constant, xp_of
 from dygraph.ops.manipulation.indexing import GetItem
 from dygraph.ops.manipulation.scatter import Scatter
 from dygraph.ops.manipulation.shape import reshape, transpose

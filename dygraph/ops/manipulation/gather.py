@@ -11,10 +11,9 @@ import numpy as np
 
 from dygraph.autograd.function import apply
 from dygraph.autograd.whole_call import captured_whole
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import IndexValueError, op_error
 from dygraph.ops.common import as_tensor, check_axis
 from dygraph.ops.manipulation.args import (
-    IndexValueError,
     check_bounds,
     index_array,
     int_list,

@@ -13,9 +13,9 @@ import numpy as np
 
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
-from dygraph.framework.errors import AssertedValueError, op_error
+from dygraph.framework.errors import AssertedValueError, IndexValueError, op_error
 from dygraph.ops.common import amp_casts, as_tensor, check_axis
-from dygraph.ops.manipulation.args import IndexValueError, int_list, tensor_list, xp_of
+from dygraph.ops.manipulation.args import int_list, tensor_list, xp_of
 from dygraph.ops.manipulation.diag import diag, diagonal, tril, triu
 from dygraph.ops.manipulation.gather import (
     gather,

@@ -16,13 +16,13 @@ from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import (
     AssertedTypeError,
     AssertedValueError,
+    IndexValueError,
     ValueTypeError,
     op_error,
 )
 from dygraph.ops.common import as_tensor, check_axis
 from dygraph.ops.creation.constructors import zeros
 from dygraph.ops.manipulation.args import (
-    IndexValueError,
     check_bounds,
     constant,
     index_array,

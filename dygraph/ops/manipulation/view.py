@@ -11,9 +11,9 @@ import builtins
 from dygraph.autograd.function import apply
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework import dtype as _dt
-from dygraph.framework.errors import AssertedValueError, op_error
+from dygraph.framework.errors import AssertedValueError, IndexValueError, op_error
 from dygraph.ops.common import as_tensor, check_axis
-from dygraph.ops.manipulation.args import IndexValueError, constant, int_list, xp_of
+from dygraph.ops.manipulation.args import constant, int_list, xp_of
 from dygraph.ops.manipulation.diag import _diag_positions, diag
 from dygraph.ops.manipulation.indexing import GetItem
 from dygraph.ops.manipulation.rearrange import flip

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from dygraph.framework.errors import AssertedValueError, op_error
+from dygraph.framework.errors import AssertedValueError, NotATensorError, op_error
 from dygraph.ops.activation.softmax import softmax
 from dygraph.ops.common import as_tensor, cast, float_operand
 from dygraph.ops.linalg.products import matmul
@@ -18,16 +18,6 @@ from dygraph.tensor.tensor import _new_tensor
 
 __all__ = ["scaled_dot_product_attention"]
 NONDIFF = set()
-
-
-class NotATensorError(TypeError, AttributeError):
-    """A Python value where a Tensor goes, whose attributes Paddle reads (AttributeError);
-    DyGraph's TypeError is kept as the other base.
-
-    Example:
-        >>> issubclass(NotATensorError, AttributeError)
-        True
-    """
 
 
 def _heads_first(t, batched):

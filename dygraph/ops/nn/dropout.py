@@ -78,8 +78,8 @@ def _keep_mask(x, shape, p):
 
 
 @captured_whole
-def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None,
-            inplace=False):
+def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode="upscale_in_train",
+            name=None):
     """Zero each element (or each slice along `axis`) with probability p while training.
     mode 'upscale_in_train': kept values are scaled by 1 / (1 - p) and inference is the
     identity; 'downscale_in_infer': training keeps values as they are and inference

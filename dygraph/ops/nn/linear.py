@@ -15,7 +15,7 @@ from dygraph.autograd.backward_math import _NP_MATH, register
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.backend.workspace import POOLED_SIZE, workspace
-from dygraph.framework.errors import UnsupportedDTypeError, op_error
+from dygraph.framework.errors import UnsupportedDTypeError, UnsupportedIdsError, op_error
 from dygraph.ops.common import amp_casts, as_tensor, float_operand
 from dygraph.ops.linalg.products import matmul
 from dygraph.ops.manipulation.args import xp_of
@@ -230,11 +230,6 @@ def bilinear(x1, x2, weight, bias=None, name=None):
     if bias is not None:
         out = out + reshape(as_tensor(bias, "bilinear"), [1, n_out])
     return out
-
-
-class UnsupportedIdsError(TypeError, NotImplementedError):
-    """Ids of a float or complex dtype: Paddle's embedding kernel refuses them as
-    unimplemented (NotImplementedError); DyGraph's TypeError is kept as the other base."""
 
 
 def _check_ids(x, n_rows, op, bad_dtype=TypeError):

@@ -264,7 +264,7 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
 @captured_whole(free_dims=(0,))
 def nonzero(x, as_tuple=False):
     """int64 coordinates of the non-zero elements: a [z, ndim] tensor, or (as_tuple) one
-    [z, 1] tensor per dimension.
+    [z] tensor per dimension (Paddle 3.3's shape; Paddle 2.x gave [z, 1]).
 
     Example:
         >>> import dygraph
@@ -278,7 +278,7 @@ def nonzero(x, as_tuple=False):
     xp = _xp(x._data)
     coords = xp.argwhere(x._data).astype(np.int64, copy=False)
     if as_tuple:
-        return tuple(_const(xp.ascontiguousarray(coords[:, d:d + 1]))
+        return tuple(_const(xp.ascontiguousarray(coords[:, d]))
                      for d in range(coords.shape[1]))
     return _const(coords)
 
