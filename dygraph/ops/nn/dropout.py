@@ -100,7 +100,7 @@ def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode="upscale_in_
         raise op_error("dropout", f"mode must be 'upscale_in_train' or 'downscale_in_infer', "
                        f"got {mode!r}")
     if inplace:
-        return run_inplace("dropout", dropout, x, p, axis, training, mode)
+        return run_inplace("dropout", dropout, x, p, axis, training, mode=mode)
     x = float_operand(x, "dropout")
     shape = _mask_shape(x._data.shape, axis, "dropout")
     if not training:
