@@ -13,5 +13,7 @@ Modules, one concept each: ``names`` (which public names, per namespace), ``valu
 (seeded inputs), ``cases`` (cases from a signature), ``execute`` (run one case in a
 framework), ``store`` (the recorded files), ``record`` (the Paddle worker and its driver),
 ``compare`` (answer against answer), ``replay`` (the recorded cases against DyGraph, and
-the known differences), ``report`` (the table).
+the known differences), ``report`` (the table). Classes: ``classes`` (what class cases
+share, and their dispatch), ``layers`` (``nn.Layer``), ``optimizers`` (``optimizer`` and
+``optimizer.lr``), ``datasets`` (``io``).
 """

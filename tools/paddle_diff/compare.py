@@ -18,7 +18,7 @@ def kind(spec):
     """The kind of a value spec: tensor, seq, py, other or none."""
     if spec is None:
         return "none"
-    return next(k for k in ("tensor", "seq", "py", "other") if k in spec)
+    return next(k for k in ("tensor", "seq", "py", "keys", "other") if k in spec)
 
 
 def tensors_differ(want, got, values=True):
@@ -70,7 +70,25 @@ def specs_differ(want, got, values=True, where="out"):
         else:
             same = w == g
         return [] if same or not values else [f"{where}: {g!r}, Paddle {w!r}"]
+    if wk == "keys":
+        return keys_differ(want["keys"], got["keys"], where)
     return []
+
+
+def keys_differ(want, got, where):
+    """How two state dicts' keys (with their dtypes and shapes) differ.
+
+    >>> keys_differ({"w": "float32[2]", "b": "int"}, {"w": "float64[2]", "c": "int"}, "state")
+    ["state: lacks ['b'], has more ['c']", 'state: w float64[2], Paddle float32[2]']
+    """
+    out = []
+    lacks, more = sorted(set(want) - set(got)), sorted(set(got) - set(want))
+    if lacks or more:
+        out.append(f"{where}: " + ", ".join(
+            text for text in (lacks and f"lacks {lacks}", more and f"has more {more}") if text))
+    out += [f"{where}: {k} {got[k]}, Paddle {want[k]}" for k in want
+            if k in got and got[k] != want[k]]
+    return out
 
 
 def differences(want, got, random=False):
@@ -93,6 +111,11 @@ def differences(want, got, random=False):
             return ["raises without a message"]
         return []
     values = not random
+    if "parts" in want:  # a class case: one spec per part looked at
+        if "parts" not in got:
+            return [f"answers {sorted(got)}, Paddle parts"]
+        return [why for part, spec in want["parts"].items()
+                for why in specs_differ(spec, got["parts"].get(part), values, part)]
     out = specs_differ(want["out"], got["out"], values)
     if "alias" in want and want["alias"] != got.get("alias"):
         out.append(f"result is the input: {got.get('alias')}, Paddle {want['alias']}")

@@ -20,6 +20,7 @@ import tempfile
 import numpy as np
 
 from . import store
+from .classes import CLASS_NAMESPACES
 from .names import FUNCTION_NAMESPACES
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -30,6 +31,10 @@ def generate(namespace, fw):
     """The cases of a namespace, generated from framework ``fw``'s signatures."""
     from . import cases, names
 
+    if namespace in CLASS_NAMESPACES:
+        from . import datasets, layers, optimizers
+        return {"nn.Layer": lambda: layers.cases(fw), "optimizer": optimizers.optimizer_cases,
+                "optimizer.lr": optimizers.lr_cases, "io": datasets.cases}[namespace]()
     if namespace == "Tensor":
         out = []
         for name in names.public_functions(fw):
@@ -44,9 +49,13 @@ def generate(namespace, fw):
 
 
 def run_case(namespace, case, fw):
-    """Paddle's or DyGraph's answer to one case."""
+    """Paddle's or DyGraph's answer to one case (a class case may write into the case
+    what only Paddle can give, when it is recorded)."""
     from . import execute, names
 
+    if namespace in CLASS_NAMESPACES:
+        from . import classes
+        return classes.run(namespace, case, fw)
     kind = case.get("kind", "function")
     function = None if kind == "method" else names.lookup(namespace, case["name"], fw)
     if kind == "function" and function is None:
@@ -137,7 +146,7 @@ def main(argv=None):
         namespace, start, out = args.worker
         worker(namespace, int(start), out)
         return
-    everything = list(FUNCTION_NAMESPACES) + ["Tensor"]
+    everything = list(FUNCTION_NAMESPACES) + ["Tensor"] + list(CLASS_NAMESPACES)
     for namespace in args.namespaces or everything:
         cases, left_out = drive(namespace, args.paddle_python)
         if cases:

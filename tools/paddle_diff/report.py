@@ -20,7 +20,12 @@ from .replay import KNOWN, Listing, known, replay
 VARIANTS = {"0d": "a 0-D input", "0size": "a 0-size input", "bcast": "broadcast inputs",
             "bcast2": "broadcast inputs", "bad_shape": "inputs of mismatched shapes",
             "bad_type": "a string for a tensor", "defaults": "every keyword at its default",
-            "grad": "the gradient", "keepdim": "keepdim=True", "f32": "a float32 input"}
+            "grad": "the gradient", "keepdim": "keepdim=True", "f32": "a float32 input",
+            # the class cases (tools/paddle_diff/classes.py)
+            "state": "the state_dict after construction (keys, dtypes, shapes)",
+            "train": "the forward in train mode, and the buffers after it",
+            "eval": "the forward in eval mode", "bad": "an invalid construction argument",
+            "default": "the default arguments (optimizers: 3 steps and the state_dict keys)"}
 
 
 def summarize(namespaces=None):
