@@ -62,7 +62,7 @@ class Normalize(Op):
         k = len(self.axes)
         if (self.template is not None or self.fixed is not None or x.dtype not in _BLAS_FLOATS
                 or self.axes != tuple(range(x.ndim - k, x.ndim))
-                or self.pshape[x.ndim - k:] != x.shape[x.ndim - k:]):
+                or tuple(self.pshape) != (1,) * (x.ndim - k) + x.shape[x.ndim - k:]):
             return 0
         return math.prod(x.shape[x.ndim - k:])
 
@@ -511,7 +511,9 @@ def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format
 def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.9, eps=1e-05, data_format="NCHW",
                   name=None):
-    """Normalize each channel of each sample over its spatial dims.
+    """Normalize each channel of each sample over its spatial dims. A 2-D x, [N, C], has
+    one value per channel and sample, so it normalizes to 0 (the output is the bias), as in
+    Paddle.
 
     Example:
         >>> import dygraph
@@ -520,9 +522,14 @@ def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None
         array([[[-1.,  1.]]], dtype=float32)
     """
     op = "instance_norm"
-    x = _float_input(x, op, 3)
+    x = _float_input(x, op, 2)
     if data_format not in ("NC", "NCL", "NCHW", "NCDHW"):
         raise op_error(op, f"data_format must be channels-first, got {data_format!r}")
+    if x._data.ndim == 2:
+        # [N, C] as [N, C, 1]: a spatial size of one, then back.
+        y = instance_norm(x[:, :, None], running_mean, running_var, weight, bias,
+                          use_input_stats, momentum, eps, data_format)
+        return y[:, :, 0]
     nd = x._data.ndim
     c = x._data.shape[1]
     w, b = _params(x, weight, bias, c, op)
