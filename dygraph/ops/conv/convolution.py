@@ -231,6 +231,9 @@ def _conv(x, weight, bias, stride, padding, dilation, groups, data_format, d, op
     in_sizes = x._data.shape[2:]
     m, cg = weight._data.shape[:2]
     ksize = weight._data.shape[2:]
+    if m == 0:
+        raise op_error(op, f"weight must have at least one output channel (axis 0), got "
+                       f"shape {weight.shape}")
     groups = int(groups)
     if groups < 1 or c % groups or m % groups:
         raise op_error(op, f"groups={groups} must divide the input channels ({c}) and the "
