@@ -225,7 +225,9 @@ def _fractional(x, output_size, kernel_size, random_u, return_mask, d, op):
     n, c = x._data.shape[:2]
     cells, width = taps.shape
     full = np.broadcast_to(taps.reshape(1, 1, -1), (n, c, cells * width))
-    picked = P.take_along_axis(P.reshape(x, [n, c, -1]), index(full, x), axis=2)
+    # Explicit sizes: a -1 is ambiguous when n or c is 0 (an empty batch pools to empty).
+    flat = P.reshape(x, [n, c, math.prod(sizes)])
+    picked = P.take_along_axis(flat, index(full, x), axis=2)
     windows = P.reshape(picked, [n, c, cells, width])
     y = P.reshape(P.amax(windows, axis=3), [n, c, *outs])
     if not return_mask:
@@ -233,7 +235,8 @@ def _fractional(x, output_size, kernel_size, random_u, return_mask, d, op):
     win = np.asarray(windows.numpy()).argmax(axis=3)
     mask = np.take_along_axis(np.broadcast_to(taps, (n, c, cells, width)), win[..., None],
                               axis=3)
-    return y, index(mask.reshape(n, c, *outs), x)
+    # int32, as max_pool's masks and Paddle's
+    return y, const(mask.reshape(n, c, *outs), x, "int32")
 
 
 def fractional_max_pool2d(x, output_size, kernel_size=None, random_u=None, return_mask=False,

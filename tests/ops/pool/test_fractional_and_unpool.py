@@ -31,8 +31,20 @@ def test_fractional_pool_mask_points_at_the_maxima():
     flat = x.numpy().reshape(2, 3, -1)
     np.testing.assert_array_equal(np.take_along_axis(flat, mask.numpy().reshape(2, 3, -1), 2),
                                   y.numpy().reshape(2, 3, -1))
+    assert mask.dtype == dygraph.int32  # as max_pool's masks and Paddle's
     with pytest.raises(ValueError, match="random_u"):
         F.fractional_max_pool2d(x, 3, random_u=1.5)
+
+
+@pytest.mark.parametrize("shape", [(0, 3, 6, 6), (2, 0, 6, 6)])
+def test_fractional_pool_of_an_empty_batch_is_empty(shape):
+    x = dygraph.zeros(shape)
+    x.stop_gradient = False
+    y, mask = F.fractional_max_pool2d(x, 2, return_mask=True)
+    assert y.shape == mask.shape == [*shape[:2], 2, 2]
+    y.sum().backward()
+    assert x.grad.shape == list(shape)
+    assert F.fractional_max_pool3d(dygraph.zeros([0, 3, 4, 4, 4]), 2).shape == [0, 3, 2, 2, 2]
 
 
 def test_max_unpool_inverts_max_pool():
