@@ -52,10 +52,22 @@ class Sigmoid(Op):
         return (gy - gy * y,)  # g y (1 - y), with no Python-float operand (see Tanh)
 
 
+def _complex_softplus(xp, z, beta=1):
+    """log(1 + exp(z)) / beta of complex z on the principal branch of log, as Paddle computes
+    it (the real rewrite through |x| has no complex counterpart); exp may overflow to inf,
+    and inf / beta be NaN, where softplus takes x instead."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        soft = xp.log1p(xp.exp(z))
+        return soft / beta if beta != 1 else soft
+
+
 class LogSigmoid(Op):
+    complex_grad = "holomorphic"
     save_inputs = True
 
     def forward(self, xp, x):
+        if x.dtype.kind == "c":
+            return -_complex_softplus(xp, -x)
         return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
 
     def backward(self, m, g):
@@ -128,8 +140,12 @@ class Gelu(Op):
 
 
 class Softplus(Op):
+    """log(1 + exp(beta x)) / beta, or x where beta x > threshold (its real part, for complex
+    x)."""
+
     attrs = ("beta", "threshold")
 
+    complex_grad = "holomorphic"
     save_inputs = True
 
     def __init__(self, beta, threshold):
@@ -138,6 +154,8 @@ class Softplus(Op):
 
     def forward(self, xp, x):
         z = x * self.beta if self.beta != 1 else x
+        if x.dtype.kind == "c":
+            return xp.where(z.real > self.threshold, x, _complex_softplus(xp, z, self.beta))
         soft = _softplus_array(xp, z)
         if self.beta != 1:
             soft = soft / self.beta
@@ -147,6 +165,12 @@ class Softplus(Op):
         x = self.x(0, m)
         z = x * self.beta if self.beta != 1 else x
         linear = g * (z > self.threshold)
+        return (linear + (g - linear) * m.sigmoid(z),)
+
+    def backward_complex(self, m, g):
+        x = self.x(0, m)
+        z = x * self.beta if self.beta != 1 else x
+        linear = g * (m.real(z) > self.threshold)
         return (linear + (g - linear) * m.sigmoid(z),)
 
 
