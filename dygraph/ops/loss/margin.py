@@ -94,9 +94,14 @@ def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", nam
     return reduce_loss(loss, reduction)
 
 
+def _as_vector(d):
+    """d, a 0-D difference as one of one element: its norm is its absolute value (Paddle's)."""
+    return P.reshape(d, [1]) if d._data.ndim == 0 else d
+
+
 def _distance(a, b, p, epsilon):
     """The p-norm of a - b + epsilon along the last axis."""
-    d = a - b + epsilon
+    d = _as_vector(a - b + epsilon)
     if p == 2:
         return _unary.sqrt(_reduction.sum(d * d, axis=-1))
     if p == 1:
@@ -178,7 +183,9 @@ def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", na
     loss = -(y * log_sigmoid(x) + (1.0 - y) * log_sigmoid(-x))
     if weight is not None:
         loss = loss * float_operand(weight, op)
-    return reduce_loss(P.mean(loss, axis=-1), reduction)
+    if loss._data.ndim:  # a 0-D input is one sample of one class
+        loss = P.mean(loss, axis=-1)
+    return reduce_loss(loss, reduction)
 
 
 def _class_labels(label, n, classes, op):
@@ -284,6 +291,7 @@ def pairwise_distance(x, y, p=2.0, epsilon=1e-6, keepdim=False, name=None):
     d = float_operand(x, op) - float_operand(y, op)
     if epsilon:
         d = d + float(epsilon)
+    d = _as_vector(d)
     p = float(p)
     if p == float("inf"):
         return P.amax(P.abs(d), axis=-1, keepdim=keepdim)
