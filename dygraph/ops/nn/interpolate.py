@@ -94,9 +94,42 @@ def _area_taps(n_in, n_out):
     return index, weight
 
 
-def _axis_map(mode, axis, n_in, n_out, scale, align_corners, align_mode):
-    ratio = _ratio(n_in, n_out, scale, align_corners, mode in ("linear", "trilinear"))
-    if mode == "nearest":
+def _antialias_filter(x, cubic):
+    """The filter of antialiased resizing: the triangle (bilinear), or the cubic kernel
+    with a = -0.5 (bicubic), at distances x in input pixels (of the stretched filter)."""
+    x = np.abs(x)
+    if not cubic:
+        return np.maximum(1.0 - x, 0.0)
+    a = -0.5
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = (((x - 5) * x + 8) * x - 4) * a
+    return np.where(x < 1, near, np.where(x < 2, far, 0.0))
+
+
+def _antialias_taps(n_in, n_out, ratio, cubic):
+    """Antialiased taps (Paddle's and PyTorch's rule): when shrinking (ratio > 1) the filter
+    is stretched by the ratio, so that every input pixel contributes; each output position
+    reads the input pixels within the filter's support around its centre, with the filter's
+    weights normalized to sum to 1."""
+    scale = float(ratio)
+    support = (2.0 if cubic else 1.0) * max(scale, 1.0)
+    centre = scale * (np.arange(n_out) + 0.5)
+    # (truncation toward zero, as the kernels' int casts)
+    start = np.maximum((centre - support + 0.5).astype(np.int64), 0)
+    stop = np.minimum((centre + support + 0.5).astype(np.int64), n_in)
+    pos = start + np.arange(int((stop - start).max()))[:, None]
+    weight = _antialias_filter((pos - centre + 0.5) / max(scale, 1.0), cubic) * (pos < stop)
+    total = weight.sum(axis=0)
+    return np.minimum(pos, n_in - 1), weight / np.where(total == 0, 1.0, total)
+
+
+def _axis_map(mode, axis, n_in, n_out, scale, align_corners, align_mode, antialias=False):
+    # (an antialiased single output keeps in / out, as linear does)
+    ratio = _ratio(n_in, n_out, scale, align_corners,
+                   antialias or mode in ("linear", "trilinear"))
+    if antialias:
+        index, weight = _antialias_taps(n_in, n_out, ratio, mode == "bicubic")
+    elif mode == "nearest":
         index, weight = _nearest_taps(n_in, n_out, ratio, align_corners)
     elif mode == "bicubic":
         index, weight = _cubic_taps(n_in, n_out, ratio, align_corners)
@@ -126,7 +159,7 @@ def _values(v, n, name):
                    f"{type(v).__name__}", TypeError)
 
 
-def _check_args(ndim, mode, align_corners, align_mode, data_format):
+def _check_args(ndim, mode, align_corners, align_mode, data_format, antialias=False):
     if ndim not in _FORMATS:
         raise op_error("interpolate", f"x must be a 3-D, 4-D or 5-D tensor, got {ndim}-D")
     if data_format is None:
@@ -146,6 +179,9 @@ def _check_args(ndim, mode, align_corners, align_mode, data_format):
                        f"{type(align_corners).__name__}", TypeError)
     if align_mode not in (0, 1):
         raise op_error("interpolate", f"align_mode must be 0 or 1, got {align_mode}")
+    if antialias and mode not in ("bilinear", "bicubic"):
+        raise op_error("interpolate", f"antialias needs mode 'bilinear' or 'bicubic', got "
+                       f"{mode!r}")
     return mode, data_format
 
 
@@ -173,7 +209,8 @@ def _out_sizes(in_sizes, size, scale_factor, mode, recompute_scale_factor):
 
 
 def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=False,
-                align_mode=0, data_format=None, recompute_scale_factor=None, name=None):
+                align_mode=0, data_format=None, recompute_scale_factor=None, antialias=False,
+                name=None):
     """Resize the spatial dims of a 3-D (linear, nearest, area), 4-D (bilinear, bicubic,
     nearest, area) or 5-D (trilinear, nearest, area) input to `size`, or by `scale_factor`
     (output size floor(in * scale)). data_format (default by rank: NCW, NCHW, NCDHW) says
@@ -183,6 +220,8 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     (src = dst * (in - 1) / (out - 1)); otherwise align_mode 0 uses pixel centres
     (src = (dst + 0.5) * in / out - 0.5, clamped at 0) and align_mode 1 uses
     src = dst * in / out. With scale_factor given, in / out is 1 / scale_factor.
+    antialias (bilinear and bicubic only) widens the filter by in / out when shrinking, so
+    that every input pixel counts (the cubic kernel then uses a = -0.5), as Paddle does.
 
     Example:
         >>> import dygraph
@@ -195,7 +234,8 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     """
     x = float_operand(x, "interpolate")
     shape = x._data.shape
-    mode, data_format = _check_args(len(shape), mode, align_corners, align_mode, data_format)
+    mode, data_format = _check_args(len(shape), mode, align_corners, align_mode, data_format,
+                                    bool(antialias))
     first = 2 if data_format[1] == "C" else 1
     axes = list(range(first, first + len(shape) - 2))
     in_sizes = [shape[a] for a in axes]
@@ -203,7 +243,8 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     maps = []
     if sizes != in_sizes:  # Paddle copies the input when no size changes
         for a, n_in, n_out, s in zip(axes, in_sizes, sizes, scales):
-            amap = _axis_map(mode, a, n_in, n_out, s, bool(align_corners), align_mode)
+            amap = _axis_map(mode, a, n_in, n_out, s, bool(align_corners), align_mode,
+                             bool(antialias))
             if not amap.is_identity():
                 maps.append(amap)
     return apply(Resample(maps), x)
