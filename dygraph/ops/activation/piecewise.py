@@ -357,7 +357,8 @@ def prelu(x, weight, data_format="NCHW", name=None):
         if len(shape) < 2 or shape[channel] != size:
             raise op_error("prelu", f"weight has {size} elements but x of shape {list(shape)} "
                            f"has {shape[channel] if len(shape) >= 2 else 'no'} channels on "
-                           f"axis {channel} ({data_format}); expected 1 or one per channel")
+                           f"axis {channel} ({data_format}); expected 1 or one per channel",
+                           AssertedValueError)  # (Paddle asserts it)
         broadcast = [1] * len(shape)
         broadcast[channel] = size
         w = reshape(weight, broadcast)

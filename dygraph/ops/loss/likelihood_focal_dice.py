@@ -105,8 +105,8 @@ def dice_loss(input, label, epsilon=1e-5, name=None):
     x = float_operand(input, op)
     lab = np.asarray(as_tensor(label, op).numpy())
     xs = list(x._data.shape)
-    # Paddle asserts the label's dtype, the input's rank and the label's last dim
-    # (AssertionError), in this order
+    # Paddle asserts the label's dtype, the input's rank, the label's last dim and the
+    # leading dims (AssertionError), in this order
     if lab.dtype.kind not in "iu":
         raise op_error(op, f"label must be an int32 or int64 tensor of classes, got "
                        f"{lab.dtype}", AssertedTypeError)
@@ -115,7 +115,7 @@ def dice_loss(input, label, epsilon=1e-5, name=None):
                        f"got {xs} and {list(lab.shape)}", AssertedValueError)
     if lab.ndim != len(xs) or list(lab.shape[:-1]) != xs[:-1]:
         raise op_error(op, f"input [N, ..., C] and label [N, ..., 1] must have the same "
-                       f"leading dims, got {xs} and {list(lab.shape)}")
+                       f"leading dims, got {xs} and {list(lab.shape)}", AssertedValueError)
     onehot = _const(np.eye(xs[-1])[lab[..., 0]], x)
     axes = list(range(1, len(xs)))
     inter = P.sum(x * onehot, axis=axes)

@@ -27,15 +27,14 @@ def test_a_float_label_of_class_indices_is_a_value_type_error(fn):
     assert not isinstance(caught.value, ValueError)
 
 
-def test_dice_loss_asserts_label_dtype_rank_and_last_dim():
+def test_dice_loss_asserts_label_dtype_rank_last_dim_and_leading_dims():
     with pytest.raises(AssertedTypeError, match="dice_loss: label must be an int32 or int64"):
         F.dice_loss(_t(X), _t(np.zeros((3, 1), np.float32)))
     with pytest.raises(AssertedValueError, match=r"label \[N, \.\.\., 1\].*\[3, 4\]"):
         F.dice_loss(_t(X), _t(np.zeros((3, 4), np.int64)))
     with pytest.raises(AssertedValueError, match="2-D at least"):
         F.dice_loss(_t(X[0]), _t(np.zeros((1,), np.int64)))
-    # mismatched leading dims stay a plain ValueError (the error walk records that type)
-    with pytest.raises(ValueError, match="same leading dims"):
+    with pytest.raises(AssertedValueError, match=r"same leading dims, got \[3, 4\] and \[2, 1\]"):
         F.dice_loss(_t(X), _t(np.zeros((2, 1), np.int64)))
     out = F.dice_loss(_t(X), _t(np.zeros((3, 1), np.int64)))
     assert out.shape == [] and out.dtype == dygraph.float32
