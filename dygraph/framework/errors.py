@@ -201,6 +201,9 @@ def as_number(value, what, owner):
         >>> as_number(2, 'learning_rate', 'SGD')
         2.0
     """
+    if value is None:  # Paddle checks for None first, with a ValueError ("... is not set")
+        raise op_error(owner, f"{what} is not set (got None); it must be a number",
+                       ValueTypeError)
     if isinstance(value, (bool, str, bytes)):
         raise op_error(owner, f"{what} must be a number, got {type(value).__name__}",
                        TypeError)

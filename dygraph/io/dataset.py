@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from dygraph.framework.errors import AssertedValueError
 from dygraph.framework.random import rng
 from dygraph.tensor.tensor import Tensor, _new_tensor
 
@@ -95,8 +96,9 @@ class TensorDataset(Dataset):
             raise ValueError("TensorDataset: expected at least one tensor, got none")
         lengths = [len(t) for t in tensors]
         if len(set(lengths)) != 1:
-            raise ValueError(f"TensorDataset: all tensors must have the same size in the "
-                             f"first dimension; got sizes {lengths}")
+            raise AssertedValueError(  # Paddle asserts it
+                f"TensorDataset: all tensors must have the same size in the first dimension; "
+                f"got sizes {lengths}")
         self.tensors = tensors
 
     def __getitem__(self, idx):

@@ -15,6 +15,7 @@ import copy
 import numpy as np
 
 from dygraph.framework import dtype as _dt
+from dygraph.framework.errors import AssertedValueError
 from dygraph.framework.parameter import Parameter, unique_name
 from dygraph.framework.place import current_place
 from dygraph.nn.initializer.base import Initializer, global_initializer
@@ -102,7 +103,8 @@ def _check_shape(shape):
         raise TypeError(f"create_parameter: shape must be a list of ints, got {shape!r}") \
             from exc
     if any(d < 0 for d in dims):
-        raise ValueError(f"create_parameter: every dimension must be >= 0, got shape {dims}")
+        raise AssertedValueError(  # Paddle asserts it
+            f"create_parameter: every dimension must be >= 0, got shape {dims}")
     return dims
 
 

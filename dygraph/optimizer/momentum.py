@@ -14,6 +14,7 @@ Example:
 
 import numpy as np
 
+from dygraph.framework.errors import as_number
 from dygraph.optimizer.foreach import ForeachMixin
 from dygraph.optimizer.optimizer import Optimizer
 
@@ -42,6 +43,7 @@ class Momentum(ForeachMixin, Optimizer):
     def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
                  weight_decay=None, grad_clip=None, multi_precision=False, rescale_grad=1.0,
                  name=None, *, parameter_list=None):
+        as_number(momentum, "momentum", "Momentum")
         self._momentum = momentum
         self._use_nesterov = bool(use_nesterov)
         self._rescale_grad = rescale_grad

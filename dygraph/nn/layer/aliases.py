@@ -1,5 +1,12 @@
 """Paddle 3's torch-style names in paddle.nn: Module, ModuleList, ModuleDict, Parameter,
-Conv1d/2d/3d (torch's constructor: `bias=`, `dtype=`), and ParameterDict."""
+Conv1d/2d/3d (torch's constructor: `bias=`, `dtype=`), ParameterDict, and the lower-case
+spellings that are the same classes in Paddle 3.3 (AdaptiveAvgPool1d/2d/3d,
+UpsamplingBilinear2d, UpsamplingNearest2d, ZeroPad1d/2d/3d).
+
+Example:
+    >>> AdaptiveAvgPool2d is AdaptiveAvgPool2D
+    True
+"""
 
 from collections.abc import Iterable, Mapping
 
@@ -7,14 +14,22 @@ import numpy as np
 
 from dygraph.framework.dtype import convert_dtype
 from dygraph.framework.parameter import Parameter as _Parameter
+from dygraph.nn.layer.common import UpsamplingBilinear2D, UpsamplingNearest2D, ZeroPad2D
 from dygraph.nn.layer.container import LayerDict, LayerList
 from dygraph.nn.layer.conv import Conv1D, Conv2D, Conv3D
 from dygraph.nn.layer.layers import Layer
+from dygraph.nn.layer.padding import ZeroPad1D, ZeroPad3D
+from dygraph.nn.layer.pooling import AdaptiveAvgPool1D, AdaptiveAvgPool2D, AdaptiveAvgPool3D
 
 __all__ = ["Module", "ModuleList", "ModuleDict", "Parameter", "ParameterDict", "Conv1d",
-           "Conv2d", "Conv3d"]
+           "Conv2d", "Conv3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
+           "UpsamplingBilinear2d", "UpsamplingNearest2d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d"]
 
 Module, ModuleList, ModuleDict = Layer, LayerList, LayerDict
+AdaptiveAvgPool1d, AdaptiveAvgPool2d = AdaptiveAvgPool1D, AdaptiveAvgPool2D
+AdaptiveAvgPool3d = AdaptiveAvgPool3D
+UpsamplingBilinear2d, UpsamplingNearest2d = UpsamplingBilinear2D, UpsamplingNearest2D
+ZeroPad1d, ZeroPad2d, ZeroPad3d = ZeroPad1D, ZeroPad2D, ZeroPad3D
 
 
 class Parameter(_Parameter):

@@ -8,7 +8,7 @@ broadcasts to the scores' shape [batch, num_heads, query_len, key_len].
 
 import collections
 
-from dygraph.framework.errors import describe, op_error
+from dygraph.framework.errors import AssertedValueError, describe, op_error
 from dygraph.nn import functional as F
 from dygraph.nn.layer.common import Linear
 from dygraph.nn.layer.layers import Layer
@@ -81,8 +81,8 @@ class MultiHeadAttention(Layer):
                  need_weights=False, weight_attr=None, bias_attr=None):
         super().__init__()
         if embed_dim <= 0 or num_heads <= 0 or embed_dim % num_heads:
-            raise ValueError(f"MultiHeadAttention: embed_dim ({embed_dim}) must be a positive "
-                             f"multiple of num_heads ({num_heads})")
+            raise AssertedValueError(f"MultiHeadAttention: embed_dim ({embed_dim}) must be a "
+                                     f"positive multiple of num_heads ({num_heads})")
         self.embed_dim, self.num_heads = embed_dim, num_heads
         self.kdim = kdim if kdim is not None else embed_dim
         self.vdim = vdim if vdim is not None else embed_dim

@@ -6,8 +6,8 @@ from dygraph.nn import functional as F
 from dygraph.nn.layer.layers import Layer
 from dygraph.ops.loss.common import check_reduction
 
-__all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "BCELoss",
-           "BCEWithLogitsLoss", "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
+__all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
+           "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss",
            "CosineEmbeddingLoss", "TripletMarginLoss", "CTCLoss", "GaussianNLLLoss",
            "PoissonNLLLoss", "SoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
            "MultiLabelSoftMarginLoss", "TripletMarginWithDistanceLoss", "RNNTLoss"]
@@ -96,20 +96,26 @@ class L1Loss(_Loss):
 
 
 class SmoothL1Loss(_Loss):
-    """Huber loss with threshold `delta`.
+    """Huber loss with threshold `delta` (`is_huber=False`: the smooth L1 loss, Huber's
+    divided by delta; see F.smooth_l1_loss). Paddle 3.3's `HuberLoss` is this class.
 
     Example:
         >>> import dygraph
         >>> SmoothL1Loss()(dygraph.to_tensor([3.0]), dygraph.to_tensor([0.0])).numpy()
         array(2.5, dtype=float32)
+        >>> HuberLoss is SmoothL1Loss
+        True
     """
 
-    def __init__(self, reduction="mean", delta=1.0, name=None):
+    def __init__(self, reduction="mean", delta=1.0, is_huber=True, name=None):
         super().__init__(reduction)
-        self.delta = delta
+        self.delta, self.is_huber = delta, is_huber
 
     def forward(self, input, label):
-        return F.smooth_l1_loss(input, label, self.reduction, self.delta)
+        return F.smooth_l1_loss(input, label, self.reduction, self.delta, self.is_huber)
+
+
+HuberLoss = SmoothL1Loss
 
 
 class BCELoss(_Loss):
