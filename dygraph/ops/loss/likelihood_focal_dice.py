@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from dygraph import ops as P
-from dygraph.framework.errors import AssertedTypeError, AssertedValueError, op_error
+from dygraph.framework.errors import AssertedTypeError, AssertedValueError, RankIndexError, op_error
 from dygraph.framework.random import rng
 from dygraph.ops.activation.piecewise import log_sigmoid, log_softmax, sigmoid, softmax
 from dygraph.ops.common import as_tensor, float_operand
@@ -202,7 +202,9 @@ def margin_cross_entropy(logits, label, margin1=1.0, margin2=0.5, margin3=0.0, s
                        f"{reduction!r}")
     x = float_operand(logits, op)
     if x._data.ndim != 2 or x._data.shape[-1] == 0:
-        raise op_error(op, f"logits must be [N, C] with C > 0, got {list(x._data.shape)}")
+        # (too few dims: Paddle's IndexError as well)
+        raise op_error(op, f"logits must be [N, C] with C > 0, got {list(x._data.shape)}",
+                       RankIndexError if x._data.ndim < 2 else ValueError)
     n, c = x._data.shape
     lab = np.asarray(as_tensor(label, op).numpy()).reshape(-1)
     if lab.shape[0] != n or lab.dtype.kind not in "iu" or (lab.size and (

@@ -5,7 +5,7 @@ triplet_margin_loss, composed of elementwise ops and reductions (Paddle's formul
 import numpy as np
 
 from dygraph import ops as P
-from dygraph.framework.errors import ValueTypeError, op_error
+from dygraph.framework.errors import RankIndexError, ValueTypeError, op_error
 from dygraph.ops.activation.piecewise import log_sigmoid, log_softmax, relu
 from dygraph.ops.common import as_tensor, float_operand
 from dygraph.ops.creation import constructors as _creation
@@ -219,7 +219,9 @@ def multi_margin_loss(input, label, p=1, margin=1.0, weight=None, reduction="mea
     check_reduction(reduction, op)
     x = float_operand(input, op)
     if x._data.ndim != 2:
-        raise op_error(op, f"input must be [N, C], got shape {list(x._data.shape)}")
+        # (too few dims: Paddle's IndexError as well)
+        raise op_error(op, f"input must be [N, C], got shape {list(x._data.shape)}",
+                       RankIndexError if x._data.ndim < 2 else ValueError)
     n, c = x._data.shape
     lab = _class_labels(label, n, c, op)
     picked = P.take_along_axis(x, index(lab[:, None], x), axis=1)

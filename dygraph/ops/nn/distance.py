@@ -7,7 +7,7 @@ instead of 0 * inf = NaN.
 
 import numpy as np
 
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import RankIndexError, op_error
 from dygraph.ops.common import binary_operands, check_axis, float_operand
 from dygraph.ops.manipulation.shape import broadcast_to
 from dygraph.ops.math.arithmetic import maximum
@@ -73,7 +73,12 @@ def cosine_similarity(x1, x2, axis=1, eps=1e-8, name=None):
         x1 = broadcast_to(x1, shape)
     if x2._data.shape != shape:
         x2 = broadcast_to(x2, shape)
-    axis = check_axis(axis, len(shape), "cosine_similarity")
+    n = len(shape)
+    if isinstance(axis, (int, np.integer)) and not -max(n, 1) <= axis < max(n, 1):
+        # too few dims for the axis: Paddle's IndexError, and the ValueError of check_axis
+        raise op_error("cosine_similarity", f"axis {axis} is out of range for inputs of "
+                       f"broadcast shape {list(shape)}", RankIndexError)
+    axis = check_axis(axis, n, "cosine_similarity")
     w12 = _sum(x1 * x2, axis=axis)
     w1 = _sum(x1 * x1, axis=axis)
     w2 = _sum(x2 * x2, axis=axis)

@@ -10,7 +10,7 @@ import numpy as np
 
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import ShapeRuntimeError, op_error
 from dygraph.framework.random import rng
 from dygraph.ops.common import float_operand
 from dygraph.ops.inplace import run_inplace
@@ -200,7 +200,8 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     x = float_operand(input, "dropout1d")
     _check_p(p, "dropout1d")
     if x._data.ndim not in (2, 3):
-        raise op_error("dropout1d", f"input must be 2-D or 3-D, got shape {list(x.shape)}")
+        raise op_error("dropout1d", f"input must be 2-D or 3-D, got shape {list(x.shape)}",
+                       ShapeRuntimeError)  # (Paddle raises RuntimeError)
     if x._data.ndim == 2:
         return squeeze(dropout(unsqueeze(x, 0), p, axis=1, training=training), 0)
     return dropout(x, p, axis=1, training=training)

@@ -15,7 +15,12 @@ from dygraph.autograd.backward_math import _NP_MATH, register
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.backend.workspace import POOLED_SIZE, workspace
-from dygraph.framework.errors import UnsupportedDTypeError, UnsupportedIdsError, op_error
+from dygraph.framework.errors import (
+    RankIndexError,
+    UnsupportedDTypeError,
+    UnsupportedIdsError,
+    op_error,
+)
 from dygraph.ops.common import amp_casts, as_tensor, float_operand
 from dygraph.ops.linalg.products import matmul
 from dygraph.ops.manipulation.args import xp_of
@@ -368,8 +373,9 @@ def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=
     weight = as_tensor(weight, "embedding")
     wd = weight._data
     if wd.ndim != 2:
+        # (too few dims: Paddle's IndexError as well)
         raise op_error("embedding", f"weight must be 2-D [num_embeddings, embedding_dim], got "
-                       f"shape {list(wd.shape)}")
+                       f"shape {list(wd.shape)}", RankIndexError if wd.ndim < 2 else ValueError)
     ids = _check_ids(x, wd.shape[0], "embedding", UnsupportedIdsError)
     if type(ids) is not type(wd):
         ids = xp_of(wd).asarray(ids)

@@ -7,7 +7,12 @@ import pytest
 
 import dygraph
 import dygraph.nn.functional as F
-from dygraph.framework.errors import AssertedTypeError, AssertedValueError, ValueTypeError
+from dygraph.framework.errors import (
+    AssertedTypeError,
+    AssertedValueError,
+    RankIndexError,
+    ValueTypeError,
+)
 
 
 def _t(a):
@@ -38,6 +43,15 @@ def test_dice_loss_asserts_label_dtype_rank_last_dim_and_leading_dims():
         F.dice_loss(_t(X), _t(np.zeros((2, 1), np.int64)))
     out = F.dice_loss(_t(X), _t(np.zeros((3, 1), np.int64)))
     assert out.shape == [] and out.dtype == dygraph.float32
+
+
+@pytest.mark.parametrize("shape", [[], [4]])
+def test_class_losses_of_too_few_dims_are_index_errors_too(shape):
+    label = _t(np.zeros(1, np.int64))
+    with pytest.raises(RankIndexError, match=r"multi_margin_loss: input must be \[N, C\]"):
+        F.multi_margin_loss(dygraph.ones(shape), label)
+    with pytest.raises(RankIndexError, match=r"margin_cross_entropy: logits must be \[N, C\]"):
+        F.margin_cross_entropy(dygraph.ones(shape), label)
 
 
 def test_multi_margin_loss_float_labels_and_empty_batches():
