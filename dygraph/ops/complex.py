@@ -90,30 +90,36 @@ class AsComplex(Op):
         return (m.as_real(g),)
 
 
+def _complex_input(x, op):
+    """`x`, refused when real: Paddle has no real or imag kernel for real dtypes
+    (RuntimeError)."""
+    x = as_tensor(x, op)
+    if not _is_complex(x):
+        raise op_error(op, f"expects a complex64 or complex128 tensor, got {x.dtype}",
+                       UnsupportedDTypeError)
+    return x
+
+
 def real(x, name=None):
-    """The real part of a complex tensor (a copy of x when x is real).
+    """The real part of a complex tensor (real tensors are refused, as in Paddle).
 
     Example:
         >>> import dygraph
         >>> dygraph.real(dygraph.to_tensor([1 + 2j, 3 - 1j])).numpy()
         array([1., 3.], dtype=float32)
     """
-    x = as_tensor(x, "real")
-    return apply(Real() if _is_complex(x) else _Identity(), x)
+    return apply(Real(), _complex_input(x, "real"))
 
 
 def imag(x, name=None):
-    """The imaginary part of a complex tensor (zeros when x is real).
+    """The imaginary part of a complex tensor (real tensors are refused, as in Paddle).
 
     Example:
         >>> import dygraph
         >>> dygraph.imag(dygraph.to_tensor([1 + 2j, 3 - 1j])).numpy()
         array([ 2., -1.], dtype=float32)
     """
-    x = as_tensor(x, "imag")
-    if not _is_complex(x):
-        return x * 0
-    return apply(Imag(), x)
+    return apply(Imag(), _complex_input(x, "imag"))
 
 
 def conj(x, name=None):

@@ -32,7 +32,6 @@ SPECS = [
            [(2, 3), (3,)], id="broadcast"),
     OpSpec("real", lambda a, b: D.real(_z(a, b) * 1) * b, lambda a, b: a * b,
            [(2, 3), (2, 3)]),
-    OpSpec("real", lambda a: D.real(a) ** 2, lambda a: a ** 2, [(3,)], id="of_real"),
     OpSpec("imag", lambda a, b: D.imag(_z(a, b)) * a, lambda a, b: b * a, [(2, 3), (2, 3)]),
     OpSpec("conj", lambda a, b: D.as_real(D.conj(_z(a, b))) ** 2,
            lambda a, b: _ri(np.conj(_nz(a, b))) ** 2, [(4,), (4,)]),
