@@ -10,7 +10,7 @@ import operator
 
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import AssertedTypeError, op_error
 from dygraph.ops import compare
 from dygraph.ops.common import as_tensor, float_operand
 from dygraph.ops.unary import erf as unary_special
@@ -323,6 +323,8 @@ def clip(x, min=None, max=None, name=None):  # noqa: A002 - Paddle's argument na
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
     """Replace nan by `nan`, +inf by `posinf` and -inf by `neginf`; None means the largest
     (or lowest) finite value of x's dtype. The gradient passes only at finite values.
+    x must be a real floating tensor: Paddle asserts it (AssertionError) for integers,
+    bools and complex numbers.
 
     Example:
         >>> import dygraph
@@ -330,7 +332,11 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
         >>> dygraph.nan_to_num(t, neginf=-5.0).numpy()
         array([ 0.,  1., -5.], dtype=float32)
     """
-    return apply(NanToNum(nan, posinf, neginf), as_tensor(x, "nan_to_num"))
+    x = as_tensor(x, "nan_to_num")
+    if x._data.dtype.kind != "f":
+        raise op_error("nan_to_num", f"expects a floating tensor, got {x.dtype}",
+                       AssertedTypeError)
+    return apply(NanToNum(nan, posinf, neginf), x)
 
 
 def sign(x, name=None):

@@ -103,6 +103,17 @@ def test_nan_to_num_defaults_and_gradient():
     np.testing.assert_array_equal(x.grad.numpy(), [0, 0, 0, 1])
 
 
+@pytest.mark.parametrize("dtype", ["int32", "int64", "bool", "complex64"])
+def test_nan_to_num_refuses_non_float_inputs_as_paddle(dtype):
+    # Paddle asserts a float input (AssertionError), the in-place form too
+    x = D.ones([2], dtype=dtype)
+    with pytest.raises(AssertionError, match=f"nan_to_num: .*{dtype}"):
+        D.nan_to_num(x)
+    with pytest.raises(TypeError):
+        x.nan_to_num_()
+    assert D.nan_to_num(D.ones([2], dtype="float16")).dtype == D.float16
+
+
 def test_integer_inputs_become_default_float():
     out = D.log2(D.to_tensor([1, 8]))
     assert out.dtype == D.float32
