@@ -11,6 +11,8 @@ from dygraph.backend.workspace import POOLED_SIZE, workspace
 from dygraph.framework.errors import op_error
 from dygraph.framework.free_dim import FreeDim
 from dygraph.ops.common import as_tensor, check_axis, shape_list
+from dygraph.ops.inplace import run_inplace
+from dygraph.tensor.tensor import Tensor
 
 __all__ = ["reshape", "transpose", "broadcast_to", "expand", "squeeze", "unsqueeze", "flatten",
            "shape_of"]
@@ -54,17 +56,23 @@ def shape_of(x, axis=None):
 
 
 class Reshape(Op):
-    attrs = ("shape",)
+    """x in a new shape. A 0 in `shape` keeps the input's dim there (Paddle's rule), unless
+    `literal`: then every entry is the size itself (the shapes of 0-size results)."""
+
+    attrs = ("shape", "literal")
 
     complex_grad = "same"
+    literal = False  # programs saved before the attribute existed read 0 as "keep"
 
-    def __init__(self, shape):
+    def __init__(self, shape, literal=False):
         self.shape = shape
+        self.literal = literal
 
     def forward(self, xp, x):
         self.in_shape = x.shape
         shape = self.shape
-        if 0 in shape:  # 0 keeps the input's dim (resolved here, so any batch size fits)
+        if 0 in shape and not self.literal:
+            # 0 keeps the input's dim (resolved here, so any batch size fits)
             shape = tuple(x.shape[i] if s == 0 else s for i, s in enumerate(shape))
         if x.size < POOLED_SIZE:
             return xp.reshape(x, shape).copy()
@@ -221,18 +229,27 @@ def squeeze(x, axis=None, name=None):
         axes = axis if isinstance(axis, (list, tuple)) else [axis]
         axes = {check_axis(int(a), len(shape), "squeeze") for a in axes}
         target = [s for i, s in enumerate(shape) if not (i in axes and s == 1)]
-    return apply(Reshape(_free_first(target)), x)
+    return apply(_computed_reshape(target), x)
 
 
-def _free_first(target):
-    """`target` with its first dim above 1 written -1 (reshape infers it): the op then fits
-    any size there, as a static program's free batch dim needs."""
+def _computed_reshape(target):
+    """The Reshape op to a shape computed from x's: its first dim above 1 is written -1
+    (inferred), so the op fits any size there, as a static program's free batch dim needs;
+    a 0-size target is taken literally (-1 cannot be inferred from no elements)."""
+    if 0 in target:
+        return Reshape(tuple(target), literal=True)
     spec = list(target)
     for i, s in enumerate(spec):
         if s != 1:
             spec[i] = -1
             break
-    return tuple(spec)
+    return Reshape(tuple(spec))
+
+
+def reshape_computed(x, target):
+    """x reshaped to `target`, a shape computed from x's (every entry is a size, 0 too),
+    for ops that rearrange their input internally."""
+    return apply(_computed_reshape(tuple(int(s) for s in target)), x)
 
 
 def unsqueeze(x, axis, name=None):
@@ -252,7 +269,7 @@ def unsqueeze(x, axis, name=None):
         if not -n <= a < n:
             raise op_error("unsqueeze", f"axis {a} is out of range for a result of {n} dims")
         target.insert(a % n, 1)
-    return apply(Reshape(_free_first(target)), x)
+    return apply(_computed_reshape(target), x)
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
@@ -275,5 +292,23 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
     merged = 1
     for s in shape[start:stop + 1]:
         merged *= s
-    return apply(Reshape(_free_first(tuple(shape[:start]) + (merged,) +
-                                     tuple(shape[stop + 1:]))), x)
+    return apply(_computed_reshape(tuple(shape[:start]) + (merged,) + tuple(shape[stop + 1:])),
+                 x)
+
+
+def flatten_(x, start_axis=0, stop_axis=-1, name=None):
+    """In-place `flatten`; returns x. Unlike flatten, Paddle's flatten_ refuses a 0-D x
+    (its axes are checked against x's zero dims): ValueError.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.ones([2, 3]).flatten_().shape
+        [6]
+    """
+    if isinstance(x, Tensor) and x._data.ndim == 0:
+        raise op_error("flatten_", f"start_axis {start_axis} and stop_axis {stop_axis} are "
+                       "out of range for a 0-D tensor")
+    return run_inplace("flatten_", flatten, x, start_axis, stop_axis)
+
+
+Tensor.flatten_ = flatten_

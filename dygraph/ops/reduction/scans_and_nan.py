@@ -6,6 +6,8 @@ axis), so their gradients come from those; cummax/cummin and the nan order stati
 elements by index, and the gradient flows to the picked elements.
 """
 
+import math
+
 import numpy as np
 
 from dygraph.autograd.backward_math import register
@@ -14,7 +16,7 @@ from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
 from dygraph.ops import compare
 from dygraph.ops.common import as_tensor, cast, check_axis, float_operand, norm_axes
-from dygraph.ops.manipulation.shape import reshape, transpose
+from dygraph.ops.manipulation.shape import reshape, reshape_computed, transpose
 from dygraph.ops.reduction import reduce as reduction
 from dygraph.ops.reduction.statistics import nan_if_empty, quantile_bounds
 from dygraph.ops.search.sorting import GatherAlong, _along_index, gather_along, stable_argsort
@@ -264,7 +266,8 @@ def _nan_lines(x, axis, op):
         return reshape(x, [-1]), None
     kept = [d for d in range(ndim) if d not in axes]
     moved = transpose(x, kept + list(axes))
-    return reshape(moved, [x._data.shape[d] for d in kept] + [-1]), axes
+    lines = [x._data.shape[d] for d in kept] + [math.prod(x._data.shape[d] for d in axes)]
+    return reshape_computed(moved, lines), axes
 
 
 def _nan_order(x, qs, axis, keepdim, interpolation, op):
@@ -299,7 +302,7 @@ def _nan_order(x, qs, axis, keepdim, interpolation, op):
     if keepdim:
         reduced = [1 if axes is None or d in axes else s for d, s in enumerate(in_shape)]
     index = xp.where(empty[None], -1, low_index)[..., 0]
-    return reshape(out, [len(qs)] + reduced), index, reduced
+    return reshape_computed(out, [len(qs)] + reduced), index, reduced
 
 
 @captured_whole
@@ -321,7 +324,15 @@ def nanquantile(x, q, axis=None, keepdim=False, interpolation="linear", name=Non
         raise op_error("nanquantile", f"q must be in [0, 1] (a number or a non-empty list), "
                        f"got {q!r}")
     out = _nan_order(x, [float(v) for v in qs], axis, keepdim, interpolation, "nanquantile")[0]
-    return reshape(out, out.shape[1:]) if scalar else out
+    return reshape_computed(out, out.shape[1:]) if scalar else out
+
+
+def _as_int(t, dtype):
+    """t cast back to an integer input dtype; a median of no values (NaN) reads as the
+    dtype's lowest value, the number Paddle gives there."""
+    if dtype.kind not in "iu":
+        return t
+    return cast(_unary.where(compare.isnan(t), float(np.iinfo(dtype).min), t), dtype)
 
 
 @captured_whole
@@ -337,15 +348,23 @@ def nanmedian(x, axis=None, keepdim=False, mode="avg", name=None):
         array([2.5], dtype=float32)
         >>> v, i = dygraph.nanmedian(x, axis=1, mode='min'); v.numpy(), i.numpy()
         (array([2.], dtype=float32), array([4]))
+        >>> dygraph.nanmedian(dygraph.to_tensor([1, 2, 3, 4])).numpy()
+        array(2)
     """
     if mode not in ("avg", "min"):
         raise op_error("nanmedian", f"mode must be 'avg' or 'min', got {mode!r}")
+    x = as_tensor(x, "nanmedian")
+    dtype = x._data.dtype
+    if dtype.kind in "iu":
+        # As Paddle, integers keep their dtype (an average of two middle values is cut
+        # toward zero); they are ordered in float64, exact for the sizes they hold.
+        x = cast(x, np.float64)
     interpolation = "linear" if mode == "avg" else "lower"
     empty = nan_if_empty(x, axis, keepdim, "nanmedian") if mode == "avg" else None
     if empty is not None:
-        return empty
+        return _as_int(empty, dtype)
     out, index, reduced = _nan_order(x, [0.5], axis, keepdim, interpolation, "nanmedian")
-    value = reshape(out, out.shape[1:])
+    value = _as_int(reshape_computed(out, out.shape[1:]), dtype)
     if mode == "avg" or axis is None:
         return value
     indices = _new_tensor(index.reshape(reduced).astype(np.int64), None, 0, True)

@@ -12,10 +12,12 @@ import numpy as np
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
-from dygraph.ops.common import check_axis, float_operand, norm_axes
-from dygraph.ops.manipulation.shape import transpose
+from dygraph.ops.common import as_tensor, check_axis, float_operand, norm_axes
+from dygraph.ops.complex import real
+from dygraph.ops.manipulation.shape import reshape_computed, transpose
 from dygraph.ops.reduction.axes import constant, keep_shape, reduced_count, unreduce
 from dygraph.ops.search.sorting import gather_along, stable_argsort
+from dygraph.ops.unary import core as _unary
 from dygraph.tensor.tensor import Tensor, _new_tensor
 
 __all__ = ["var", "std", "logsumexp", "norm", "median", "quantile"]
@@ -212,6 +214,8 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
         array([5., 0.], dtype=float32)
     """
     x = float_operand(x, "norm")
+    if x._data.dtype.kind == "c":  # the norm of complex entries is that of their moduli
+        x = _unary.abs(x)
     axis = _axis_list(axis)
     if isinstance(axis, (list, tuple)) and len(axis) > 2:
         raise op_error("norm", f"axis must be an int or a list of one or two ints, got {axis}")
@@ -238,7 +242,8 @@ def _line(x, axis, op):
         return x, axes[0], axes
     kept = [d for d in range(ndim) if d not in axes]
     moved = transpose(x, kept + list(axes))
-    return moved.reshape([x._data.shape[d] for d in kept] + [-1]), len(kept), axes
+    lines = [x._data.shape[d] for d in kept] + [math.prod(x._data.shape[d] for d in axes)]
+    return reshape_computed(moved, lines), len(kept), axes
 
 
 def quantile_bounds(xp, pos, interpolation, op):
@@ -307,14 +312,15 @@ def _order_statistic(x, qs, axis, keepdim, interpolation, op):
     target = list(keep_shape(in_shape, axes) if keepdim else _reduced_shape(in_shape, axes))
     if len(qs) > 1:
         out = transpose(out, [ax] + [d for d in range(data.ndim) if d != ax])
-    return out.reshape([len(qs)] + target)
+    return reshape_computed(out, [len(qs)] + target)
 
 
 @captured_whole
 def median(x, axis=None, keepdim=False, mode="avg", name=None):
     """Median over `axis` (None: all elements). `mode` "avg" averages the two middle values
-    of an even count (integer inputs give float32, float64 stays float64); "min" takes the
-    lower one, in x's dtype, and over an axis also returns its indices. NaN gives NaN.
+    of an even count (integer inputs give float32, float64 stays float64, complex ones give
+    the median of their real parts); "min" takes the lower one, in x's dtype, and over an
+    axis also returns its indices. NaN gives NaN.
 
     Example:
         >>> import dygraph
@@ -330,11 +336,14 @@ def median(x, axis=None, keepdim=False, mode="avg", name=None):
         raise op_error("median", f"mode must be 'avg' or 'min', got {mode!r}")
     if mode == "min":
         return _lower_median(x, axis, keepdim)
+    x = as_tensor(x, "median")
+    if x._data.dtype.kind == "c":
+        x = real(x)  # as Paddle, the median of complex numbers is that of their real parts
     empty = nan_if_empty(x, axis, keepdim, "median")
     if empty is not None:
         return empty
     out = _order_statistic(x, [0.5], axis, keepdim, "linear", "median")
-    return out.reshape(out.shape[1:])
+    return reshape_computed(out, out.shape[1:])
 
 
 def nan_if_empty(x, axis, keepdim, op):
@@ -393,4 +402,4 @@ def quantile(x, q, axis=None, keepdim=False, interpolation="linear", name=None):
         if not 0 <= float(value) <= 1:
             raise op_error("quantile", f"q must be in the range [0, 1], got {value}")
     out = _order_statistic(x, [float(v) for v in qs], axis, keepdim, interpolation, "quantile")
-    return out.reshape(out.shape[1:]) if scalar else out
+    return reshape_computed(out, out.shape[1:]) if scalar else out

@@ -309,3 +309,27 @@ def test_methods_are_attached():
     assert x.tile([1, 2]).shape == [2, 6]
     assert x.gather(D.to_tensor([1])).tolist() == [[3, 4, 5]]
     assert [p.shape for p in x.unbind()] == [[3], [3]]
+
+
+def test_shape_ops_of_0_size_tensors():
+    # the computed targets hold a 0, which reshape would read as "keep the input's dim"
+    assert D.squeeze(D.zeros([2, 0, 1])).shape == [2, 0]
+    assert D.unsqueeze(D.zeros([2, 0]), 0).shape == [1, 2, 0]
+    assert D.flatten(D.zeros([2, 0, 3]), 1).shape == [2, 0]
+    x = D.zeros([2, 0, 1])
+    x.stop_gradient = False
+    D.squeeze(x).sum().backward()
+    assert x.grad.shape == [2, 0, 1]
+
+
+def test_flatten_in_place_refuses_a_0_d_tensor_as_paddle():
+    with pytest.raises(ValueError, match="flatten_: .*0-D"):
+        D.to_tensor(1.5).flatten_()
+    assert D.flatten(D.to_tensor(1.5)).shape == [1]  # the out-of-place form takes it
+    x = D.ones([2, 3])
+    assert D.flatten_(x) is x and x.shape == [6]
+
+
+def test_masked_select_mask_that_does_not_broadcast_is_a_runtime_error_as_paddle():
+    with pytest.raises(RuntimeError, match=r"mask of shape \[3, 4\]"):
+        D.masked_select(D.zeros([0, 4]), D.ones([3, 4], dtype="bool"))

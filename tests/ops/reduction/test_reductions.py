@@ -201,3 +201,34 @@ def test_cumsum_of_integers_runs_in_int64_and_in_place_keeps_x_dtype():
     assert D.cumsum(x, dtype="int32").dtype == D.int32
     assert D.cumsum(D.to_tensor([1.0, 2.0])).dtype == D.float32
     assert x.cumsum_() is x and x.dtype == D.int32 and x.tolist() == [1, 3, 6]
+
+
+@pytest.mark.parametrize("median", [D.median, D.nanmedian])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_median_over_an_axis_of_a_0_size_input(median, keepdim):
+    # [0, 4] over axis 1: no lines, so a [0] (or [0, 1]) result; it crashed inside reshape,
+    # which reads a 0 in the target shape as "keep the input's dim"
+    x = t(np.zeros((0, 4), np.float32), stop_gradient=False)
+    out = median(x, axis=1, keepdim=keepdim)
+    assert out.shape == ([0, 1] if keepdim else [0]) and out.dtype == D.float32
+    out.sum().backward()
+    assert x.grad.shape == [0, 4]
+    assert median(x, axis=-1).shape == [0]
+    assert D.quantile(t(np.zeros((3, 0, 4))), [0.5, 0.2], axis=[0, 2]).shape == [2, 0]
+
+
+def test_median_of_complex_is_that_of_the_real_parts_as_paddle():
+    z = t(np.array([1 + 5j, 2 + 0j, 3 - 1j, 0.5 + 9j], np.complex64), stop_gradient=False)
+    out = D.median(z)
+    assert out.dtype == D.float32 and float(out) == 1.5
+    out.backward()
+    np.testing.assert_array_equal(z.grad.numpy(), [0.5, 0.5, 0, 0])
+    assert D.median(z.reshape([2, 2]), axis=1).numpy().tolist() == [1.5, 1.75]
+
+
+def test_norm_of_complex_is_real_the_norm_of_the_moduli():
+    z = t(np.array([[3 + 4j, 1j]], np.complex64))
+    for p, want in ((2.0, np.sqrt(26)), (1.0, 6.0), (np.inf, 5.0), (0.0, 2.0)):
+        out = norm(z, p=p, axis=-1)
+        assert out.dtype == D.float32
+        np.testing.assert_allclose(out.numpy(), [want], rtol=1e-6)

@@ -52,3 +52,17 @@ def test_nan_order_statistics():
 def test_trapezoid_rejects_x_and_dx_together():
     with pytest.raises(ValueError, match="trapezoid"):
         D.trapezoid(_t([1.0, 2.0]), x=_t([0.0, 1.0]), dx=1.0)
+
+
+def test_nanmedian_of_integers_keeps_their_dtype_as_paddle():
+    # the average of the two middle values is cut toward zero, as Paddle does
+    x = _t([[-1, -2, 5, 7], [3, 4, 1, 2]], "int64")
+    out = D.nanmedian(x, axis=1)
+    assert out.dtype == D.int64 and out.tolist() == [2, 2]
+    assert D.nanmedian(_t([-1, -2], "int32")).dtype == D.int32
+    assert D.nanmedian(_t([-1, -2], "int32")).item() == -1
+    value, index = D.nanmedian(x, axis=1, mode="min")
+    assert value.tolist() == [-1, 2] and index.tolist() == [0, 3]
+    # no values: Paddle's NaN read as an integer, the dtype's lowest value
+    empty = D.nanmedian(D.zeros([2, 0], dtype="int32"), axis=1)
+    assert empty.dtype == D.int32 and empty.tolist() == [np.iinfo(np.int32).min] * 2
