@@ -7,18 +7,19 @@ gradients and double backward come from those ops.
 
 import builtins
 import itertools
+import math
 
 import numpy as np
 
 from dygraph.autograd.function import apply
 from dygraph.autograd.whole_call import captured_whole
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import AssertedValueError, RankIndexError, ValueTypeError, op_error
 from dygraph.ops.common import as_tensor, binary_operands, check_axis
 from dygraph.ops.linalg.products import bmm, matmul, outer
 from dygraph.ops.manipulation.args import constant, xp_of
 from dygraph.ops.manipulation.indexing import GetItem
 from dygraph.ops.manipulation.rearrange import concat
-from dygraph.ops.manipulation.shape import reshape, transpose, unsqueeze
+from dygraph.ops.manipulation.shape import reshape, reshape_computed, transpose, unsqueeze
 from dygraph.ops.math import arithmetic as _math
 from dygraph.ops.reduction.reduce import sum as _sum
 from dygraph.ops.reduction.statistics import norm
@@ -31,14 +32,17 @@ NONDIFF = set()
 NOT_METHODS = {"ger", "pdist"}
 
 
-def _axes_pair(axes, nx, ny):
+def _axes_pair(axes, nx):
+    """The lists of x's and y's paired axes as tensordot's `axes` gives them (axes=k:
+    x's last k and y's first k; with k above x's nx dims, x's run starts at nx - k, a
+    negative axis counted from the end, as in Paddle)."""
     if isinstance(axes, Tensor):
         axes = axes.tolist()
     if isinstance(axes, (int, np.integer)):
         k = int(axes)
-        if k < 0 or k > min(nx, ny):
-            raise op_error("tensordot", f"axes={k} must be in [0, {min(nx, ny)}] for inputs "
-                           f"of {nx} and {ny} dims")
+        if k < 0:
+            raise op_error("tensordot", f"axes must not be negative, got {k}",
+                           AssertedValueError)
         return list(range(nx - k, nx)), list(range(k))
     axes = list(axes)
     if len(axes) == 2 and all(isinstance(a, (list, tuple)) for a in axes):
@@ -47,17 +51,34 @@ def _axes_pair(axes, nx, ny):
         xa = ya = list(axes[0])
     else:
         xa = ya = [int(a) for a in axes]
-    if len(xa) != len(ya):
-        # Paddle pairs the shorter list with the start of the longer one.
-        n = min(len(xa), len(ya))
-        xa, ya = xa[:n], ya[:n]
-    return ([check_axis(a, nx, "tensordot") for a in xa],
-            [check_axis(a, ny, "tensordot") for a in ya])
+    # Paddle pairs the shorter list with the start of the longer one.
+    n = min(len(xa), len(ya))
+    return [int(a) for a in xa[:n]], [int(a) for a in ya[:n]]
+
+
+def _checked_axes(x, y, xa, ya):
+    """The paired axes normalised, checked pair by pair in order as Paddle does: an axis
+    beyond its input's dims is an IndexError, sizes that differ (neither being 1) an
+    AssertionError."""
+    xs, ys = x._data.shape, y._data.shape
+    for a, b in zip(xa, ya):
+        if not (-len(xs) <= a < len(xs) and -len(ys) <= b < len(ys)):
+            raise op_error("tensordot", f"axes {a} of x (shape {list(xs)}) and {b} of y "
+                           f"(shape {list(ys)}): out of range", RankIndexError)
+        if xs[a] != ys[b] and 1 not in (xs[a], ys[b]):
+            raise op_error("tensordot", f"dim {a} of x (shape {list(xs)}) and dim {b} of y "
+                           f"(shape {list(ys)}) differ", AssertedValueError)
+    xa, ya = [a % len(xs) for a in xa], [b % len(ys) for b in ya]
+    if len(set(xa)) < len(xa) or len(set(ya)) < len(ya):
+        raise op_error("tensordot", f"axes pair a dim twice: x {xa} (shape {list(xs)}), "
+                       f"y {ya} (shape {list(ys)})", RankIndexError)
+    return xa, ya
 
 
 def tensordot(x, y, axes=2, name=None):
     """Sum of products over the paired axes: axes=k pairs x's last k dims with y's first
-    k; [[x axes], [y axes]] pairs them explicitly.
+    k; [[x axes], [y axes]] pairs them explicitly. As in Paddle, a paired dim of size 1
+    broadcasts against the other (which is then summed over on its own).
 
     Example:
         >>> import dygraph
@@ -67,24 +88,30 @@ def tensordot(x, y, axes=2, name=None):
     """
     x, y = binary_operands(x, y, "tensordot")
     nx, ny = x._data.ndim, y._data.ndim
-    xa, ya = _axes_pair(axes, nx, ny)
-    for a, b in zip(xa, ya):
-        if x._data.shape[a] != y._data.shape[b]:
-            raise op_error("tensordot", f"dim {a} of x (shape {x.shape}) and dim {b} of y "
-                           f"(shape {y.shape}) differ")
+    xa, ya = _checked_axes(x, y, *_axes_pair(axes, nx))
+    # A dim of size n paired with one of size 1 is summed first: sum_i x_i * y = (sum x) * y.
+    x_sum = [a for a, b in zip(xa, ya) if x._data.shape[a] != y._data.shape[b] == 1]
+    y_sum = [b for a, b in zip(xa, ya) if y._data.shape[b] != x._data.shape[a] == 1]
+    if x_sum:
+        x = _sum(x, axis=x_sum, keepdim=True)
+    if y_sum:
+        y = _sum(y, axis=y_sum, keepdim=True)
     x_free = [d for d in range(nx) if d not in xa]
     y_free = [d for d in range(ny) if d not in ya]
-    k = 1
-    for a in xa:
-        k *= x._data.shape[a]
-    xm = reshape(transpose(x, x_free + xa), [-1, k])
-    ym = reshape(transpose(y, ya + y_free), [k, -1])
-    out = matmul(xm, ym)
+    k = math.prod(x._data.shape[a] for a in xa)
+    xm, ym = transpose(x, x_free + xa), transpose(y, ya + y_free)
+    out_shape = [x._data.shape[d] for d in x_free] + [y._data.shape[d] for d in y_free]
+    if xm._data.size == 0 or ym._data.size == 0:  # every size written out (-1 cannot tell)
+        rows = math.prod(x._data.shape[d] for d in x_free)
+        out = matmul(reshape_computed(xm, [rows, k]),
+                     reshape_computed(ym, [k, math.prod(out_shape[len(x_free):])]))
+        return reshape_computed(out, out_shape)
+    # -1 (inferred) where a static program's free batch dim may be
+    out = matmul(reshape(xm, [-1, k]), reshape(ym, [k, -1]))
     if len(x_free) == 1 and len(y_free) == 1:
         return out  # already [P, Q]
-    out_shape = [x._data.shape[d] for d in x_free] + [y._data.shape[d] for d in y_free]
-    if x_free and 0 not in out_shape:
-        out_shape[0] = -1  # inferred, so a static program's free batch dim stays free
+    if x_free:
+        out_shape[0] = -1
     return reshape(out, out_shape)
 
 
@@ -99,6 +126,9 @@ def inner(x, y, name=None):
     x, y = binary_operands(x, y, "inner")
     if x._data.ndim == 0 or y._data.ndim == 0:
         return _math.multiply(x, y)
+    if x._data.shape[-1] != y._data.shape[-1]:  # checked here: tensordot broadcasts a 1
+        raise op_error("inner", f"the last dims of x (shape {x.shape}) and y (shape "
+                       f"{y.shape}) differ")
     return tensordot(x, y, [[x._data.ndim - 1], [y._data.ndim - 1]])
 
 
@@ -165,7 +195,7 @@ def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=
     x, y = binary_operands(x, y, "cdist")
     if x._data.ndim < 2 or y._data.ndim < 2 or x._data.shape[-1] != y._data.shape[-1]:
         raise op_error("cdist", f"x [..., P, M] and y [..., R, M] need at least 2 dims and "
-                       f"one M, got shapes {x.shape} and {y.shape}")
+                       f"one M, got shapes {x.shape} and {y.shape}", AssertedValueError)
     return norm(_math.subtract(unsqueeze(x, -2), unsqueeze(y, -3)), p=float(p), axis=-1)
 
 
@@ -181,7 +211,7 @@ def pdist(x, p=2.0, name=None):
     """
     x = as_tensor(x, "pdist")
     if x._data.ndim != 2:
-        raise op_error("pdist", f"x must be 2-D, got shape {x.shape}")
+        raise op_error("pdist", f"x must be 2-D, got shape {x.shape}", AssertedValueError)
     rows, cols = np.triu_indices(x._data.shape[0], 1)
     xp = xp_of(x._data)
     first = apply(GetItem(xp.asarray(rows)), x)
@@ -218,7 +248,8 @@ def diff(x, n=1, axis=-1, prepend=None, append=None, name=None):
     x = as_tensor(x, "diff")
     nd = x._data.ndim
     if nd == 0:
-        raise op_error("diff", "diff needs a tensor with at least 1 dim, got a 0-D tensor")
+        raise op_error("diff", "diff needs a tensor with at least 1 dim, got a 0-D tensor",
+                       RankIndexError)
     ax = check_axis(axis, nd, "diff")
     parts = [as_tensor(t, "diff") for t in (prepend, x, append) if t is not None]
     if len(parts) > 1:
@@ -319,7 +350,8 @@ def combinations(x, r=2, with_replacement=False, name=None):
     """
     x = as_tensor(x, "combinations")
     if x._data.ndim != 1:
-        raise op_error("combinations", f"x must be 1-D, got shape {x.shape}")
+        # Paddle raises TypeError there
+        raise op_error("combinations", f"x must be 1-D, got shape {x.shape}", ValueTypeError)
     r = int(r)
     if r < 0:
         raise op_error("combinations", f"r must be >= 0, got {r}")
