@@ -5,7 +5,7 @@ import operator
 import numpy as np
 
 from dygraph.autograd.function import Op, apply
-from dygraph.framework.errors import UnsupportedDTypeError, op_error
+from dygraph.framework.errors import ShapeRuntimeError, UnsupportedDTypeError, op_error
 from dygraph.ops.common import as_tensor, binary_operands
 from dygraph.ops.inplace import make_inplace
 from dygraph.tensor.tensor import Tensor, _new_tensor
@@ -121,7 +121,8 @@ class _Close(Op):
 
 
 def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
-    """Elementwise |x - y| <= atol + rtol * |y| (broadcast), as a bool tensor.
+    """Elementwise |x - y| <= atol + rtol * |y|, as a bool tensor; x and y must have the
+    same shape (Paddle does not broadcast them: RuntimeError).
 
     Example:
         >>> import dygraph
@@ -130,16 +131,15 @@ def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     """
     op = _Close(_tolerance(rtol, "isclose"), _tolerance(atol, "isclose"), bool(equal_nan))
     x, y = binary_operands(x, y, "isclose")
-    try:
-        np.broadcast_shapes(x._data.shape, y._data.shape)
-    except ValueError:
-        raise op_error("isclose", f"shapes {list(x._data.shape)} and {list(y._data.shape)} "
-                       "cannot be broadcast together") from None
+    if x._data.shape != y._data.shape:
+        raise op_error("isclose", f"x and y must have the same shape, got "
+                       f"{list(x._data.shape)} and {list(y._data.shape)}", ShapeRuntimeError)
     return apply(op, x, y)
 
 
 def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
-    """Whether every |x - y| <= atol + rtol * |y| (broadcast), as a 0-D bool tensor.
+    """Whether every |x - y| <= atol + rtol * |y|, as a 0-D bool tensor (x and y of the
+    same shape).
 
     Example:
         >>> import dygraph
