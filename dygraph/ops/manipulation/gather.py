@@ -11,7 +11,7 @@ import numpy as np
 
 from dygraph.autograd.function import apply
 from dygraph.autograd.whole_call import captured_whole
-from dygraph.framework.errors import IndexValueError, op_error
+from dygraph.framework.errors import IndexValueError, ShapeRuntimeError, op_error
 from dygraph.ops.common import as_tensor, check_axis
 from dygraph.ops.manipulation.args import (
     check_bounds,
@@ -177,7 +177,7 @@ def masked_select(x, mask, name=None):
         shape = np.broadcast_shapes(x._data.shape, m.shape)
     except ValueError:
         raise op_error("masked_select", f"mask of shape {list(m.shape)} does not broadcast "
-                       f"with x of shape {x.shape}") from None
+                       f"with x of shape {x.shape}", ShapeRuntimeError) from None
     if x._data.shape != shape:
         x = broadcast_to(x, list(shape))
     if m.shape != shape:

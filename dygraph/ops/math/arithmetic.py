@@ -6,6 +6,7 @@ so a gradient here may have the broadcast shape.
 
 import numpy as np
 
+from dygraph.autograd import grad_mode
 from dygraph.autograd.function import Op, apply
 from dygraph.backend.workspace import POOLED_SIZE, workspace
 from dygraph.framework.errors import IntegerDivisionByZero, op_error
@@ -338,6 +339,22 @@ def floor_divide(x, y, name=None):
     return apply(FloorDivide(), *binary_operands(x, y, "floor_divide"))
 
 
+def floor_divide_(x, y, name=None):
+    """In-place `floor_divide`; returns x. As in Paddle, which records no gradient for it,
+    a leaf that requires grad is not refused: it stays that leaf, with the new values.
+
+    Example:
+        >>> import dygraph
+        >>> x = dygraph.to_tensor([7.0, 9.0], stop_gradient=False)
+        >>> x.floor_divide_(dygraph.to_tensor([2.0, 4.0])).numpy(), x.stop_gradient
+        (array([3., 2.], dtype=float32), False)
+    """
+    if isinstance(x, Tensor) and x._node is None and not x._sg:
+        with grad_mode.no_grad():
+            return run_inplace("floor_divide_", floor_divide, x, y)
+    return run_inplace("floor_divide_", floor_divide, x, y)
+
+
 def remainder(x, y, name=None):
     """Elementwise x mod y with the sign of y (Python's %).
 
@@ -369,6 +386,7 @@ def pow_(x, y, name=None):
 
 
 Tensor.pow_ = pow_
+Tensor.floor_divide_ = floor_divide_
 
 
 def pow(x, y, name=None):  # noqa: A001 - Paddle's public name

@@ -315,6 +315,22 @@ for _name, _fn_name in (("digamma", "psi"), ("lgamma", "gammaln"), ("i0", "i0"),
              tensor_fn=globals()[_name])
 register("polygamma", array_fn=lambda xp: lambda x, n: _eval(xp, "polygamma", x, n)
          if n else _eval(xp, "psi", x), tensor_fn=polygamma)
-for _name in ("digamma", "lgamma", "gammaln", "polygamma", "multigammaln", "i0", "gammainc",
-              "gammaincc"):
+def _float_first(op, fn):
+    """`fn` refusing a non-float x (RuntimeError, as Paddle's in-place gammainc_ and
+    gammaincc_, which have no kernel writing their float result into it)."""
+
+    def checked(x, y, name=None):
+        if as_tensor(x, op)._data.dtype.kind != "f":
+            raise op_error(op, f"x must be a float tensor, got {x.dtype}",
+                           UnsupportedDTypeError)
+        return fn(x, y)
+
+    checked.__name__ = fn.__name__
+    return checked
+
+
+for _name in ("digamma", "lgamma", "gammaln", "polygamma", "multigammaln", "i0"):
     setattr(Tensor, _name + "_", make_inplace(_name + "_", globals()[_name]))
+for _name in ("gammainc", "gammaincc"):
+    setattr(Tensor, _name + "_", make_inplace(_name + "_", _float_first(_name + "_",
+                                                                        globals()[_name])))

@@ -39,3 +39,17 @@ def test_atan2_of_integers_is_float64_as_paddle():
     assert out.dtype == D.float64
     np.testing.assert_allclose(out.numpy(), [np.pi / 4, -np.pi / 4])
     assert D.atan2(D.to_tensor([1.0]), D.to_tensor([1.0])).dtype == D.float32
+
+
+def test_floor_divide_in_place_keeps_a_leaf_that_requires_grad_as_paddle():
+    # Paddle records no gradient for floor_divide_, so it does not refuse such a leaf: x
+    # keeps its place in the graph with the new values (its gradient is the loss's own)
+    x = D.to_tensor([7.0, 9.0], stop_gradient=False)
+    assert x.floor_divide_(D.to_tensor([2.0, 4.0])) is x
+    assert x.tolist() == [3.0, 2.0] and not x.stop_gradient
+    (x * D.to_tensor([1.0, 2.0])).sum().backward()
+    assert x.grad.tolist() == [1.0, 2.0]
+    y = D.to_tensor([5.0], stop_gradient=False)
+    assert D.floor_divide_(y, D.to_tensor([2.0])) is y and y.tolist() == [2.0]
+    with pytest.raises(RuntimeError, match="leaf"):  # other in-place ops still refuse it
+        y.exp_()

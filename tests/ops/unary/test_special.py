@@ -52,3 +52,14 @@ def test_dygraph_imports_and_runs_the_fallbacks_without_scipy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, check=True).stdout.split()
     assert out == ["1.79176", "True"]
+
+
+@pytest.mark.parametrize("name", ["gammainc_", "gammaincc_"])
+@pytest.mark.parametrize("dtype", ["int64", "complex64"])
+def test_in_place_incomplete_gamma_refuses_a_non_float_x_as_paddle(name, dtype):
+    # Paddle has no kernel writing the float result into such an x: RuntimeError
+    x = D.ones([2], dtype=dtype)
+    with pytest.raises(RuntimeError, match=f"{name}: x must be a float tensor"):
+        getattr(x, name)(_t([1.0, 2.0]))
+    with pytest.raises(RuntimeError):
+        getattr(D, name)(x, _t([1.0, 2.0]))
