@@ -72,8 +72,6 @@ REASONS = {
     "paddle-float-only": "Paddle's Python API checks for float32/float64 (or real) inputs; "
                          "DyGraph promotes integer and bool inputs to the default float "
                          "dtype and computes complex ones",
-    "nan-to-num-non-float": "Paddle asserts a float input; DyGraph returns an integer, bool "
-                            "or complex input with nothing to replace unchanged",
     "paddle-keeps-int": "Paddle computes in the input's integer or bool dtype (truncating "
                         "the result); DyGraph promotes to the default float dtype",
     "paddle-bool-divide": "Paddle divides bool by bool into bool; DyGraph's true division "
@@ -81,12 +79,8 @@ REASONS = {
     "atan2-int": "Paddle gives float64 for integer inputs; DyGraph the default float dtype",
     "clip-int": "Paddle gives float32 for an int64 input with float bounds; DyGraph keeps "
                 "int64 with the bounds truncated, as paddle.clip documents for integers",
-    "complex-median": "Paddle's median of a complex input returns the real part; DyGraph "
-                      "keeps the complex dtype",
     "paddle-complex128": "Paddle promotes this complex64 loss to complex128; DyGraph keeps "
                          "complex64",
-    "complex-norm": "not aligned yet: a norm or distance of a complex input is real (Paddle "
-                    "returns float32); DyGraph returns complex64 with a zero imaginary part",
     "rng": "a random op: Paddle's random stream differs from DyGraph's, so the values do",
     "eig-order": "a general matrix's eigenvalues come in no specified order; Paddle's "
                  "LAPACK returns these in another one than DyGraph's",
@@ -131,7 +125,6 @@ RULES = [
     (r"^linalg\.cov\[weights\]\|", "computes", "sum of weights is zero", "cov-zero-weights"),
     (r"^linalg\.lstsq\|shape$", "computes", "same dimension", "lstsq-rank"),
     (r"^split(\[sq\])?\|shape$", "computes", "num_or_sections", "split-sections"),
-    (r"^nan_to_num\|", "computes", "", "nan-to-num-non-float"),
     (r"", "computes", "not registered", "paddle-no-kernel"),
     (r"", "computes", "Type promotion only|type of data we are trying to retrieve",
      "paddle-no-promotion"),
@@ -148,9 +141,6 @@ RULES = [
     (r"^(remainder|mod|floor_mod)\|complex64$", "refuses", None, "complex-remainder"),
     (r"^neg\|bool$", "refuses", None, "bool-negative"),
     (r"^ldexp\|complex64$", "refuses", None, "ldexp-complex"),
-    (r"^(cdist|pdist|norm|linalg\.norm)(\[[\w.-]+\])?\|complex64$", "result", None,
-     "complex-norm"),
-    (r"^median(\[\w+\])?\|complex64$", "result", None, "complex-median"),
     (r"^(divide|true_divide|div)\|bool$", "result", None, "paddle-bool-divide"),
     (r"^atan2\|int64$", "result", None, "atan2-int"),
     (r"^clip(\[[\w-]+\])?\|int64$", "result", None, "clip-int"),

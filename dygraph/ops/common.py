@@ -103,7 +103,13 @@ def check_axis(axis, ndim, op):
 
 
 def norm_axes(axis, ndim, op):
-    """None, int or sequence -> tuple of non-negative axes (None means all)."""
+    """None, int or sequence -> tuple of non-negative axes (None means all). A 0-D tensor
+    takes axis -1 or 0 (Paddle's rule), which mean all of it: None.
+
+    Example:
+        >>> norm_axes(-1, 3, "sum"), norm_axes([0, -1], 3, "sum"), norm_axes(-1, 0, "sum")
+        ((2,), (0, 2), None)
+    """
     if axis is None:
         return None
     if isinstance(axis, Tensor):
@@ -111,8 +117,10 @@ def norm_axes(axis, ndim, op):
     if isinstance(axis, (list, tuple)):
         if len(axis) == 0:
             return None
-        return tuple(sorted({check_axis(int(a), ndim, op) for a in axis}))
-    return (check_axis(int(axis), ndim, op),)
+        axes = tuple(sorted({check_axis(int(a), ndim, op) for a in axis}))
+    else:
+        axes = (check_axis(int(axis), ndim, op),)
+    return axes if ndim else None
 
 
 def shape_list(shape, op):

@@ -232,3 +232,15 @@ def test_norm_of_complex_is_real_the_norm_of_the_moduli():
         out = norm(z, p=p, axis=-1)
         assert out.dtype == D.float32
         np.testing.assert_allclose(out.numpy(), [want], rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn", ["sum", "mean", "prod", "amax", "max", "min", "logsumexp"])
+def test_a_0d_tensor_reduces_over_axis_minus_1_or_0_as_paddle(fn):
+    """Paddle 3.3: a 0-D input takes axis -1, 0, [0] or [] (all of it: the value back) and
+    refuses any other axis with ValueError."""
+    x = D.to_tensor(np.float32(2.5))
+    for axis in (-1, 0, [0], []):
+        got = getattr(D, fn)(x, axis=axis)
+        assert got.shape == [] and float(got) == pytest.approx(2.5)
+    with pytest.raises(ValueError, match="out of range"):
+        getattr(D, fn)(x, axis=1)
