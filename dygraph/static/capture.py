@@ -81,7 +81,7 @@ class Constant(Op):
 def _host_copy(array):
     """A NumPy copy of `array` (a GPU tensor's too: programs are traced on host
     stand-ins, and start values are stored on the host)."""
-    return as_numpy(array).copy() if is_gpu_array(array) else np.array(array, copy=True)
+    return as_numpy(array) if is_gpu_array(array) else np.array(array, copy=True)
 
 
 def _register(block, tensor):
