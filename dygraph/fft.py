@@ -64,3 +64,7 @@ __all__ = [
     "rfftfreq",
     "rfftn",
 ]
+
+from dygraph.framework.kernel_dtypes import guard_namespace as _guard_namespace  # noqa: E402
+
+_guard_namespace(globals(), "fft")  # the dtypes Paddle refuses

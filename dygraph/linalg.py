@@ -106,3 +106,7 @@ __all__ = [
     "vecdot",
     "vector_norm",
 ]
+
+from dygraph.framework.kernel_dtypes import guard_namespace as _guard_namespace  # noqa: E402
+
+_guard_namespace(globals(), "linalg")  # the dtypes Paddle refuses

@@ -64,6 +64,18 @@ class ValueTypeError(TypeError, ValueError):
     """
 
 
+class NotTensorError(ValueTypeError, AttributeError):
+    """A value that is not a Tensor (a string) where a Tensor goes. Paddle refuses it with
+    ValueError or TypeError where it checks, and with AttributeError where it first reads
+    an attribute of the value (``x.shape``): this is all three, so code written against
+    any of them catches it.
+
+    Example:
+        >>> issubclass(NotTensorError, AttributeError) and issubclass(NotTensorError, TypeError)
+        True
+    """
+
+
 class UnsupportedDTypeError(TypeError, RuntimeError):
     """An input dtype the op has no kernel for (bitwise ops on floats): Paddle raises
     RuntimeError when it finds no kernel; DyGraph's TypeError is kept as the other base.

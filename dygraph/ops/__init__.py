@@ -13,7 +13,8 @@ Example:
 """
 
 from dygraph.autograd.backward_math import register
-from dygraph.framework.errors import ValueTypeError, op_error
+from dygraph.framework.errors import NotTensorError, op_error
+from dygraph.framework.kernel_dtypes import guard_methods, guard_namespace
 from dygraph.ops import aliases, compare, complex
 from dygraph.ops import common as _common
 from dygraph.ops.creation import constructors, interop, random
@@ -49,7 +50,7 @@ def _inplace_function(method_name):
     def inplace(x, /, *args, **kwargs):  # positional-only: where_(c, x=..) passes its own x
         if not isinstance(x, _common.Tensor):
             raise op_error(method_name, f"x must be a Tensor, got {type(x).__name__}",
-                           ValueTypeError)
+                           NotTensorError)
         return getattr(x, method_name)(*args, **kwargs)
 
     inplace.__name__ = inplace.__qualname__ = method_name
@@ -69,6 +70,9 @@ for _alias, _method in (("mul_", "multiply_"), ("sub_", "subtract_"), ("div_", "
         OPS[_alias] = _inplace_function(_method)
 __all__ = sorted(OPS)
 globals().update(OPS)
+# The public names refuse the dtypes Paddle refuses (OPS stays unchecked for DyGraph's code).
+guard_namespace(globals(), "paddle")
+guard_methods(_common.Tensor)
 
 
 def _sum(x, axis=None, keepdims=False):

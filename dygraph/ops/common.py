@@ -6,7 +6,7 @@ from dygraph.autograd.function import Op, apply
 from dygraph.autograd.grad_mode import state as _grad_state
 from dygraph.backend import is_gpu_array
 from dygraph.framework import dtype as _dt
-from dygraph.framework.errors import ValueTypeError, op_error
+from dygraph.framework.errors import NotTensorError, op_error
 from dygraph.framework.free_dim import FreeDim
 from dygraph.tensor.tensor import Tensor, _new_tensor, to_tensor
 
@@ -21,7 +21,7 @@ def as_tensor(x, op="op"):
         return to_tensor(x)
     if is_gpu_array(x):  # a gradient formula's constant, on the GPU (create_graph)
         return _new_tensor(x.copy(), None, 0, True)
-    raise op_error(op, f"expected a Tensor, got {type(x).__name__}", ValueTypeError)
+    raise op_error(op, f"expected a Tensor, got {type(x).__name__}", NotTensorError)
 
 
 def scalar_operand(value, like):

@@ -7,7 +7,7 @@ at backward instead of using the changed values.
 """
 
 from dygraph.autograd import grad_mode
-from dygraph.framework.errors import ValueTypeError, op_error
+from dygraph.framework.errors import NotTensorError, op_error
 from dygraph.tensor.tensor import Tensor, _new_tensor
 
 
@@ -28,7 +28,7 @@ def run_inplace(name, fn, x, /, *args, **kwargs):
         if isinstance(x, Variable):  # a program value: the op is recorded, x takes it
             return x._take(fn(x, *args, **kwargs), name)
     if not isinstance(x, Tensor):
-        raise op_error(name, f"x must be a Tensor, got {type(x).__name__}", ValueTypeError)
+        raise op_error(name, f"x must be a Tensor, got {type(x).__name__}", NotTensorError)
     if _needs_record(x, args):
         # An op that saves its input for backward must keep the old value, but x is about
         # to take the result's data and node: give it the old value under its own Tensor.

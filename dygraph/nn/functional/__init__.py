@@ -10,6 +10,7 @@ Example:
     array([0., 2.], dtype=float32)
 """
 
+from dygraph.framework.kernel_dtypes import guard_namespace as _guard_namespace
 from dygraph.ops import loss as _loss
 from dygraph.ops.activation import gated as _gated
 from dygraph.ops.activation import inplace as _inplace_activations
@@ -28,3 +29,4 @@ for _module in _MODULES:
     globals().update({_n: getattr(_module, _n) for _n in _module.__all__})
 __all__ = sorted({name for m in _MODULES for name in m.__all__})
 NONDIFF = {name for m in _MODULES for name in getattr(m, "NONDIFF", ())}
+_guard_namespace(globals(), "nn.functional")  # the dtypes Paddle refuses
