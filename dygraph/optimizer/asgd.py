@@ -15,17 +15,18 @@ Example:
     array([0.8], dtype=float32)
 """
 
+import numpy as np
+
 from dygraph.backend import get_array_module
 from dygraph.framework.errors import op_error
 from dygraph.optimizer.optimizer import Optimizer
-from dygraph.optimizer.state import _HOST
 
 __all__ = ["ASGD"]
 
 
 class ASGD(Optimizer):
     """ASGD; accumulators 'd' (the window sum), 'y' ([batch_num, *shape], the stored
-    gradients) and 'm' (the step count).
+    gradients) and 'm' (the step count, int64 [1]), as Paddle's state_dict holds them.
 
     Example:
         >>> import numpy as np
@@ -49,13 +50,15 @@ class ASGD(Optimizer):
         self._multi_precision = bool(multi_precision)
 
     def _accumulator_specs(self, param, group):
-        return {"d": (0.0, "like"), "m": (0.0, _HOST)}
+        return {"d": (0.0, "like")}
 
     def _create_accumulators(self, param):
         acc = super()._create_accumulators(param)
         xp = get_array_module(acc["d"])
         window = xp.zeros((self._batch_num,) + acc["d"].shape, dtype=acc["d"].dtype)
         acc["y"] = self._loaded_or(param, "y", window)
+        # the step count: int64 on the host, as Paddle's 'm'
+        acc["m"] = self._loaded_or(param, "m", np.zeros((1,), dtype=np.int64))
         return acc
 
     def _update(self, param, data, grad, lr, group, acc):
@@ -65,4 +68,4 @@ class ASGD(Optimizer):
         d += grad
         y[...] = grad
         data -= (lr / min(step + 1, self._batch_num)) * d
-        acc["m"] += 1.0
+        acc["m"] += 1

@@ -36,6 +36,7 @@ Example:
 
 import numpy as np
 
+from dygraph.optimizer.optimizer import Optimizer
 from dygraph.optimizer.state import _HOST
 from dygraph.regularizer import L1Decay, L2Decay, WeightDecayRegularizer
 
@@ -145,8 +146,7 @@ def _common_lr(params, grads, group_lr):
             return None
         if getattr(p, "regularizer", None) is not None:
             return None
-        attr = getattr(p, "optimize_attr", None)
-        plr = group_lr * attr["learning_rate"] if attr is not None else group_lr
+        plr = Optimizer._param_lr(p, group_lr)
         if lr is None:
             lr = plr
         elif plr != lr:

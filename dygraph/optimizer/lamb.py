@@ -18,7 +18,6 @@ import math
 
 from dygraph.backend import get_array_module
 from dygraph.framework.errors import as_number, op_error
-from dygraph.optimizer.adam import Adam
 from dygraph.optimizer.optimizer import Optimizer
 from dygraph.optimizer.state import _HOST
 
@@ -47,7 +46,9 @@ class Lamb(Optimizer):
                  epsilon=1e-06, parameters=None, grad_clip=None,
                  exclude_from_weight_decay_fn=None, multi_precision=False, always_adapt=False,
                  name=None, *, parameter_list=None):
-        Adam._check_betas(self, beta1, beta2, epsilon)
+        # Numbers, but of any range: Paddle's Lamb does not check beta1, beta2 or epsilon.
+        for what, value in (("beta1", beta1), ("beta2", beta2), ("epsilon", epsilon)):
+            as_number(value, what, "Lamb")
         if exclude_from_weight_decay_fn is not None and not callable(
                 exclude_from_weight_decay_fn):
             raise op_error("Lamb", "exclude_from_weight_decay_fn must be callable",

@@ -309,12 +309,17 @@ class Optimizer(AccumulatorState):
             regularizer = getattr(param, "regularizer", None) or decay
             if regularizer is not None:
                 g = regularizer.apply_to_array(data, g, get_array_module(data))
-            attr = getattr(param, "optimize_attr", None)
-            plr = group_lr * attr["learning_rate"] if attr is not None else group_lr
-            self._update(param, data, g, plr, group, acc)
+            self._update(param, data, g, self._param_lr(param, group_lr), group, acc)
             if master is not None:
                 param._data[...] = master
             param._version[0] += 1
+
+    @staticmethod
+    def _param_lr(param, group_lr):
+        """The learning rate of `param`: its group's, scaled by its ParamAttr's
+        learning_rate."""
+        attr = getattr(param, "optimize_attr", None)
+        return group_lr * attr["learning_rate"] if attr is not None else group_lr
 
     def _foreach_step(self, group, params_grads, lr, decay):
         """Update some of the group at once (see optimizer/foreach.py); returns the

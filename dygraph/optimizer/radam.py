@@ -6,7 +6,9 @@
         with r_t = sqrt((rho_t - 4)(rho_t - 2) rho_inf / ((rho_inf - 4)(rho_inf - 2) rho_t))
     else:          param -= lr * m / (1 - beta1**t)
 
-weight_decay is L2 added to the gradient, as in Paddle.
+The accumulators are Paddle's, named and shaped as its state_dict holds them (each the
+parameter's shape), so Paddle's RAdam checkpoints load by key. weight_decay is L2 added to
+the gradient, as in Paddle.
 
 Example:
     >>> import numpy as np
@@ -23,7 +25,6 @@ import math
 from dygraph.backend import get_array_module
 from dygraph.optimizer.adam import Adam
 from dygraph.optimizer.optimizer import Optimizer
-from dygraph.optimizer.state import _HOST
 
 __all__ = ["RAdam"]
 
@@ -31,8 +32,10 @@ __all__ = ["RAdam"]
 class RAdam(Optimizer):
     """RAdam with Paddle's defaults.
 
-    Group options: 'beta1', 'beta2', 'epsilon'. Accumulators: 'moment1', 'moment2',
-    'beta1_pow_acc', 'beta2_pow_acc', 'step'.
+    Group options: 'beta1', 'beta2', 'epsilon'. Accumulators, each of the parameter's
+    shape as in Paddle (so its checkpoints load by key): 'beta1_pow' (beta1**t),
+    'beta2_pow' (beta2**t), 'rho' (t beta2**t / (1 - beta2**t), so that
+    rho_t = rho_inf - 2 rho), 'moment1', 'moment2'.
 
     Example:
         >>> import numpy as np
@@ -43,7 +46,7 @@ class RAdam(Optimizer):
         array([1.5], dtype=float32)
     """
 
-    _accumulator_names = ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc", "step")
+    _accumulator_names = ("beta1_pow", "beta2_pow", "rho", "moment1", "moment2")
     _group_options = ("beta1", "beta2", "epsilon")
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
@@ -53,31 +56,40 @@ class RAdam(Optimizer):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _accumulator_specs(self, param, group):
-        return {"moment1": (0.0, "like"), "moment2": (0.0, "like"),
-                "beta1_pow_acc": (1.0, _HOST), "beta2_pow_acc": (1.0, _HOST),
-                "step": (0.0, _HOST)}
+        return {"beta1_pow": (1.0, "like"), "beta2_pow": (1.0, "like"),
+                "rho": (1.0, "like"), "moment1": (0.0, "like"), "moment2": (0.0, "like")}
 
     def _update(self, param, data, grad, lr, group, acc):
+        if not data.size:
+            return
+        # The options and rho_t are numbers of the accumulators' dtype, as in Paddle's kernel.
         xp = get_array_module(data)
-        beta1, beta2 = float(group["beta1"]), float(group["beta2"])
-        acc["step"] += 1.0
-        acc["beta1_pow_acc"] *= beta1
-        acc["beta2_pow_acc"] *= beta2
-        t = float(acc["step"][0])
-        b1_pow, b2_pow = float(acc["beta1_pow_acc"][0]), float(acc["beta2_pow_acc"][0])
+        real = acc["moment1"].dtype.type  # the accumulators' dtype (float32 for float16)
+        beta1, beta2, eps = (real(float(group[option]))
+                             for option in ("beta1", "beta2", "epsilon"))
+        beta1_pow, beta2_pow, rho = acc["beta1_pow"], acc["beta2_pow"], acc["rho"]
+        beta1_pow *= beta1
+        beta2_pow *= beta2
+        # rho from step t-1 to t: (rho (beta2 - beta2**t) + beta2**t) / (1 - beta2**t)
+        rho *= beta2 - beta2_pow
+        rho += beta2_pow
+        rho /= 1.0 - beta2_pow
         m, v = acc["moment1"], acc["moment2"]
         m *= beta1
         m += (1.0 - beta1) * grad
         v *= beta2
         v += (1.0 - beta2) * grad * grad
-        step = m * (lr / (1.0 - b1_pow))
-        rho_inf = 2.0 / (1.0 - beta2) - 1.0
-        rho = rho_inf - 2.0 * t * b2_pow / (1.0 - b2_pow)
-        if rho > 5.0:
-            r = math.sqrt((rho - 4.0) * (rho - 2.0) * rho_inf
-                          / ((rho_inf - 4.0) * (rho_inf - 2.0) * rho))
+        step = m / (1.0 - beta1_pow)
+        step *= lr
+        rho_inf = 2 / (1 - beta2) - 1
+        # Paddle takes rho_t (the same in every element) from the first element.
+        rho_t = rho_inf - 2 * real(float(rho.reshape(-1)[0]))
+        if rho_t > 5:
+            r = math.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf
+                          / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
             denom = xp.sqrt(v)
-            denom += float(group["epsilon"])
-            step *= r * math.sqrt(1.0 - b2_pow)
+            denom += eps
+            step *= xp.sqrt(1.0 - beta2_pow)
+            step *= r
             step /= denom
         data -= step

@@ -15,7 +15,6 @@ Example:
 from dygraph.backend import get_array_module
 from dygraph.framework.errors import op_error
 from dygraph.optimizer.optimizer import Optimizer
-from dygraph.optimizer.state import _HOST
 
 __all__ = ["Rprop"]
 
@@ -23,8 +22,8 @@ __all__ = ["Rprop"]
 class Rprop(Optimizer):
     """Rprop with Paddle's defaults (learning_rate_range (1e-5, 50), etas (0.5, 1.2)).
 
-    Accumulators: 'prev' (the last gradient used), 'learning_rate' (the per-element step,
-    starting at the learning rate) and 'started'.
+    Accumulators, named as in Paddle's state_dict: 'prevs' (the last gradient used) and
+    'learning_rates' (the per-element step, starting at the parameter's learning rate).
 
     Example:
         >>> import numpy as np
@@ -37,7 +36,7 @@ class Rprop(Optimizer):
         array([0.78], dtype=float32)
     """
 
-    _accumulator_names = ("prev", "learning_rate", "started")
+    _accumulator_names = ("prevs", "learning_rates")
 
     def __init__(self, learning_rate=0.001, learning_rate_range=(1e-5, 50), parameters=None,
                  etas=(0.5, 1.2), grad_clip=None, multi_precision=False, name=None):
@@ -54,14 +53,12 @@ class Rprop(Optimizer):
         self._multi_precision = bool(multi_precision)
 
     def _accumulator_specs(self, param, group):
-        return {"prev": (0.0, "like"), "learning_rate": (0.0, "like"), "started": (0.0, _HOST)}
+        rate = self._param_lr(param, self.get_lr() * group["learning_rate"])
+        return {"prevs": (0.0, "like"), "learning_rates": (rate, "like")}
 
     def _update(self, param, data, grad, lr, group, acc):
         xp = get_array_module(data)
-        rate, prev = acc["learning_rate"], acc["prev"]
-        if not acc["started"][0]:
-            rate[...] = lr
-            acc["started"][0] = 1.0
+        rate, prev = acc["learning_rates"], acc["prevs"]
         prod = prev * grad
         (low, high), (down, up) = self._range, self._etas
         grown = xp.minimum(rate * up, high)
