@@ -188,6 +188,35 @@ def _attention_ref(q, k, v, mask=None, causal=False):
     return np.swapaxes((e / e.sum(-1, keepdims=True)) @ vh, 1, 2)
 
 
+# startend_row_indices of the flashmask entries ([batch 1, heads 1, seq_k 4, n]): the
+# non-causal one masks rows [s0, s1) and [s2, s3) of each key column (query 3 sees no key)
+FLASH_BI = np.array([[[[3, 4, 0, 0], [3, 4, 0, 1], [1, 4, 0, 0], [3, 4, 0, 2]]]], np.int32)
+FLASH_CAUSAL = np.array([[[[4], [3], [4], [4]]]], np.int32)
+
+
+def _flashmask_ref(q, k, v, ind, causal):
+    """Attention with the dense mask of startend_row_indices, column by column as Paddle's
+    docstring defines it; a query that sees no key gives zeros."""
+    sq, sk = q.shape[1], k.shape[1]
+    masked = np.zeros((sq, sk), bool)
+    for j in range(sk):
+        s = ind[0, 0, j]
+        if causal:
+            masked[s[0]:, j] = True
+            masked[:j, j] = True
+        else:
+            masked[s[0]:s[1], j] = True
+            masked[s[2]:s[3], j] = True
+    group = q.shape[2] // k.shape[2]
+    qh = np.swapaxes(q, 1, 2)
+    kh, vh = (np.repeat(np.swapaxes(t, 1, 2), group, axis=1) for t in (k, v))
+    scores = np.where(masked, -np.inf, qh @ np.swapaxes(kh, -1, -2) / math.sqrt(q.shape[-1]))
+    top = scores.max(-1, keepdims=True)
+    e = np.where(masked, 0.0, np.exp(scores - np.where(np.isfinite(top), top, 0.0)))
+    total = e.sum(-1, keepdims=True)
+    return np.swapaxes(np.divide(e, total, out=np.zeros_like(e), where=total > 0) @ vh, 1, 2)
+
+
 def _normalize_ref(x, p, axis):
     norm = (np.abs(x) ** p).sum(axis, keepdims=True) ** (1 / p)
     return x / np.maximum(norm, 1e-12)
@@ -294,4 +323,13 @@ SPECS = [
            lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, m, is_causal=True),
            lambda q, k, v, m: _attention_ref(q, k, v, m, causal=True),
            [(1, 4, 2, 3), (1, 4, 2, 3), (1, 4, 2, 3), (1, 2, 4, 4)], id="causal-mask"),
+    OpSpec("nn.functional.flashmask_attention",
+           lambda q, k, v: F.flashmask_attention(q, k, v, D.to_tensor(FLASH_BI)),
+           lambda q, k, v: _flashmask_ref(q, k, v, FLASH_BI, False),
+           [(1, 4, 2, 3), (1, 4, 1, 3), (1, 4, 1, 3)], family="matmul"),
+    OpSpec("nn.functional.flashmask_attention",
+           lambda q, k, v: F.flashmask_attention(q, k, v, D.to_tensor(FLASH_CAUSAL),
+                                                 causal=True),
+           lambda q, k, v: _flashmask_ref(q, k, v, FLASH_CAUSAL, True),
+           [(1, 4, 2, 3), (1, 4, 2, 3), (1, 4, 2, 3)], id="causal", family="matmul"),
 ]
