@@ -17,7 +17,7 @@ from dygraph.ops.activation.piecewise import log_sigmoid, log_softmax, sigmoid, 
 from dygraph.ops.common import as_tensor, float_operand
 from dygraph.ops.device_constants import const as _const
 from dygraph.ops.loss.common import check_reduction, reduce_loss
-from dygraph.ops.loss.regression import check_same_shape
+from dygraph.ops.loss.regression import check_same_shape, squared_error_operands
 from dygraph.tensor.tensor import to_tensor
 
 __all__ = ["gaussian_nll_loss", "poisson_nll_loss", "dice_loss", "log_loss",
@@ -124,7 +124,8 @@ def dice_loss(input, label, epsilon=1e-5, name=None):
 
 
 def log_loss(input, label, epsilon=1e-4, name=None):
-    """-label log(input + eps) - (1 - label) log(1 - input + eps), elementwise.
+    """-label log(input + eps) - (1 - label) log(1 - input + eps), elementwise. As in Paddle,
+    input and label are [N, 1] (one predicted probability per sample) of one shape.
 
     Example:
         >>> import dygraph
@@ -134,11 +135,19 @@ def log_loss(input, label, epsilon=1e-4, name=None):
         array([[0.6931]], dtype=float32)
     """
     x, y = float_operand(input, "log_loss"), float_operand(label, "log_loss")
+    xs, ys = list(x._data.shape), list(y._data.shape)
+    if xs != ys:
+        raise op_error("log_loss", f"input shape {xs} and label shape {ys} differ; they "
+                       "must be equal")
+    if len(xs) != 2 or xs[1] != 1:
+        raise op_error("log_loss", f"input must be [N, 1] (one probability per sample), got "
+                       f"shape {xs}")
     return -y * P.log(x + epsilon) - (1.0 - y) * P.log(1.0 - x + epsilon)
 
 
 def square_error_cost(input, label):
-    """(input - label) ** 2, elementwise.
+    """(input - label) ** 2, elementwise; two integer tensors give an integer result, as
+    in Paddle.
 
     Example:
         >>> import dygraph
@@ -147,8 +156,8 @@ def square_error_cost(input, label):
         >>> F.square_error_cost(x, y).numpy()
         array([1., 4.], dtype=float32)
     """
-    x = float_operand(input, "square_error_cost")
-    return P.square(x - float_operand(label, "square_error_cost"))
+    x, y = squared_error_operands(input, label, "square_error_cost")
+    return P.square(x - y)
 
 
 def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0,

@@ -256,11 +256,14 @@ def multi_label_margin_loss(input, label, reduction="mean", name=None):
     if x._data.ndim != 2:
         raise op_error(op, f"input must be [N, C], got shape {list(x._data.shape)}")
     lab = np.asarray(as_tensor(label, op).numpy())
-    if lab.shape != x._data.shape or lab.dtype.kind not in "iu":
+    # an empty label holds no class ids: Paddle takes it of any dtype (the mean is NaN)
+    if lab.shape != x._data.shape or (lab.dtype.kind not in "iu" and lab.size):
         raise op_error(op, f"label must be an integer tensor of input's shape "
                        f"{list(x._data.shape)}, got {lab.dtype} {list(lab.shape)}")
     n, c = x._data.shape
-    if lab.size and (lab.min() < -1 or lab.max() >= c):
+    if not lab.size:
+        lab = lab.astype(np.int64)
+    elif lab.min() < -1 or lab.max() >= c:
         raise op_error(op, f"label values must be in [-1, {c}), got [{lab.min()}, "
                        f"{lab.max()}]")
     valid = np.cumprod(lab != -1, axis=1).astype(bool)

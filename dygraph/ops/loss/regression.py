@@ -25,9 +25,11 @@ from dygraph.ops.activation.smooth import log_sigmoid
 from dygraph.ops.common import as_tensor, binary_operands, float_operand
 from dygraph.ops.creation import constructors as _creation
 from dygraph.ops.loss.common import check_reduction, reduce_loss
+from dygraph.ops.manipulation.args import xp_of
 from dygraph.ops.reduction import reduce as _reduction
 from dygraph.ops.reduction.axes import constant
 from dygraph.ops.unary import core as _unary
+from dygraph.tensor.tensor import Tensor, _new_tensor
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div"]
@@ -44,6 +46,29 @@ _PKG_DIR = os.path.dirname(os.path.abspath(sys.modules["dygraph"].__file__))
 def _operands(input, label, op):
     x, y = binary_operands(float_operand(input, op), label, op)
     return x, float_operand(y, op)
+
+
+def _is_int_tensor(t):
+    return isinstance(t, Tensor) and t._data.dtype.kind in "iu"
+
+
+def squared_error_operands(input, label, op):
+    """input and label of a squared-error loss: two integer tensors stay integers (Paddle
+    computes (input - label) ** 2 in their dtype), anything else is made float."""
+    if _is_int_tensor(input) and _is_int_tensor(label):
+        return binary_operands(input, label, op)
+    return _operands(input, label, op)
+
+
+def _integer_mean(loss):
+    """Paddle's mean of an integer loss: the mean truncated toward zero, in the loss's dtype
+    (0 for an empty loss, whose Paddle mean is a NaN cast to an integer). Integers carry no
+    gradient, so it is computed on the array."""
+    data = loss._data
+    total, n = int(data.sum(dtype=np.int64)), data.size
+    mean = abs(total) // n if n else 0
+    value = mean if total >= 0 else -mean
+    return _new_tensor(xp_of(data).asarray(value, dtype=data.dtype), None, 0, True)
 
 
 def check_same_shape(x, y, op):
@@ -94,7 +119,9 @@ def _warn_if_label_widens(x, y, op):
 
 def mse_loss(input, label, reduction="mean", name=None):
     """Squared error (input - label)**2, reduced. A label that broadcasts the loss to
-    another shape than the input's ([N] against [N, 1]) gives a UserWarning.
+    another shape than the input's ([N] against [N, 1]) gives a UserWarning. Two integer
+    tensors give an integer loss, as in Paddle (the mean truncated toward zero; the sum is
+    int64).
 
     Example:
         >>> import dygraph
@@ -103,9 +130,12 @@ def mse_loss(input, label, reduction="mean", name=None):
         array(5., dtype=float32)
     """
     check_reduction(reduction, "mse_loss")
-    x, y = _operands(input, label, "mse_loss")
+    x, y = squared_error_operands(input, label, "mse_loss")
     _warn_if_label_widens(x, y, "mse_loss")
-    return reduce_loss(_unary.square(x - y), reduction)
+    loss = _unary.square(x - y)
+    if reduction == "mean" and loss._data.dtype.kind in "iu":
+        return _integer_mean(loss)
+    return reduce_loss(loss, reduction)
 
 
 def l1_loss(input, label, reduction="mean", name=None):

@@ -4,6 +4,11 @@ Every variant is x * scale (+ shift) with constant arrays drawn from the global 
 (dygraph.framework.random.rng), so the gradient is g * scale and a second backward is as
 cheap. A mask over some axes (`axis`, or whole channels for dropout2d/3d) has size 1 on the
 other dims and broadcasts.
+
+Integer and bool inputs keep their dtype, as in Paddle, whose masked variants are composed
+of its scale, multiply and add kernels: each float factor is truncated to the input's
+integer type first (a scale of 1 / (1 - 0.5) is 2, alpha_dropout's 0.89 is 0), and a bool
+is scaled to `x and factor != 0`.
 """
 
 import numpy as np
@@ -12,7 +17,7 @@ from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import ShapeRuntimeError, op_error
 from dygraph.framework.random import rng
-from dygraph.ops.common import float_operand
+from dygraph.ops.common import as_tensor, float_operand
 from dygraph.ops.inplace import run_inplace
 from dygraph.ops.manipulation.args import xp_of
 from dygraph.ops.manipulation.shape import squeeze, unsqueeze
@@ -60,14 +65,16 @@ def _check_p(p, op):
 
 
 def _mask_shape(shape, axis, op):
+    """The mask's shape: x's sizes on the dropped axes, 1 elsewhere. As in Paddle, an axis
+    counts from 0 (a negative one is refused)."""
     if axis is None:
         return shape
     axes = [axis] if isinstance(axis, (int, np.integer)) else list(axis)
     nd = len(shape)
-    if len(axes) > nd or any(not -nd <= a < nd for a in axes):
+    if len(axes) > nd or any(not 0 <= a < nd for a in axes):
         raise op_error(op, f"axis {axis} does not fit x of shape {list(shape)}; every axis "
-                       f"must be in [-{nd}, {nd})")
-    keep = {a % nd for a in axes}
+                       f"must be in [0, {nd}) (negative axes are not taken)")
+    keep = set(axes)
     return tuple(s if d in keep else 1 for d, s in enumerate(shape))
 
 
@@ -75,6 +82,22 @@ def _keep_mask(x, shape, p):
     """Bernoulli(1 - p) as x's dtype, on x's device."""
     keep = (rng().random(shape, dtype=np.float32) >= p).astype(x._data.dtype)
     return keep if type(x._data) is np.ndarray else xp_of(x._data).asarray(keep)
+
+
+def _is_integral(x):
+    return x._data.dtype.kind in "biu"
+
+
+def _int_scale(data, factor):
+    """Paddle's scale of an integer or bool array: the factor truncated to the integer type
+    (2.9 -> 2, 0.5 -> 0); a bool stays True where the factor is non-zero."""
+    if data.dtype == np.bool_:
+        return data if factor != 0 else xp_of(data).zeros_like(data)
+    return data * xp_of(data).asarray(int(factor), dtype=data.dtype)
+
+
+def _integral_result(data):
+    return _new_tensor(data, None, 0, True)
 
 
 @captured_whole
@@ -101,22 +124,39 @@ def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode="upscale_in_
                        f"got {mode!r}")
     if inplace:
         return run_inplace("dropout", dropout, x, p, axis, training, mode=mode)
+    if p == 0.0:  # as Paddle: x itself, before any other check
+        return as_tensor(x, "dropout")
+    if _is_integral(as_tensor(x, "dropout")):
+        return _integral_dropout(x, p, axis, training, mode)
     x = float_operand(x, "dropout")
-    shape = _mask_shape(x._data.shape, axis, "dropout")
     if not training:
         return x if mode == "upscale_in_train" else x * (1.0 - p)
-    if p == 0.0:
-        return x
-    keep = _keep_mask(x, shape, p)
+    if p == 1.0 and axis is not None:  # Paddle returns x * 0 before it looks at axis
+        return x * 0.0
+    keep = _keep_mask(x, _mask_shape(x._data.shape, axis, "dropout"), p)
     if mode == "upscale_in_train":
         # p == 1 drops everything; the scale is 0 rather than 0 / 0.
         keep *= 0.0 if p == 1.0 else 1.0 / (1.0 - p)
     return apply(MaskScale(keep), x)
 
 
+def _integral_dropout(x, p, axis, training, mode):
+    """dropout of an integer or bool x in its own dtype, with Paddle's truncated factors.
+    Kept values are scaled by trunc(1 / (1 - p)) (2 for p = 0.5; 1 for p < 0.5)."""
+    data = x._data
+    if not training:
+        return x if mode == "upscale_in_train" else _integral_result(_int_scale(data, 1.0 - p))
+    if p == 1.0:
+        return _integral_result(_int_scale(data, 0.0))
+    keep = _keep_mask(x, _mask_shape(data.shape, axis, "dropout"), p)
+    if mode == "upscale_in_train":
+        data = _int_scale(data, 1.0 / (1.0 - p))
+    return _integral_result(data * keep)
+
+
 def _channel_dropout(x, p, training, data_format, formats, ndim, op):
     _check_p(p, op)
-    x = float_operand(x, op)
+    x = as_tensor(x, op)
     if x._data.ndim != ndim:
         raise op_error(op, f"x must be a {ndim}-D tensor, got shape {list(x._data.shape)}")
     if data_format not in formats:
@@ -165,10 +205,16 @@ def alpha_dropout(x, p=0.5, training=True, name=None):
         array([[-1.,  1.]], dtype=float32)
     """
     p = _check_p(p, "alpha_dropout")
-    x = float_operand(x, "alpha_dropout")
+    x = _alpha_operand(x, "alpha_dropout")
     if not training or p == 0.0:
         return x
     return _alpha_dropout(x, p, x._data.shape)
+
+
+def _alpha_operand(x, op):
+    """An integer x as it is (Paddle computes in its dtype); anything else as a float."""
+    x = as_tensor(x, op)
+    return x if x._data.dtype.kind in "iu" else float_operand(x, op)
 
 
 def _alpha_dropout(x, p, mask_shape):
@@ -176,11 +222,14 @@ def _alpha_dropout(x, p, mask_shape):
     becomes SELU's negative saturation, then the affine map a*x + b restores zero mean and
     unit variance."""
     if p == 1.0:
-        return x * 0.0
+        return x * 0.0 if not _is_integral(x) else _integral_result(_int_scale(x._data, 0))
     alpha_p = -_SELU_ALPHA * _SELU_SCALE
     a = ((1.0 - p) * (1.0 + p * alpha_p ** 2)) ** -0.5
     b = -a * alpha_p * p
     keep = _keep_mask(x, mask_shape, p)
+    if _is_integral(x):  # Paddle's integer steps: trunc(a) * (x*keep + trunc(alpha_p)*drop)
+        data = _int_scale(x._data * keep + _int_scale(1 - keep, alpha_p), a)
+        return _integral_result(data + xp_of(data).asarray(int(b), dtype=data.dtype))
     shift = (a * alpha_p) * (1.0 - keep) + b
     return apply(MaskScale(keep * a, shift.astype(keep.dtype, copy=False)), x)
 
@@ -197,7 +246,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
         array([[1., 1., 1.],
                [1., 1., 1.]], dtype=float32)
     """
-    x = float_operand(input, "dropout1d")
+    x = as_tensor(input, "dropout1d")
     _check_p(p, "dropout1d")
     if x._data.ndim not in (2, 3):
         raise op_error("dropout1d", f"input must be 2-D or 3-D, got shape {list(x.shape)}",
@@ -218,7 +267,7 @@ def feature_alpha_dropout(x, p=0.5, training=True, name=None):
         array([[-1.,  1.]], dtype=float32)
     """
     p = _check_p(p, "feature_alpha_dropout")
-    x = float_operand(x, "feature_alpha_dropout")
+    x = _alpha_operand(x, "feature_alpha_dropout")
     if x._data.ndim < 2:
         raise op_error("feature_alpha_dropout", f"x must be at least 2-D, got shape "
                        f"{list(x.shape)}")
