@@ -48,6 +48,9 @@ from dygraph.tensor.printing import set_printoptions
 from dygraph.tensor.tensor import Tensor, to_tensor
 from dygraph.utils.lazy_attributes import lazy_attributes
 
+from dygraph.framework.kernel_dtypes import guard_namespace as _guard_namespace  # noqa: I001
+
+_guard_namespace(globals(), "paddle")  # the dtypes Paddle refuses (dygraph.ops: unchecked)
 __version__ = "0.1.0"
 dtype = type(float32)
 cfloat, cdouble = complex64, complex128  # Paddle's torch-style aliases

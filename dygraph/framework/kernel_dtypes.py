@@ -7,8 +7,9 @@ program that runs here running on Paddle, which is what a Paddle-compatible fram
 for. The table (paddle_kernel_dtypes.py) is generated from Paddle's recorded answers.
 
 The check wraps the public function, not the op: DyGraph's own code calls the ops with any
-dtype it needs. It costs one attribute read and one set lookup per call of a listed name
-(about 0.15 us); layers call the unwrapped functions.
+dtype it needs. Layers call the public functions (nn.functional), so they check too; the
+check is one attribute read and one set lookup per call of a listed name (its cost is in
+docs/PERFORMANCE.md).
 
 Example:
     >>> import dygraph

@@ -14,7 +14,7 @@ Example:
 
 from dygraph.autograd.backward_math import register
 from dygraph.framework.errors import NotTensorError, op_error
-from dygraph.framework.kernel_dtypes import guard_methods, guard_namespace
+from dygraph.framework.kernel_dtypes import guard_methods
 from dygraph.ops import aliases, compare, complex
 from dygraph.ops import common as _common
 from dygraph.ops.creation import constructors, interop, random
@@ -70,8 +70,8 @@ for _alias, _method in (("mul_", "multiply_"), ("sub_", "subtract_"), ("div_", "
         OPS[_alias] = _inplace_function(_method)
 __all__ = sorted(OPS)
 globals().update(OPS)
-# The public names refuse the dtypes Paddle refuses (OPS stays unchecked for DyGraph's code).
-guard_namespace(globals(), "paddle")
+# Tensor's methods refuse the dtypes Paddle refuses; the functions here stay unchecked for
+# DyGraph's own code (dygraph/__init__.py checks the public `dygraph.max`).
 guard_methods(_common.Tensor)
 
 

@@ -33,6 +33,16 @@ VALUES = {
     "perm": lambda shape: list(reversed(range(len(shape)))),
     "normalized_shape": lambda shape: list(shape[-1:]),
 }
+# Parameters that VALUES gives a plain value but that are tensors of these names, with
+# their shape from the first tensor's (a slice_scatter value fills the slice [:, 0:2]).
+TENSOR_VALUES = {
+    "masked_scatter": {"value": lambda shape: shape},
+    "masked_scatter_": {"value": lambda shape: shape},
+    "slice_scatter": {"value": lambda shape: shape[:-1] + (2,)},
+}
+# Plain values that differ for a name: Paddle 3.3's slice_scatter reads axes [-1] as a
+# slice of the whole tensor (a shape error), so its cases give axis 1.
+NAME_VALUES = {"slice_scatter": {"axes": [1]}}
 DTYPES = ("float64", "int32", "int64", "bool", "complex64")
 SKIPPED_KEYWORDS = frozenset(["out", "device", "pin_memory", "place"])
 
@@ -146,6 +156,9 @@ def build(namespace, name, signature, variant, kind="function"):
     found = roles(signature)
     if found is None:
         return None
+    tensor_values = TENSOR_VALUES.get(name, {})
+    found = [(param, "tensor" if param in tensor_values else role, how)
+             for param, role, how in found]
     case_id = f"{namespace}.{name}:{kind[0]}:{variant.label}"
     rng = rng_for(case_id)
     first = base_shape(namespace, name)
@@ -154,8 +167,12 @@ def build(namespace, name, signature, variant, kind="function"):
     args, kwargs = [], {}
     for param, role, how in found:
         if role == "tensor":
-            shape = shapes[param] if variant.shapes != "base" else param_shape(name, param,
-                                                                               first)
+            if variant.shapes != "base":
+                shape = shapes[param]
+            elif param in tensor_values:
+                shape = tensor_values[param](first)
+            else:
+                shape = param_shape(name, param, first)
             make = well_conditioned if namespace == "linalg" and not variant.positive \
                 else lambda r, s, d, p=variant.positive: array(r, s, d, positive=p)
             spec = {"tensor": make(rng, shape, variant.dtype)}
@@ -168,7 +185,7 @@ def build(namespace, name, signature, variant, kind="function"):
         elif role == "mask":
             spec = {"tensor": array(rng, first, "bool")}
         else:
-            value = VALUES[param]
+            value = NAME_VALUES.get(name, {}).get(param, VALUES[param])
             spec = {"py": value(first) if callable(value) else value}
         if how == "k":
             kwargs[param] = spec

@@ -2,7 +2,8 @@
 public name, from the recorded parity cases: ``python -m tools.paddle_diff.kernel_dtypes``.
 
 A name's dtype is refused where Paddle raised on that dtype's case while the float32 case
-ran, or failed with another exception (so the dtype, not the arguments, was the cause). Paddle's
+ran, or where its kernel lookup failed (RuntimeError) on a case whose float32 twin failed
+otherwise (so the dtype, not the arguments, was the cause). Paddle's
 CPU kernels are registered per dtype (``max`` has none for bool) and some of its Python
 checks refuse a dtype (``trapezoid`` of int64 is a TypeError); both show up this way. The
 checked parameter is the first of DyGraph's parameters that the cases varied (``x`` of
@@ -26,6 +27,10 @@ DTYPE_VARIANTS = {"f32": "float32", "float64": "float64", "int32": "int32", "int
 # where the kernel's refusal is of another parameter than the first tensor one (the cases
 # give every tensor parameter the dtype; embedding's ids are integers, its table is not)
 CHECKED = {"nn.functional.embedding": "weight"}
+# names whose dtype cases fail for another cause than the dtype (full_like's fill value
+# 2.0 does not fit a bool tensor; False does), or that refuse a dtype only for some
+# arguments (dropout: without axis and with p > 0; its function checks that)
+NOT_DTYPE = frozenset(["paddle.full_like", "nn.functional.dropout"])
 # Paddle's errors for a refused dtype; others (EnforceNotMet of a bool divide) are left out
 ERRORS = ("RuntimeError", "TypeError", "ValueError", "AssertionError")
 
@@ -52,9 +57,11 @@ def refusals(namespace):
     out = {}
     for name, answers in by_name.items():
         plain = answers.get("float32")
-        # where float32 fails too, a dtype is refused only by another error than float32's
-        # (Paddle looked at the dtype before the shapes that float32 failed on)
-        refused = {d: e for d, e in answers.items() if e in ERRORS and e != plain}
+        # where float32 fails too, only the kernel lookup's RuntimeError refuses a dtype
+        # (Paddle looked at the dtype before the shapes that float32 failed on); another
+        # error there is of the values (bincount's ints are valid, its values are not)
+        refused = {d: e for d, e in answers.items() if e in ERRORS and (
+            plain is None or (e == "RuntimeError" and plain != e))}
         if refused:
             out[name] = refused
     return out
@@ -82,6 +89,8 @@ def table():
         if namespace in CLASS_NAMESPACES:
             continue
         for name, refused in sorted(refusals(namespace).items()):
+            if name in NOT_DTYPE:
+                continue
             param = checked_parameter(namespace, name)
             if param is None:
                 continue

@@ -1,4 +1,5 @@
-"""Record Paddle's answers: ``python -m tools.paddle_diff.record [namespace ...]``.
+"""Record Paddle's answers: ``python -m tools.paddle_diff.record [namespace ...]
+[--names name ...]`` (``--names``: only those names' cases are recorded again).
 
 The driver (any Python) starts a worker in the Paddle environment (``--paddle-python``,
 default /tmp/paddle-venv/bin/python) per namespace. The worker generates the cases, runs
@@ -89,11 +90,16 @@ def _timeout(signum, frame):
     raise TimeoutError("case ran too long")
 
 
-def worker(namespace, start, out_path):
-    """Answer the cases from index ``start`` on, one JSON line each, in Paddle."""
+def _only(cases, names):
+    return [case for case in cases if not names or case["name"] in names]
+
+
+def worker(namespace, start, out_path, names=()):
+    """Answer the cases (of ``names`` only, when given) from index ``start`` on, one JSON
+    line each, in Paddle."""
     import paddle
 
-    cases = generate(namespace, paddle)
+    cases = _only(generate(namespace, paddle), names)
     signal.signal(signal.SIGALRM, _timeout)
     with open(out_path, "a") as out:
         out.write(json.dumps({"total": len(cases)}) + "\n")
@@ -111,13 +117,14 @@ def worker(namespace, start, out_path):
             out.flush()
 
 
-def drive(namespace, python):
-    """Run workers until every case of the namespace is answered or left out."""
+def drive(namespace, python, names=()):
+    """Run workers until every case of the namespace (of ``names``) is answered or left
+    out."""
     answered, left_out, start, total = {}, [], 0, None
     while total is None or start < total:
         with tempfile.NamedTemporaryFile("r", suffix=".jsonl") as out:
             subprocess.run([python, "-m", "tools.paddle_diff.record", "--worker", namespace,
-                            str(start), out.name], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            str(start), out.name, "--names", *names], cwd=ROOT, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL,
                            env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
             last = start - 1
@@ -136,19 +143,43 @@ def drive(namespace, python):
     return [answered[i] for i in sorted(answered)], left_out
 
 
+def _merge(old, new, names):
+    """The recorded cases with those of ``names`` replaced by ``new``, in place of the
+    first old case of each name (new names at the end).
+
+    >>> old = [{"id": "a:1", "name": "a"}, {"id": "b:1", "name": "b"}]
+    >>> [c["id"] for c in _merge(old, [{"id": "a:2", "name": "a"}], {"a"})]
+    ['a:2', 'b:1']
+    """
+    by_name = {}
+    for case in new:
+        by_name.setdefault(case["name"], []).append(case)
+    out = []
+    for case in old:
+        if case["name"] not in names:
+            out.append(case)
+        elif case["name"] in by_name:
+            out += by_name.pop(case["name"])
+    return out + [case for cases in by_name.values() for case in cases]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("namespaces", nargs="*")
     parser.add_argument("--paddle-python", default="/tmp/paddle-venv/bin/python")
     parser.add_argument("--worker", nargs=3, metavar=("NAMESPACE", "START", "OUT"))
+    parser.add_argument("--names", nargs="*", default=[],
+                        help="record only these names' cases, keeping the others recorded")
     args = parser.parse_args(argv)
     if args.worker:
         namespace, start, out = args.worker
-        worker(namespace, int(start), out)
+        worker(namespace, int(start), out, set(args.names))
         return
     everything = list(FUNCTION_NAMESPACES) + ["Tensor"] + list(CLASS_NAMESPACES)
     for namespace in args.namespaces or everything:
-        cases, left_out = drive(namespace, args.paddle_python)
+        cases, left_out = drive(namespace, args.paddle_python, args.names)
+        if cases and args.names:
+            cases = _merge(store.read(namespace), cases, set(args.names))
         if cases:
             store.write(namespace, cases)
         print(f"{namespace}: {len(cases)} cases recorded, {len(left_out)} left out "

@@ -3,6 +3,8 @@
 Decompositions, inverses and norms live in `dygraph.linalg`, which loads on first use.
 """
 
+import math
+
 import numpy as np
 
 from dygraph.autograd.backward_math import register
@@ -38,7 +40,7 @@ def _product(xp, a, b):
     if a.ndim > 2 and b.ndim == 2:
         return xp.matmul(a.reshape(-1, a.shape[-1]), b).reshape(a.shape[:-1] + b.shape[-1:])
     if (a.ndim > 2 and a.shape[:-2] == b.shape[:-2] and a.dtype == b.dtype
-            and a.size // a.shape[-1] * b.shape[-1] >= POOLED_SIZE):
+            and math.prod(a.shape[:-1]) * b.shape[-1] >= POOLED_SIZE):
         # A big batched result (attention scores) reuses workspace memory.
         out = workspace.output(xp, a.shape[:-1] + b.shape[-1:], a.dtype)
         return xp.matmul(a, b, out=out)

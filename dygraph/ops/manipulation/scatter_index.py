@@ -17,6 +17,7 @@ from dygraph.framework.errors import (
     AssertedTypeError,
     AssertedValueError,
     IndexValueError,
+    RankIndexError,
     ValueTypeError,
     op_error,
 )
@@ -203,8 +204,9 @@ def masked_scatter(x, mask, value, name=None):
     try:
         m = xp_of(x._data).broadcast_to(mask._data, x._data.shape)
     except ValueError:
+        # Paddle asserts this: AssertedValueError is also an AssertionError
         raise op_error("masked_scatter", f"mask of shape {mask.shape} does not broadcast "
-                       f"to x of shape {x.shape}") from None
+                       f"to x of shape {x.shape}", AssertedValueError) from None
     pos = _grid(x)[m]
     if pos.size > value._data.size:
         raise op_error("masked_scatter", f"mask selects {pos.size} positions but value "
@@ -293,7 +295,7 @@ def slice_scatter(x, value, axes, starts, ends, strides, name=None):
     x, value = as_tensor(x, "slice_scatter"), as_tensor(value, "slice_scatter")
     if x._data.ndim == 0:
         raise op_error("slice_scatter", "cannot slice a 0-D tensor (it has no axes)",
-                       IndexError)
+                       RankIndexError)
     lists = [int_list(v, "slice_scatter", n) for v, n in
              ((axes, "axes"), (starts, "starts"), (ends, "ends"), (strides, "strides"))]
     if len({len(v) for v in lists}) != 1:
@@ -305,6 +307,8 @@ def slice_scatter(x, value, axes, starts, ends, strides, name=None):
             raise op_error("slice_scatter", "strides must not be 0")
         index[check_axis(a, x._data.ndim, "slice_scatter")] = builtins.slice(s, e, st)
     pos = _grid(x)[tuple(index)]
+    if pos.size == 0 and value._data.size == 0:  # nothing to write (Paddle's rule too)
+        return x.clone()
     if list(pos.shape) != value.shape:
         raise op_error("slice_scatter", f"value must have the slice's shape "
                        f"{list(pos.shape)}, got {value.shape}")

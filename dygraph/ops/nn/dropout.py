@@ -15,7 +15,7 @@ import numpy as np
 
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
-from dygraph.framework.errors import ShapeRuntimeError, op_error
+from dygraph.framework.errors import ShapeRuntimeError, UnsupportedDTypeError, op_error
 from dygraph.framework.random import rng
 from dygraph.ops.common import as_tensor, float_operand
 from dygraph.ops.inplace import run_inplace
@@ -126,6 +126,13 @@ def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode="upscale_in_
         return run_inplace("dropout", dropout, x, p, axis, training, mode=mode)
     if p == 0.0:  # as Paddle: x itself, before any other check
         return as_tensor(x, "dropout")
+    kind = as_tensor(x, "dropout")._data.dtype.kind
+    if axis is None and kind in "biuc":
+        # Paddle's element-wise dropout kernel is float-only (its axis form is made of
+        # other ops, which take integers): refused as Paddle refuses it
+        raise op_error("dropout", f"Paddle has no kernel of this op for "
+                       f"{x._data.dtype.name} input (without axis); cast it first",
+                       UnsupportedDTypeError)
     if _is_integral(as_tensor(x, "dropout")):
         return _integral_dropout(x, p, axis, training, mode)
     x = float_operand(x, "dropout")

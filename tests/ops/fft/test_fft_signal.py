@@ -133,6 +133,6 @@ def test_empty_and_zero_d_inputs_and_real_only_transforms():
     assert out.shape == [0, 6] and out.dtype == D.float32
     with pytest.raises(ValueError, match="0-D"):
         D.fft.fft(D.to_tensor(1.0))
-    with pytest.raises(RuntimeError, match="real input"):  # Paddle has no complex kernel
+    with pytest.raises(RuntimeError, match="rfft: .*complex64"):  # Paddle has no complex kernel
         D.fft.rfft(D.ones([4], dtype="complex64"))
     assert D.fft.fftfreq(4, dtype="int64").dtype == D.float32
