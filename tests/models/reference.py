@@ -372,8 +372,12 @@ def trainable_names(model):
 
 
 def state_shapes(model):
-    """{state-dict name: shape} of a DyGraph model."""
-    return {name: tuple(t.shape) for name, t in model.state_dict().items()}
+    """{state-dict name: shape} of a DyGraph model, each tensor under its last name only
+    (a recurrent layer's flat 'weight_ih_l0' is its cell's '0.cell.weight_ih', which the
+    weight rule and the recordings name)."""
+    state = model.state_dict()
+    last = {id(t): name for name, t in state.items()}
+    return {name: tuple(t.shape) for name, t in state.items() if last[id(t)] == name}
 
 
 def ref_path(name):

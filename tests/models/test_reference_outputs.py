@@ -129,10 +129,18 @@ def check(name, run, tol, what):
         f"{tol['grad']:.1e})")
 
 
+def _named_trainable(net):
+    """(name, parameter) of the trainable parameters, each under its last state-dict name
+    (R.state_shapes): an RNN's '0.cell.weight_ih', which the recordings name, not its
+    flat alias 'weight_ih_l0'."""
+    names = R.state_shapes(net)
+    return [(n, p) for n, p in net.named_parameters(remove_duplicate=False)
+            if n in names and not p.stop_gradient]
+
+
 def _grads(net):
     # The gradients without copies (copy=False): the largest models hold 190 MB of them.
-    return {n: np.asarray(p.grad, copy=False) for n, p in net.named_parameters()
-            if not p.stop_gradient}
+    return {n: np.asarray(p.grad, copy=False) for n, p in _named_trainable(net)}
 
 
 def run_eager(name, dtype="float64"):
@@ -150,7 +158,7 @@ def run_eager(name, dtype="float64"):
 def run_static_program(name):
     net = model(name)
     x, labels = batch(name)
-    trainable = [(n, p) for n, p in net.named_parameters() if not p.stop_gradient]
+    trainable = _named_trainable(net)
     dygraph.enable_static()
     try:
         forward, train, startup = static.Program(), static.Program(), static.Program()
@@ -195,7 +203,7 @@ def run_jit_load(name, directory):
     path = os.path.join(str(directory), name)
     net.eval()
     dygraph.jit.save(net, path, input_spec=[InputSpec(list(x.shape), "float64", "x")])
-    structured = {p.name: n for n, p in net.named_parameters() if not p.stop_gradient}
+    structured = {p.name: n for n, p in _named_trainable(net)}
     del net
     loaded = dygraph.jit.load(path)
     loaded.eval()

@@ -219,13 +219,17 @@ def layer_gradcheck(layer, inputs, call=None):
     call = call or (lambda *xs: layer(*xs))
     owners = [(sub, key) for sub in layer.sublayers(include_self=True)
               for key in list(sub._parameters) if sub._parameters[key] is not None]
-    params = [sub._parameters[key] for sub, key in owners]
+    # A parameter registered twice (an RNN's flat 'weight_ih_l0' and its cell's 'weight_ih')
+    # is probed once, and swapped under each of its names.
+    params = list({id(p): p for p in (sub._parameters[key] for sub, key in owners)}.values())
+    slot = {id(p): i for i, p in enumerate(params)}
+    which = [slot[id(sub._parameters[key])] for sub, key in owners]
     n = len(inputs)
 
     def fn(*tensors):
         saved = [sub._parameters[key] for sub, key in owners]
-        for (sub, key), t in zip(owners, tensors[n:]):
-            sub._parameters[key] = t
+        for (sub, key), i in zip(owners, which):
+            sub._parameters[key] = tensors[n + i]
         try:
             out = call(*tensors[:n])
         finally:

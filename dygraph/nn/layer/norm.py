@@ -46,6 +46,9 @@ class _BatchNormBase(Layer):
 
     _ndims = None  # accepted input ranks
     _default_format = "NCHW"
+    # The data_format values the class takes (None: any of F.batch_norm's), checked at the
+    # call as Paddle does; 2-D and 3-D batch norms also take the 4-D names.
+    _formats = None
 
     def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
                  bias_attr=None, data_format=None, use_global_stats=None, name=None,
@@ -64,6 +67,9 @@ class _BatchNormBase(Layer):
                                            trainable=False))
 
     def _check_input(self, x):
+        if self._formats is not None and self._data_format not in self._formats:
+            raise op_error(type(self).__name__, f"data_format must be one of "
+                           f"{list(self._formats)}, got {self._data_format!r}")
         if self._ndims is not None and x.ndim not in self._ndims:
             raise op_error(type(self).__name__, f"expects a {' or '.join(map(str, self._ndims))}"
                            f"-D input, got shape {x.shape}")
@@ -97,6 +103,7 @@ class BatchNorm1D(_BatchNormBase):
 
     _ndims = (2, 3)
     _default_format = "NCL"
+    _formats = ("NC", "NCL", "NLC", "NCHW", "NHWC")
 
 
 class BatchNorm2D(_BatchNormBase):
@@ -111,6 +118,7 @@ class BatchNorm2D(_BatchNormBase):
     """
 
     _ndims = (4,)
+    _formats = ("NCHW", "NHWC")
 
 
 class BatchNorm3D(_BatchNormBase):
@@ -124,6 +132,7 @@ class BatchNorm3D(_BatchNormBase):
 
     _ndims = (5,)
     _default_format = "NCDHW"
+    _formats = ("NCDHW", "NDHWC", "NCHW", "NHWC")
 
 
 class BatchNorm(_BatchNormBase):

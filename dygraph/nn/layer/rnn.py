@@ -186,7 +186,9 @@ class BiRNN(Layer):
 
 class RNNBase(LayerList):
     """Stacked, optionally bidirectional recurrent network of one cell type; the layers
-    are RNN or BiRNN items of this list (state_dict keys like '0.cell_fw.weight_ih')."""
+    are RNN or BiRNN items of this list (state_dict keys like '0.cell_fw.weight_ih'), and
+    the cells' parameters are also this layer's, under Paddle's flat names ('weight_ih_l0',
+    'bias_hh_l1_reverse')."""
 
     _CELLS = {"RNN_TANH": SimpleRNNCell, "RNN_RELU": SimpleRNNCell, "LSTM": LSTMCell,
               "GRU": GRUCell}
@@ -223,6 +225,21 @@ class RNNBase(LayerList):
                 self.append(BiRNN(cell_type(size, hidden_size, **kw),
                                   cell_type(size, hidden_size, **kw),
                                   time_major))
+        self._share_flat_parameters()
+
+    def _share_flat_parameters(self):
+        """Register each cell's weights and biases on this layer too, under Paddle's flat
+        names (weight_ih_l0, ..., bias_hh_l1_reverse): the same Parameter objects, so
+        state_dict holds both key sets (checkpoints keyed either way load), while
+        parameters() lists each parameter once, under its flat name first, as Paddle."""
+        for i, layer in enumerate(self):
+            cells = ([layer.cell] if self.num_directions == 1
+                     else [layer.cell_fw, layer.cell_bw])
+            for cell, suffix in zip(cells, ("", "_reverse")):
+                for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+                    param = getattr(cell, name)
+                    if param is not None:  # a bias made with attr False is absent
+                        setattr(self, f"{name}_l{i}{suffix}", param)
 
     def _split_states(self, initial_states):
         """[L * D, B, H] state tensors -> per layer: a state (or pair for BiRNN)."""

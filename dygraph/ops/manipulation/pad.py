@@ -10,7 +10,7 @@ import builtins
 import numpy as np
 
 from dygraph.autograd.function import Op, apply
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import AssertedValueError, op_error
 from dygraph.ops.common import as_tensor
 from dygraph.ops.manipulation.args import int_list, xp_of
 from dygraph.ops.manipulation.indexing import GetItem
@@ -78,6 +78,9 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
         array([[[3., 2., 1., 2., 3., 2.]]], dtype=float32)
     """
     x = as_tensor(x, "pad")
+    if mode != "constant" and mode not in _NUMPY_MODE:  # Paddle asserts the mode
+        raise op_error("pad", f"mode must be 'constant', 'reflect', 'replicate' or "
+                       f"'circular', got {mode!r}", AssertedValueError)
     nd = x._data.ndim
     pad_list = int_list(pad, "pad", "pad")
     widths = _widths(pad_list, nd, data_format, "pad")
@@ -85,9 +88,6 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
         raise op_error("pad", f"pad values must be >= 0, got {pad_list}")
     if mode == "constant":
         return apply(ConstantPad(tuple(widths), value), x)
-    if mode not in _NUMPY_MODE:
-        raise op_error("pad", f"mode must be 'constant', 'reflect', 'replicate' or "
-                       f"'circular', got {mode!r}")
     xp = xp_of(x._data)
     out = x
     for d, (a, b) in enumerate(widths):

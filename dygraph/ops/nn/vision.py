@@ -12,7 +12,7 @@ import numpy as np
 from dygraph import ops as P
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
-from dygraph.framework.errors import op_error
+from dygraph.framework.errors import AssertedValueError, ValueTypeError, op_error
 from dygraph.ops.common import as_tensor, float_operand
 from dygraph.ops.device_constants import const
 from dygraph.ops.manipulation.args import int_list
@@ -187,13 +187,20 @@ register("nn_fold", lambda xp: (lambda g, win, size: _fold(xp, g, win, size)),
          lambda g, win, size: apply(Fold(win, size), g))
 
 
+# The error for a list of the wrong length: Paddle's unfold raises a TypeError (its
+# NotSupportedTensorArgumentError), its fold asserts.
+_COUNT_ERRORS = {"unfold": ValueTypeError, "fold": AssertedValueError}
+
+
 def _pair(value, op, name):
     values = int_list(value, op, name)
     if len(values) == 1:
         values *= 2
-    if len(values) != 2 or min(values) < 1:
-        raise op_error(op, f"{name} must be a positive int or a list of 2 positive ints, "
-                       f"got {value!r}")
+    if len(values) != 2:
+        raise op_error(op, f"{name} must be an int or a list of 2 ints, got {value!r}",
+                       _COUNT_ERRORS[op])
+    if min(values) < 1:
+        raise op_error(op, f"{name} must be positive, got {value!r}")
     return tuple(values)
 
 
