@@ -4,11 +4,13 @@ manual_seed.
 
 Every draw comes from the global generator (`dygraph.seed(n)` / `dygraph.manual_seed(n)`),
 so runs are reproducible. Values are drawn on the host and written to the tensor's device.
-No gradients: the values do not depend differentiably on the inputs.
+No gradients: the values do not depend differentiably on the inputs (poisson gives its
+input a zero one, as Paddle does).
 """
 
 import numpy as np
 
+from dygraph.autograd import grad_mode
 from dygraph.framework import dtype as _dt
 from dygraph.framework import random as _random
 from dygraph.framework.errors import op_error
@@ -193,22 +195,59 @@ def log_normal(mean=1.0, std=2.0, shape=None, name=None):
     return creation._wrap(rng().lognormal(mean, std, shape).astype(dtype))
 
 
+def _zero_gradient_to(out, x):
+    """`out`, with x given a zero gradient through it, as Paddle gives poisson's input
+    (a `where` that always picks `out`)."""
+    if x.stop_gradient or not grad_mode.state.grad_on:
+        return out
+    from dygraph.ops.unary.core import where
+
+    return where(_like(x, np.ones(out._data.shape, bool)), out, x)
+
+
 def poisson(x, name=None):
-    """Samples from Poisson(rate = x), elementwise, in x's (float) dtype.
+    """Samples from Poisson(rate = x), elementwise, in x's (float) dtype. A negative or NaN
+    rate draws 0, as in Paddle; an infinite rate is refused (Paddle returns garbage). The
+    gradient to x is zero, as Paddle's.
 
     Example:
         >>> import dygraph
-        >>> dygraph.poisson(dygraph.zeros([3])).numpy()
-        array([0., 0., 0.], dtype=float32)
+        >>> dygraph.poisson(dygraph.to_tensor([0.0, -1.0])).numpy()
+        array([0., 0.], dtype=float32)
     """
     x, rate = creation._float_input(x, "poisson")
-    if np.any(rate < 0):
-        raise op_error("poisson", "rates must be non-negative")
-    return _like(x, np.asarray(rng().poisson(rate)).astype(rate.dtype))
+    if np.isinf(rate).any():
+        raise op_error("poisson", "rates must be finite, got inf")
+    rate = np.where(np.isnan(rate) | (rate < 0), 0, rate)
+    return _zero_gradient_to(_like(x, np.asarray(rng().poisson(rate)).astype(x._data.dtype)),
+                             x)
+
+
+def _gamma_samples(alpha, gen):
+    """Gamma(alpha, 1) samples at every alpha, as Paddle draws them: alpha < 1 is drawn
+    as Gamma(alpha + 1) * U^(1 / alpha) (the usual boost). Paddle applies that to
+    negative alpha too, which gives samples (of no named distribution) for -2/3 < alpha
+    < 0 and the dtype's smallest positive number below that, at 0 and at NaN; every
+    sample is at least that number, as in Paddle."""
+    a = alpha.astype(np.float64)
+    out = np.zeros(a.shape)
+    positive = a > 0
+    out[positive] = gen.standard_gamma(a[positive])
+    boosted = (a < 0) & (a > -2.0 / 3.0)
+    if boosted.any():
+        b = a[boosted]
+        u = 1.0 - gen.random(b.shape)  # in (0, 1]
+        with np.errstate(over="ignore"):
+            out[boosted] = gen.standard_gamma(b + 1.0) * u ** (1.0 / b)
+    with np.errstate(over="ignore"):
+        out = out.astype(alpha.dtype)
+    return np.maximum(out, np.finfo(alpha.dtype).tiny)
 
 
 def standard_gamma(x, name=None):
-    """Samples from Gamma(shape = x, scale = 1), elementwise, in x's (float) dtype.
+    """Samples from Gamma(shape = x, scale = 1), elementwise, in x's (float) dtype; as in
+    Paddle, no sample is below the dtype's smallest positive number, and x <= 0 is not
+    refused (see `_gamma_samples`).
 
     Example:
         >>> import dygraph
@@ -216,9 +255,7 @@ def standard_gamma(x, name=None):
         True
     """
     x, alpha = creation._float_input(x, "standard_gamma")
-    if np.any(alpha <= 0):
-        raise op_error("standard_gamma", "x (the shape parameter) must be positive")
-    return _like(x, np.asarray(rng().standard_gamma(alpha)).astype(alpha.dtype))
+    return _like(x, _gamma_samples(np.asarray(alpha), rng()))
 
 
 def binomial(count, prob, name=None):

@@ -11,12 +11,13 @@ import operator
 
 import numpy as np
 
+from dygraph.autograd import grad_mode
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import AssertedValueError, UnsupportedDTypeError, op_error
 from dygraph.ops.common import as_tensor, binary_operands, float_operand
-from dygraph.ops.inplace import make_inplace
+from dygraph.ops.inplace import make_inplace, run_inplace
 from dygraph.tensor.tensor import Tensor
 
 __all__ = ["digamma", "lgamma", "gammaln", "polygamma", "multigammaln", "i0", "i0e", "i1",
@@ -271,6 +272,12 @@ class _IncompleteGamma(Op):
     def forward(self, xp, a, y):
         special = _need(xp, self.name)
         out = (special.gammaincc if self.upper else special.gammainc)(a, y)
+        # Paddle's kernel answers P = 0 (Q = 1) for a negative a or y, where SciPy gives
+        # NaN; only the in-place forms reach them (the others refuse negatives). At a = 0
+        # SciPy's limits are kept (P(0, y > 0) = 1), where Paddle's kernel gives 0.
+        outside = (a < 0) | (y < 0)
+        if outside.any():
+            out = xp.where(outside, 1.0 if self.upper else 0.0, out)
         return out.astype(y.dtype, copy=False)
 
     def backward(self, m, g):
@@ -279,10 +286,12 @@ class _IncompleteGamma(Op):
         return (None, -g * density if self.upper else g * density)
 
 
-def _incomplete(x, y, upper):
+def _incomplete(x, y, upper, checked=True):
+    """P or Q of x, y; `checked` refuses negative values (ValueError), as Paddle's
+    gammainc/gammaincc do and its in-place forms do not (they give P = 0, Q = 1 there)."""
     op = "gammaincc" if upper else "gammainc"
     x, y = binary_operands(float_operand(x, op), float_operand(y, op), op)
-    if bool((x._data < 0).any()) or bool((y._data < 0).any()):
+    if checked and (bool((x._data < 0).any()) or bool((y._data < 0).any())):
         raise op_error(op, "x and y must be non-negative")
     return apply(_IncompleteGamma(upper), x, y)
 
@@ -315,22 +324,48 @@ for _name, _fn_name in (("digamma", "psi"), ("lgamma", "gammaln"), ("i0", "i0"),
              tensor_fn=globals()[_name])
 register("polygamma", array_fn=lambda xp: lambda x, n: _eval(xp, "polygamma", x, n)
          if n else _eval(xp, "psi", x), tensor_fn=polygamma)
-def _float_first(op, fn):
-    """`fn` refusing a non-float x (RuntimeError, as Paddle's in-place gammainc_ and
-    gammaincc_, which have no kernel writing their float result into it)."""
+def _inplace_incomplete(op, upper):
+    """The function behind x.gammainc_(y) / x.gammaincc_(y): x must be a float tensor
+    (RuntimeError, as Paddle's in-place forms have no kernel writing their float result
+    into an integer x), and negative values are not refused (P = 0, Q = 1 there)."""
 
-    def checked(x, y, name=None):
+    def fn(x, y, name=None):
         if as_tensor(x, op)._data.dtype.kind != "f":
             raise op_error(op, f"x must be a float tensor, got {x.dtype}",
                            UnsupportedDTypeError)
-        return fn(x, y)
+        return _incomplete(x, y, upper, checked=False)
 
-    checked.__name__ = fn.__name__
-    return checked
+    fn.__name__ = op[:-1]
+    return fn
 
 
-for _name in ("digamma", "lgamma", "gammaln", "polygamma", "multigammaln", "i0"):
+def multigammaln_(x, p, name=None):
+    """In-place `multigammaln`; returns x. As in Paddle, whose multigammaln_ assigns its
+    result into x, a leaf that requires grad is not refused: x takes the result's place
+    in the graph (it is no longer a leaf) and backward still fills x.grad, with the
+    gradient with respect to x's values before the call.
+
+    Example:
+        >>> import dygraph
+        >>> x = dygraph.to_tensor([2.5], stop_gradient=False)
+        >>> x.multigammaln_(2).sum().backward()
+        >>> x.is_leaf, x.grad.numpy().round(4)
+        (False, array([1.1259], dtype=float32))
+    """
+    state = grad_mode.state
+    if (isinstance(x, Tensor) and x._node is None and not x._sg and state.grad_on
+            and state.static_program is None):
+        # The graph reads a copy of x (clone saves nothing), so x's new values cannot
+        # spoil the backward; the copy's gradient goes on to x, the leaf it came from.
+        out = multigammaln(x.clone(), p)
+        x._version[0] += 1
+        x._data, x._node, x._idx, x._sg = out._data, out._node, out._idx, out._sg
+        return x
+    return run_inplace("multigammaln_", multigammaln, x, p)
+
+
+for _name in ("digamma", "lgamma", "gammaln", "polygamma", "i0"):
     setattr(Tensor, _name + "_", make_inplace(_name + "_", globals()[_name]))
-for _name in ("gammainc", "gammaincc"):
-    setattr(Tensor, _name + "_", make_inplace(_name + "_", _float_first(_name + "_",
-                                                                        globals()[_name])))
+Tensor.multigammaln_ = multigammaln_
+for _name, _upper in (("gammainc_", False), ("gammaincc_", True)):
+    setattr(Tensor, _name, make_inplace(_name, _inplace_incomplete(_name, _upper)))
