@@ -11,7 +11,7 @@ from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework import dtype as _dt
-from dygraph.ops.common import as_tensor, cast, check_axis, float_operand, norm_axes
+from dygraph.ops.common import as_tensor, cast, check_axis, norm_axes
 from dygraph.ops.reduction.axes import (
     check_not_empty,
     constant,
@@ -22,6 +22,7 @@ from dygraph.ops.reduction.axes import (
     unreduce,
 )
 from dygraph.ops.reduction.cumulative import cumprod, cumsum
+from dygraph.ops.reduction.integer_moments import integer_mean
 from dygraph.ops.reduction.statistics import logsumexp, median, norm, quantile, std, var
 from dygraph.tensor.tensor import Tensor, _new_tensor
 
@@ -162,6 +163,8 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001 - Pad
 
 def mean(x, axis=None, keepdim=False, name=None, *, dtype=None):
     """Arithmetic mean over `axis` (int, list or None for all); `dtype` casts x first.
+    Integer and bool tensors keep their dtype, as in Paddle: the mean is cut toward zero
+    (bool: True where it is non-zero); see ops/reduction/integer_moments.py.
 
     Example:
         >>> import dygraph
@@ -169,13 +172,16 @@ def mean(x, axis=None, keepdim=False, name=None, *, dtype=None):
         array(2., dtype=float32)
         >>> dygraph.mean(dygraph.to_tensor([1, 2]), dtype="float64").numpy()
         array(1.5)
+        >>> dygraph.mean(dygraph.to_tensor([1, 2])).numpy()
+        array(1)
     """
     x = as_tensor(x, "mean")
     if dtype is not None:
         x = cast(x, dtype)
+    axes = norm_axes(axis, x._data.ndim, "mean")
     if x._data.dtype.kind not in "fc":
-        x = float_operand(x, "mean")
-    return apply(Mean(norm_axes(axis, x._data.ndim, "mean"), keepdim), x)
+        return integer_mean(x, axes, keepdim)
+    return apply(Mean(axes, keepdim), x)
 
 
 def _extreme(x, axis, keepdim, fn, op, split):

@@ -18,7 +18,7 @@ from dygraph.ops import compare
 from dygraph.ops.common import as_tensor, cast, check_axis, float_operand, norm_axes
 from dygraph.ops.manipulation.shape import reshape, reshape_computed, transpose
 from dygraph.ops.reduction import reduce as reduction
-from dygraph.ops.reduction.statistics import nan_if_empty, quantile_bounds
+from dygraph.ops.reduction.statistics import empty_quantiles, nan_if_empty, quantile_bounds
 from dygraph.ops.search.sorting import GatherAlong, _along_index, gather_along, stable_argsort
 from dygraph.ops.unary import core as _unary
 from dygraph.tensor.tensor import Tensor, _new_tensor
@@ -278,8 +278,14 @@ def _nan_order(x, qs, axis, keepdim, interpolation, op):
     data = lines._data
     xp = _xp(data)
     n = data.shape[-1]
+    reduced = [s for d, s in enumerate(in_shape) if axes is not None and d not in axes]
+    if keepdim:
+        reduced = [1 if axes is None or d in axes else s for d, s in enumerate(in_shape)]
     if n == 0:
-        raise op_error(op, f"cannot reduce an axis of length 0 (input shape {list(in_shape)})")
+        if op != "nanquantile":
+            raise op_error(op, f"cannot reduce an axis of length 0 (input shape "
+                           f"{list(in_shape)})")
+        return empty_quantiles(data, len(qs), reduced), None, reduced
     order = stable_argsort(xp, data, data.ndim - 1)  # NaN sorts last
     count = (~xp.isnan(data)).sum(axis=-1, keepdims=True)
     pos = xp.asarray(qs, dtype=np.float64).reshape([-1] + [1] * data.ndim) * (count - 1)
@@ -298,17 +304,15 @@ def _nan_order(x, qs, axis, keepdim, interpolation, op):
         weight = frac.astype(data.dtype)
         out = out + (gather_along(lines_q, pick(hi), data.ndim) - out) * weight
     out = _unary.where(_new_tensor(empty[None], None, 0, True), float("nan"), out)
-    reduced = [s for d, s in enumerate(in_shape) if axes is not None and d not in axes]
-    if keepdim:
-        reduced = [1 if axes is None or d in axes else s for d, s in enumerate(in_shape)]
     index = xp.where(empty[None], -1, low_index)[..., 0]
     return reshape_computed(out, [len(qs)] + reduced), index, reduced
 
 
 @captured_whole
 def nanquantile(x, q, axis=None, keepdim=False, interpolation="linear", name=None):
-    """The q-th quantile(s) over `axis` ignoring NaN (NaN where a line is all NaN); a list
-    of q puts one result per q along a new first dimension.
+    """The q-th quantile(s) over `axis` ignoring NaN (NaN where a line is all NaN, 0 over
+    an axis of length 0, as in Paddle); a list of q puts one result per q along a new
+    first dimension.
 
     Example:
         >>> import dygraph

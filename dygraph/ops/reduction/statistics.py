@@ -1,8 +1,10 @@
 """Statistics over axes: var, std, logsumexp, norm, median, quantile (exported by the
 reduction family).
 
-Integer inputs give default-float results. median and quantile pick elements of the sorted
-input, so they are gathers (ops/search/sorting.py) and their gradient goes to the picked elements.
+Integer inputs give default-float results, except in var and std, which follow Paddle's
+integer arithmetic (ops/reduction/integer_moments.py). median and quantile pick elements of
+the sorted input, so they are gathers (ops/search/sorting.py) and their gradient goes to the
+picked elements.
 """
 
 import math
@@ -12,10 +14,11 @@ import numpy as np
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
-from dygraph.ops.common import as_tensor, check_axis, float_operand, norm_axes
+from dygraph.ops.common import as_tensor, cast, check_axis, float_operand, norm_axes
 from dygraph.ops.complex import real
 from dygraph.ops.manipulation.shape import reshape_computed, transpose
 from dygraph.ops.reduction.axes import constant, keep_shape, reduced_count, unreduce
+from dygraph.ops.reduction.integer_moments import integer_var
 from dygraph.ops.search.sorting import gather_along, stable_argsort
 from dygraph.ops.unary import core as _unary
 from dygraph.tensor.tensor import Tensor, _new_tensor
@@ -164,23 +167,43 @@ def var(x, axis=None, unbiased=None, keepdim=False, name=None, *, correction=1):
         array(1.6666666, dtype=float32)
         >>> dygraph.var(dygraph.to_tensor([1.0, 2.0, 3.0, 4.0]), correction=0).numpy()
         array(1.25, dtype=float32)
+        >>> dygraph.var(dygraph.to_tensor([1, 5, 9, 2])).numpy()
+        array(13)
     """
     if unbiased is not None:
         if correction != 1:
             raise op_error("var", "give one of unbiased and correction, not both")
         correction = int(bool(unbiased))
+    x = as_tensor(x, "var")
+    if x._data.dtype.kind in "iu":
+        return _integer_var(x, axis, keepdim, correction, "var")
     x = float_operand(x, "var")
     return apply(Var(norm_axes(axis, x._data.ndim, "var"), keepdim, correction), x)
 
 
+def _integer_var(x, axis, keepdim, correction, op):
+    """Paddle's variance of an integer tensor, in its dtype (integer_moments.py)."""
+    return integer_var(x, norm_axes(axis, x._data.ndim, op), keepdim, correction)
+
+
 def std(x, axis=None, unbiased=True, keepdim=False, name=None):
-    """Standard deviation over `axis`; unbiased divides by n - 1.
+    """Standard deviation over `axis`; unbiased divides by n - 1. An integer tensor gives
+    the float32 square root of its integer variance (see `var`), as in Paddle.
 
     Example:
         >>> import dygraph
         >>> dygraph.std(dygraph.to_tensor([1.0, 3.0]), unbiased=False).numpy()
         array(1., dtype=float32)
+        >>> dygraph.std(dygraph.to_tensor([1, 5, 9, 2])).numpy()
+        array(3.6055512, dtype=float32)
     """
+    x = as_tensor(x, "std")
+    if x._data.dtype.kind in "iu":
+        variance = cast(_integer_var(x, axis, keepdim, int(bool(unbiased)), "std"),
+                        np.float32)
+        # A negative variance (the lowest integer: no value, or an overflow) has the
+        # square root NaN, given quietly as Paddle gives it.
+        return _unary.sqrt(_unary.where(variance < 0, float("nan"), variance))
     x = float_operand(x, "std")
     return apply(Std(norm_axes(axis, x._data.ndim, "std"), keepdim, int(bool(unbiased))), x)
 
@@ -285,9 +308,9 @@ def _order_statistic(x, qs, axis, keepdim, interpolation, op):
     t, ax, axes = _line(x, axis, op)
     data = t._data
     n = data.shape[ax]
+    target = list(keep_shape(in_shape, axes) if keepdim else _reduced_shape(in_shape, axes))
     if n == 0:
-        raise op_error(op, f"cannot take {op} over an axis of length 0 (input shape "
-                       f"{list(in_shape)})")
+        return empty_quantiles(data, len(qs), target)
     xp = _xp(data)
     lo, hi, frac = _positions(qs, n, interpolation, op)
     kth = sorted(set(lo.tolist()) | set(hi.tolist()) | {n - 1})
@@ -309,10 +332,15 @@ def _order_statistic(x, qs, axis, keepdim, interpolation, op):
         shape[ax] = len(qs)
         weight = xp.asarray(frac.reshape(shape), dtype=data.dtype)
         out = out + (gather_along(t, pick(hi), ax) - out) * weight
-    target = list(keep_shape(in_shape, axes) if keepdim else _reduced_shape(in_shape, axes))
     if len(qs) > 1:
         out = transpose(out, [ax] + [d for d in range(data.ndim) if d != ax])
     return reshape_computed(out, [len(qs)] + target)
+
+
+def empty_quantiles(data, count, shape):
+    """The quantiles of no values: zeros of shape [count] + `shape` in the dtype of array
+    `data`, as Paddle gives them (its take_along_axis of an empty input fills zeros)."""
+    return _new_tensor(_xp(data).zeros([count] + list(shape), data.dtype), None, 0, True)
 
 
 @captured_whole
@@ -384,7 +412,8 @@ def _lower_median(x, axis, keepdim):
 @captured_whole
 def quantile(x, q, axis=None, keepdim=False, interpolation="linear", name=None):
     """The q-th quantile(s) over `axis` (int, list or None for all), interpolating between
-    sorted elements. A list of q puts one result per q along a new first dimension.
+    sorted elements. A list of q puts one result per q along a new first dimension. Over
+    an axis of length 0 the result is 0, as Paddle gives it.
 
     Example:
         >>> import dygraph
