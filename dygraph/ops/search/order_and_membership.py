@@ -247,7 +247,8 @@ def histogram_bin_edges(input, bins=100, min=0.0, max=0.0, name=None):  # noqa: 
 def histogramdd(x, bins=10, ranges=None, density=False, weights=None, name=None):
     """Histogram of N points in D dims (x of shape [N, D], or [..., D]); bins is an int,
     one int per dim, or a list of 1-D edge tensors; ranges is [lo0, hi0, lo1, hi1, ...].
-    Returns (hist, list of edge tensors).
+    Returns (hist, list of edge tensors) in x's dtype: an integer x gives integer counts
+    and integer edges (see `_integer_edges`), as in Paddle.
 
     Example:
         >>> import dygraph
@@ -284,6 +285,33 @@ def histogramdd(x, bins=10, ranges=None, density=False, weights=None, name=None)
     if not points.size and ranges is None and isinstance(bins[0], (int, np.integer)):
         raise op_error("histogramdd", f"an empty x (shape {x.shape}) has no range; give "
                        "ranges or the bin edges")
-    hist, edges = xp.histogramdd(points, bins=bins, range=ranges, density=density, weights=w)
     dtype = _float_dtype(data)
+    if data.dtype.kind in "iu":  # Paddle keeps an integer x's dtype, edges included
+        if density:
+            raise op_error("histogramdd", "density needs a float x (Paddle cannot divide "
+                           f"the integer counts), got {data.dtype.name}", TypeError)
+        dtype = data.dtype
+        bins = _integer_edges(xp, points, bins, ranges, dtype)
+        ranges = None
+    hist, edges = xp.histogramdd(points, bins=bins, range=ranges, density=density, weights=w)
     return _const(hist.astype(dtype)), [_const(e.astype(dtype)) for e in edges]
+
+
+def _integer_edges(xp, points, bins, ranges, dtype):
+    """The bin edges of each dim for integer points, as Paddle makes them: the range (the
+    data's, or `ranges` cut toward zero to integers) split by a linspace in the integer
+    dtype, which computes each edge in float64 from the nearer end and cuts it toward
+    zero (so that edges may repeat: the bins between equal edges stay empty). Explicit
+    edge tensors are used as they are."""
+    if not isinstance(bins[0], (int, np.integer)):
+        return bins
+    if ranges is None:
+        ranges = list(zip(points.min(axis=0).tolist(), points.max(axis=0).tolist()))
+    edges = []
+    for (lo, hi), n in zip(ranges, bins):
+        lo, hi, num = int(lo), int(hi), int(n) + 1
+        i = np.arange(num)
+        step = (hi - lo) / max(num - 1, 1)
+        values = np.where(i < num // 2, lo + step * i, hi - step * (num - 1 - i))
+        edges.append(xp.asarray(np.trunc(values).astype(dtype)))
+    return edges

@@ -185,6 +185,8 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None):  # noqa: A002 -
     x, axis = _line_axis(x, -1 if axis is None else axis, "topk")
     k = _int_arg(k, "topk", "k")
     n = x._data.shape[axis]
+    if was_0d and k >= 1:
+        k = 1  # Paddle takes any k >= 1 for a 0-D x: its one value, at index 0
     if not 1 <= k <= n:
         raise op_error("topk", f"k={k} is out of range for axis {axis} of a tensor of shape "
                        f"{list(x._data.shape)}; expected 1 <= k <= {n}")
@@ -251,6 +253,12 @@ def unique(x, return_index=False, return_inverse=False, return_counts=False, axi
     xp = _xp(data)
     if axis is not None:
         axis = check_axis(_int_arg(axis, "unique", "axis"), data.ndim, "unique")
+    if data.size == 0:
+        # Paddle gives an empty x back as it is (its shape kept, whatever the axis), with
+        # empty [0] indices and counts.
+        wanted = bool(return_index) + bool(return_inverse) + bool(return_counts)
+        extra = [_const(xp.zeros(0, idx_dtype)) for _ in range(wanted)]
+        return tuple([_const(data.copy())] + extra) if extra else _const(data.copy())
     result = xp.unique(data if axis is not None else data.reshape(-1), return_index=True,
                        return_inverse=True, return_counts=True, axis=axis)
     out, first, inverse, counts = result
@@ -356,7 +364,8 @@ def bincount(x, weights=None, minlength=0, name=None):
 def histogram(input, bins=100, min=0, max=0, weight=None, density=False,  # noqa: A002
               name=None):
     """Counts of the values in `bins` equal-width bins over [min, max] (both 0: the data's
-    range); values outside are ignored. int64 counts, or float32 with weight/density.
+    range); values outside are ignored. int64 counts, or float32 with weight/density; an
+    empty input gives zeros in its own dtype, as in Paddle.
 
     Example:
         >>> import dygraph
@@ -383,6 +392,8 @@ def histogram(input, bins=100, min=0, max=0, weight=None, density=False,  # noqa
             raise op_error("histogram", f"weight of shape {list(w.shape)} must match input of "
                            f"shape {list(x._data.shape)}")
         w = w.reshape(-1)
+    if not data.size:  # Paddle: zeros in x's dtype, whatever weight and density say
+        return _const(xp.zeros(bins, x._data.dtype))
     inside = (data >= lo) & (data <= hi)
     pos = ((data[inside].astype(np.float64) - lo) * (bins / (hi - lo))).astype(np.int64)
     pos = xp.minimum(pos, bins - 1)  # the upper edge belongs to the last bin
