@@ -86,6 +86,19 @@ class Divide(Op):
         return ga, gb
 
 
+class BoolDivide(Op):
+    """x / y of two bool tensors, as Paddle divides them: in bool, so x where y is True;
+    a False divisor is an integer division by zero."""
+
+    differentiable = False
+
+    def forward(self, xp, a, b):
+        if not b.all():
+            raise IntegerDivisionByZero("divide: integer division by zero (a False divisor "
+                                        "of bool tensors)")
+        return a & b
+
+
 class FloorDivide(Op):
     differentiable = False
 
@@ -253,7 +266,8 @@ class Neg(Op):
     complex_grad = "same"
 
     def forward(self, xp, a):
-        return -a
+        # Paddle's neg of a bool tensor is its scale by -1, cast back: x unchanged
+        return -a if a.dtype.kind != "b" else a.copy()
 
     def backward(self, m, g):
         return (-g,)
@@ -304,7 +318,8 @@ def multiply(x, y, name=None):
 
 
 def divide(x, y, name=None, *, rounding_mode=None):
-    """Elementwise true division x / y; integer inputs give the default float.
+    """Elementwise true division x / y; integer inputs give the default float, two bool
+    ones a bool (Paddle divides them in bool: x, where no divisor is False).
 
     `rounding_mode` "trunc" rounds the quotient toward zero, "floor" down; both keep the
     inputs' dtype and have a zero gradient.
@@ -323,6 +338,8 @@ def divide(x, y, name=None, *, rounding_mode=None):
     x, y = binary_operands(x, y, "divide")
     if rounding_mode is not None:
         return apply(RoundedDivide(rounding_mode), x, y)
+    if x._data.dtype.kind == "b":  # Paddle divides bools in bool (see BoolDivide)
+        return apply(BoolDivide(), x, y)
     if x._data.dtype.kind not in "fc":
         x, y = float_operand(x, "divide"), float_operand(y, "divide")
     return apply(Divide(), x, y)
@@ -460,7 +477,7 @@ def atan2(x, y, name=None):
 
 
 def neg(x, name=None):
-    """Elementwise -x.
+    """Elementwise -x (a bool x comes back unchanged, as Paddle's neg gives it).
 
     Example:
         >>> import dygraph

@@ -1,6 +1,6 @@
 """More elementwise math: copysign, hypot, ldexp, frexp, logaddexp, sinc, frac, logit,
 stanh, deg2rad/rad2deg, gcd/lcm, heaviside, nextafter, sgn, and the torch-style aliases
-(mul, sub, div, true_divide, negative, positive).
+(mul, sub, div, true_divide, negative, positive; defined in ops/math/torch_aliases.py).
 
 The differentiable ones are compositions of existing ops, so their gradients (and double
 backward) come from those ops; integer-only and bool-valued ones have no gradient.
@@ -14,9 +14,11 @@ from dygraph.autograd import grad_mode
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import UnsupportedDTypeError, op_error
+from dygraph.ops import compare
 from dygraph.ops.common import as_tensor, binary_operands, cast, float_operand
-from dygraph.ops.inplace import make_inplace
+from dygraph.ops.inplace import make_inplace, run_inplace
 from dygraph.ops.math import arithmetic as _math
+from dygraph.ops.math.torch_aliases import div, mul, negative, positive, sub, true_divide
 from dygraph.ops.unary import core as _unary
 from dygraph.tensor.tensor import Tensor, _new_tensor
 
@@ -352,26 +354,41 @@ def frac(x, name=None):
     return x - _unary.trunc(x)
 
 
+def _angle_scaled(x, factor, op):
+    """x * factor for deg2rad/rad2deg, with Paddle's dtypes: int32 and int64 give the
+    default float; bool and the narrower integers stay in their dtype, scaled by the
+    factor cut to it (bool: True, so x is unchanged; deg2rad's factor cuts to 0)."""
+    x = as_tensor(x, op)
+    dtype = x._data.dtype
+    if dtype.kind == "b":
+        return x.clone()
+    if dtype.kind in "iu" and dtype.itemsize < 4:
+        return x * int(factor)  # the dtype's integer arithmetic: wraps around
+    return float_operand(x, op) * factor
+
+
 def deg2rad(x, name=None):
-    """Degrees to radians; integers give the default float.
+    """Degrees to radians; int32/int64 give the default float, bool and narrower
+    integers keep their dtype (see `_angle_scaled`).
 
     Example:
         >>> import dygraph
         >>> dygraph.deg2rad(dygraph.to_tensor([180])).numpy().round(5)
         array([3.14159], dtype=float32)
     """
-    return float_operand(x, "deg2rad") * (_pymath.pi / 180.0)
+    return _angle_scaled(x, _pymath.pi / 180.0, "deg2rad")
 
 
 def rad2deg(x, name=None):
-    """Radians to degrees; integers give the default float.
+    """Radians to degrees; int32/int64 give the default float, bool and narrower
+    integers keep their dtype (see `_angle_scaled`).
 
     Example:
         >>> import dygraph
         >>> dygraph.rad2deg(dygraph.to_tensor([3.141592653589793], dtype='float64')).numpy()
         array([180.])
     """
-    return float_operand(x, "rad2deg") * (180.0 / _pymath.pi)
+    return _angle_scaled(x, 180.0 / _pymath.pi, "rad2deg")
 
 
 def logit(x, eps=None, name=None):
@@ -406,91 +423,22 @@ def stanh(x, scale_a=0.67, scale_b=1.7159, name=None):
     return _unary.tanh(float_operand(x, "stanh") * scale_a) * scale_b
 
 
-def positive(x, name=None):
-    """x itself (+x); bool tensors are refused, as in Paddle.
+def sinc_(x, name=None):
+    """In-place `sinc`, as Paddle's: x takes sinc's values (NaN where they are NaN) and
+    the result is a new tensor, equal to x but with 1 in place of NaN.
 
     Example:
         >>> import dygraph
-        >>> dygraph.positive(dygraph.to_tensor([-1.0])).numpy()
-        array([-1.], dtype=float32)
+        >>> x = dygraph.to_tensor([0.5, float('nan')])
+        >>> out = x.sinc_()
+        >>> out is x, out.numpy().round(4), x.numpy().round(4)
+        (False, array([0.6366, 1.    ], dtype=float32), array([0.6366,    nan], dtype=float32))
     """
-    x = as_tensor(x, "positive")
-    if x._data.dtype == np.bool_:
-        raise op_error("positive", "does not accept bool tensors (got dtype bool)", TypeError)
-    return x
-
-
-def negative(x, name=None):
-    """-x (the same as `neg`).
-
-    Example:
-        >>> import dygraph
-        >>> dygraph.negative(dygraph.to_tensor([1.0, -2.0])).numpy()
-        array([-1.,  2.], dtype=float32)
-    """
-    return _math.neg(x)
-
-
-def true_divide(input, other, name=None):  # noqa: A002 - Paddle's argument name
-    """x / y as floats (the same as `divide`).
-
-    Example:
-        >>> import dygraph
-        >>> dygraph.true_divide(dygraph.to_tensor([3]), dygraph.to_tensor([2])).numpy()
-        array([1.5], dtype=float32)
-    """
-    return _math.divide(input, other)
-
-
-def div(x, y, name=None, rounding_mode=None):
-    """x / y; rounding_mode 'trunc' rounds toward zero, 'floor' rounds down (integers stay
-    integers for both).
-
-    Example:
-        >>> import dygraph
-        >>> x, y = dygraph.to_tensor([-7, 7]), dygraph.to_tensor([2, 2])
-        >>> dygraph.div(x, y, rounding_mode='trunc').numpy()
-        array([-3,  3])
-    """
-    if rounding_mode is None:
-        return _math.divide(x, y)
-    if rounding_mode == "floor":
-        x, y = binary_operands(x, y, "div")
-        if x._data.dtype.kind in "iu":
-            return _math.floor_divide(x, y)
-        return _unary.floor(_math.divide(x, y))
-    if rounding_mode == "trunc":
-        x, y = binary_operands(x, y, "div")
-        quotient = _unary.trunc(_math.divide(x, y))
-        return cast(quotient, x._data.dtype) if x._data.dtype.kind in "iu" else quotient
-    raise op_error("div", f"rounding_mode must be None, 'trunc' or 'floor', got "
-                   f"{rounding_mode!r}")
-
-
-def mul(x, y, name=None):
-    """x * y (the same as `multiply`).
-
-    Example:
-        >>> import dygraph
-        >>> dygraph.mul(dygraph.to_tensor([2.0]), dygraph.to_tensor([3.0])).numpy()
-        array([6.], dtype=float32)
-    """
-    return _math.multiply(x, y)
-
-
-def sub(x, y, name=None, alpha=1):
-    """x - alpha * y (the same as `subtract` for alpha=1).
-
-    Example:
-        >>> import dygraph
-        >>> dygraph.sub(dygraph.to_tensor([1.0]), dygraph.to_tensor([2.0]), alpha=3).numpy()
-        array([-5.], dtype=float32)
-    """
-    if alpha != 1:
-        y = _math.multiply(y, alpha) if isinstance(y, Tensor) else y * alpha
-    return _math.subtract(x, y)
+    run_inplace("sinc_", sinc, x)
+    return _unary.where(compare.isnan(x), 1.0, x)
 
 
 # Paddle's in-place forms of these ops (x.hypot_(y), paddle.gcd_(x, y), ...).
-for _name in ("copysign", "hypot", "ldexp", "gcd", "lcm", "sinc", "frac", "logit"):
+for _name in ("copysign", "hypot", "ldexp", "gcd", "lcm", "frac", "logit"):
     setattr(Tensor, _name + "_", make_inplace(_name + "_", globals()[_name]))
+Tensor.sinc_ = sinc_
