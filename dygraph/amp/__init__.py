@@ -48,14 +48,15 @@ def is_bfloat16_supported(device=None):
     return True
 
 
-def get_autocast_cpu_dtype():
-    """The auto_cast dtype (one setting serves CPU and GPU).
+def get_autocast_cpu_dtype(device_type=None):
+    """The auto_cast dtype (one setting serves CPU and GPU; `device_type` is ignored, as in
+    Paddle, where this is get_autocast_dtype under another name).
 
     Example:
         >>> get_autocast_cpu_dtype()
         'float16'
     """
-    return get_autocast_dtype()
+    return get_autocast_dtype(device_type)
 
 
 get_autocast_gpu_dtype = get_autocast_cpu_dtype

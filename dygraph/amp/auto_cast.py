@@ -209,8 +209,9 @@ def settings_applied(settings):
         interpreters.restore(previous[1])
 
 
-def is_autocast_enabled():
-    """True inside an enabled auto_cast block (in this thread).
+def is_autocast_enabled(device_type=None):
+    """True inside an enabled auto_cast block (in this thread). `device_type` is accepted
+    and ignored, as in Paddle: every device shares one AMP state.
 
     Example:
         >>> is_autocast_enabled()
@@ -219,8 +220,9 @@ def is_autocast_enabled():
     return grad_mode.state.amp is not None
 
 
-def get_autocast_dtype():
-    """The low-precision dtype of the active auto_cast block ('float16' outside one).
+def get_autocast_dtype(device_type=None):
+    """The low-precision dtype of the active auto_cast block ('float16' outside one);
+    `device_type` is accepted and ignored, as in Paddle.
 
     Example:
         >>> get_autocast_dtype()

@@ -7,6 +7,7 @@ Index-type views (as_strided, unfold) gather x at precomputed flat positions wit
 """
 
 import builtins
+import math
 
 from dygraph.autograd.function import apply
 from dygraph.autograd.whole_call import captured_whole
@@ -18,7 +19,7 @@ from dygraph.ops.manipulation.diag import _diag_positions, diag
 from dygraph.ops.manipulation.indexing import GetItem
 from dygraph.ops.manipulation.rearrange import flip
 from dygraph.ops.manipulation.scatter import Scatter
-from dygraph.ops.manipulation.shape import flatten, reshape, transpose
+from dygraph.ops.manipulation.shape import flatten, reshape, reshape_computed, transpose
 from dygraph.tensor.tensor import Tensor, _new_tensor
 
 __all__ = ["unflatten", "view", "view_as", "as_strided", "unfold", "narrow", "permute",
@@ -41,9 +42,9 @@ def unflatten(x, axis, shape, name=None):
         raise op_error("unflatten", "cannot unflatten a 0-D tensor", AssertedValueError)
     ax = check_axis(axis, x._data.ndim, "unflatten")
     sizes = int_list(shape, "unflatten", "shape")
-    if not sizes:
-        raise op_error("unflatten", "shape must not be empty")
     old = list(x.shape)
+    if not x._data.size:
+        return _unflatten_empty(x, ax, sizes)
     known = 1
     for s in sizes:
         known *= s if s != -1 else 1
@@ -53,6 +54,29 @@ def unflatten(x, axis, shape, name=None):
                        f"of a tensor of shape {old}")
     # 0 keeps the dims before `axis` as they come (a static program's free batch dim).
     return reshape(x, [0] * ax + sizes + old[ax + 1:])
+
+
+def _unflatten_empty(x, ax, sizes):
+    """unflatten of a tensor without elements, as Paddle 3.3 reshapes one: `shape` need
+    not match dim `axis`, the new shape only has to hold no elements either; its 0s are
+    sizes (not "keep this dim"), and a -1 is 0 unless the shape has a 0 elsewhere, when
+    it is what makes the non-zero sizes of both shapes agree."""
+    old = list(x._data.shape)
+    target = old[:ax] + sizes + old[ax + 1:]
+    known = math.prod(s for s in target if s != -1)
+    fits = sizes.count(-1) <= 1 and known == 0
+    if -1 in sizes and 0 in target:
+        have = math.prod(s for s in old if s)
+        want = math.prod(s for s in target if s not in (0, -1))
+        fits = sizes.count(-1) == 1 and have % want == 0
+        target[target.index(-1)] = have // want
+    elif -1 in sizes:
+        fits = sizes.count(-1) == 1
+        target[target.index(-1)] = 0
+    if not fits:
+        raise op_error("unflatten", f"shape {sizes} at dim {ax} makes shape {target}, "
+                       f"which cannot hold the 0 elements of a tensor of shape {old}")
+    return reshape_computed(x, target)
 
 
 def view(x, shape_or_dtype, name=None):
@@ -68,6 +92,7 @@ def view(x, shape_or_dtype, name=None):
     """
     x = as_tensor(x, "view")
     if isinstance(shape_or_dtype, (list, tuple, Tensor)):
+        _refuse_empty_view(x, "view")
         return reshape(x, shape_or_dtype)
     target = _dt.convert_dtype(shape_or_dtype).np_dtype
     data = x._data
@@ -79,14 +104,25 @@ def view(x, shape_or_dtype, name=None):
 
 
 def view_as(x, other, name=None):
-    """x reshaped to the shape of `other`.
+    """x reshaped to the shape of `other` (a RuntimeError for an x without elements, as
+    Paddle's view kernel gives).
 
     Example:
         >>> import dygraph
         >>> dygraph.view_as(dygraph.ones([6]), dygraph.zeros([2, 3])).shape
         [2, 3]
     """
-    return reshape(as_tensor(x, "view_as"), as_tensor(other, "view_as").shape)
+    x = as_tensor(x, "view_as")
+    shape = as_tensor(other, "view_as").shape
+    _refuse_empty_view(x, "view_as")
+    return reshape(x, shape)
+
+
+def _refuse_empty_view(x, op):
+    """Paddle's view to a new shape refuses a tensor of 0 elements (RuntimeError)."""
+    if not x._data.size:
+        raise op_error(op, f"cannot view a tensor of 0 elements (shape {x.shape}) with "
+                       "another shape; use reshape", RuntimeError)
 
 
 def _gather_flat(x, pos):
