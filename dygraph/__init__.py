@@ -58,7 +58,7 @@ _SUBMODULES = {"nn", "optimizer", "io", "vision", "fluid", "metric", "linalg", "
                "utils", "dataset", "reader", "framework", "regularizer", "examples",
                "base", "device", "text", "hapi", "callbacks", "distributed",
                "amp", "static", "fft", "signal", "onnx", "inference", "jit", "distribution",
-               "audio", "geometric", "sparse"}
+               "audio", "geometric", "sparse", "compat"}
 # Names that live in a lazily loaded submodule but are also top-level in Paddle.
 _LAZY_NAMES = {
     "ParamAttr": ("dygraph.nn.param_attr", "ParamAttr"),
@@ -84,6 +84,8 @@ _LAZY_NAMES = {
     **{n: ("dygraph.nn.functional", n) for n in ("conv1d", "conv2d", "conv3d", "group_norm",
                                                   "layer_norm", "adaptive_avg_pool1d")},
     "LazyGuard": ("dygraph.nn.lazy_init", "LazyGuard"),
+    "enable_compat": ("dygraph.compat.proxy", "enable_torch_proxy"),
+    "disable_compat": ("dygraph.compat.proxy", "disable_torch_proxy"),
     "autocast": ("dygraph.amp.auto_cast", "autocast"),
     "is_autocast_enabled": ("dygraph.amp.auto_cast", "is_autocast_enabled"),
     "get_autocast_dtype": ("dygraph.amp.auto_cast", "get_autocast_dtype"),

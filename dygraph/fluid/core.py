@@ -1,8 +1,10 @@
-"""fluid.core: device queries the 1.x examples use."""
+"""fluid.core: device queries the 1.x examples use, and the core's EnforceNotMet error."""
 
+from dygraph.framework.errors import EnforceNotMet
 from dygraph.framework.place import CPUPlace, CUDAPlace, is_compiled_with_cuda
 
-__all__ = ["is_compiled_with_cuda", "CPUPlace", "CUDAPlace", "get_cuda_device_count"]
+__all__ = ["is_compiled_with_cuda", "CPUPlace", "CUDAPlace", "get_cuda_device_count",
+           "EnforceNotMet"]
 
 
 def get_cuda_device_count():

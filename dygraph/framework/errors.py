@@ -96,6 +96,17 @@ class InplaceLeafError(RuntimeError, ValueError):
     """
 
 
+class EnforceNotMet(Exception):
+    """Paddle's error for a check that failed inside its C++ core (`base.core.EnforceNotMet`,
+    an Exception only), raised where Paddle raises it instead of one of its typed errors.
+
+    Example:
+        >>> import dygraph
+        >>> dygraph.base.core.EnforceNotMet is EnforceNotMet
+        True
+    """
+
+
 class IntegerDivisionByZero(ZeroDivisionError, ValueError):
     """Integer division by zero: Paddle raises its InvalidArgumentError, a ValueError;
     Python's ZeroDivisionError is kept as the other base.
@@ -105,6 +116,16 @@ class IntegerDivisionByZero(ZeroDivisionError, ValueError):
         True
     """
 
+
+
+class BoolDivisionByZero(IntegerDivisionByZero, EnforceNotMet):
+    """A False divisor of bool tensors: Paddle's core refuses it with EnforceNotMet; DyGraph's
+    integer division by zero is kept as the other base.
+
+    Example:
+        >>> issubclass(BoolDivisionByZero, ZeroDivisionError)
+        True
+    """
 
 
 class IndexValueError(IndexError, ValueError):
@@ -125,16 +146,6 @@ class UnsupportedIdsError(TypeError, NotImplementedError):
 
     Example:
         >>> issubclass(UnsupportedIdsError, NotImplementedError)
-        True
-    """
-
-
-class NotATensorError(TypeError, AttributeError):
-    """A Python value where a Tensor goes, whose attributes Paddle reads (AttributeError);
-    DyGraph's TypeError is kept as the other base.
-
-    Example:
-        >>> issubclass(NotATensorError, AttributeError)
         True
     """
 

@@ -9,7 +9,7 @@ import numpy as np
 from dygraph.autograd import grad_mode
 from dygraph.autograd.function import Op, apply
 from dygraph.backend.workspace import POOLED_SIZE, workspace
-from dygraph.framework.errors import IntegerDivisionByZero, op_error
+from dygraph.framework.errors import BoolDivisionByZero, IntegerDivisionByZero, op_error
 from dygraph.ops.common import as_tensor, binary_operands, cast, float_operand
 from dygraph.ops.inplace import run_inplace
 from dygraph.tensor.tensor import Tensor
@@ -94,8 +94,8 @@ class BoolDivide(Op):
 
     def forward(self, xp, a, b):
         if not b.all():
-            raise IntegerDivisionByZero("divide: integer division by zero (a False divisor "
-                                        "of bool tensors)")
+            raise BoolDivisionByZero("divide: integer division by zero (a False divisor "
+                                     "of bool tensors)")
         return a & b
 
 

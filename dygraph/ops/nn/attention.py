@@ -16,7 +16,6 @@ from dygraph.autograd.function import apply
 from dygraph.framework.errors import (
     AssertedTypeError,
     AssertedValueError,
-    NotATensorError,
     NotTensorError,
     UnsupportedDTypeError,
     op_error,
@@ -68,7 +67,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     for what, t in (("query", query), ("key", key), ("value", value)):
         if not hasattr(t, "shape"):
             raise op_error(op, f"{what} must be a Tensor, got {type(t).__name__}",
-                           NotATensorError)
+                           NotTensorError)
     q, k, v = (float_operand(t, op) for t in (query, key, value))
     qs, ks, vs = q._data.shape, k._data.shape, v._data.shape
     nd = len(qs)

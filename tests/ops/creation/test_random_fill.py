@@ -96,7 +96,7 @@ def test_bad_arguments_name_the_op():
     with pytest.raises(ValueError, match="random_"):
         D.zeros([2]).random_(5, 5)
     with pytest.raises(ValueError, match="poisson"):
-        D.poisson(D.to_tensor([-1.0]))
+        D.poisson(D.to_tensor([np.inf]))  # a negative rate draws 0, as in Paddle
     with pytest.raises(ValueError, match="randint_like"):
         D.randint_like(D.zeros([2]), 3, 1)
     with pytest.raises(RuntimeError, match="normal_"):
@@ -112,7 +112,7 @@ def test_samplers_refuse_what_paddle_has_no_kernel_for():
                  lambda: D.rand([2], dtype="int64"), lambda: D.randn([2], dtype="bool"),
                  lambda: D.standard_normal([2], dtype="int32"),
                  lambda: D.uniform([2], dtype="int64")):
-        with pytest.raises(RuntimeError, match="floating-point") as info:
+        with pytest.raises(RuntimeError, match="floating-point|no kernel") as info:
             draw()
         assert isinstance(info.value, TypeError)
     assert D.randn([2], dtype="float64").dtype == D.float64

@@ -80,11 +80,11 @@ def test_integer_and_bool_dtype_rules():
     assert D.max(i32).dtype == D.int32
     assert D.prod(i32, axis=0).dtype == D.int32
     assert D.cumsum(i32, axis=1).dtype == D.int64  # as Paddle
-    assert D.cumsum(t([True, True, False])).tolist() == [1, 2, 2]
-    assert D.cumsum(t([True, True, False])).dtype == D.int64
+    with pytest.raises(RuntimeError, match="cumsum: .*bool"):  # Paddle: no bool kernel
+        D.cumsum(t([True, True, False]))
     assert D.cumsum(i32, dtype="float64").dtype == D.float64
     assert D.median(i32).dtype == D.float32 and float(D.median(i32)) == 2.5
-    assert D.var(i32).dtype == D.float32
+    assert D.var(i32).dtype == D.int32 and int(D.var(i32)) == 2  # Paddle 3.3 gives 2
     assert D.quantile(t(X), 0.5).dtype == D.float64
     assert D.all(t([1, 0])).dtype == D.bool
     assert D.count_nonzero(t([1.0, 0.0])).dtype == D.int64

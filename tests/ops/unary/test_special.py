@@ -59,7 +59,7 @@ def test_dygraph_imports_and_runs_the_fallbacks_without_scipy():
 def test_in_place_incomplete_gamma_refuses_a_non_float_x_as_paddle(name, dtype):
     # Paddle has no kernel writing the float result into such an x: RuntimeError
     x = D.ones([2], dtype=dtype)
-    with pytest.raises(RuntimeError, match=f"{name}: x must be a float tensor"):
+    with pytest.raises(RuntimeError, match=f"{name}: (x must be a float tensor|.*{dtype})"):
         getattr(x, name)(_t([1.0, 2.0]))
     with pytest.raises(RuntimeError):
         getattr(D, name)(x, _t([1.0, 2.0]))
