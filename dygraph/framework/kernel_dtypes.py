@@ -43,10 +43,24 @@ def _dtypes(names):
     return frozenset(np.dtype(n) for n in names.split())
 
 
-def _refuse(op, dtype, error):
-    raise op_error(op, f"Paddle has no kernel of this op for {dtype} input, and DyGraph "
-                   f"refuses it too so that the program runs on Paddle as well; cast it "
-                   f"first (x.astype('float32'))", error)
+def _refuse(op, dtype, error, when=""):
+    raise op_error(op, f"Paddle has no kernel of this op for {dtype} input{when}, and "
+                   f"DyGraph refuses it too so that the program runs on Paddle as well; "
+                   f"cast it first (x.astype('float32'))", error)
+
+
+def refuse_dtypes(op, x, dtypes, when=""):
+    """Refuse a tensor `x` whose dtype is named in `dtypes`, as Paddle does, where the
+    refusal depends on the other arguments (the kernel Paddle's function reaches): the
+    caller checks them, `when` says which (" with correction 1").
+
+    Example:
+        >>> import dygraph
+        >>> refuse_dtypes("split", dygraph.ones([2]), ("complex64",))  # float32: passes
+    """
+    name = x._data.dtype.name
+    if name in dtypes:
+        _refuse(op, name, UnsupportedDTypeError, when)
 
 
 def refusing(op, function, param, dtypes, error):

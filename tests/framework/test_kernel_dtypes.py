@@ -93,3 +93,25 @@ def test_dropout_refuses_integers_only_where_paddle_does():
             F.dropout(x, **kwargs)
     assert F.dropout(x, p=0.0).dtype == paddle.int32
     assert F.dropout(x, axis=0).dtype == paddle.int32
+
+
+@pytest.mark.parametrize("refused, computed", [
+    # each pair: Paddle 3.3 refuses the first call (no kernel for the path it takes) and
+    # computes the second, which differs only in an argument
+    (lambda c, i: paddle.var(c), lambda c, i: paddle.var(c, unbiased=False)),
+    (lambda c, i: paddle.std(c), lambda c, i: paddle.std(c, unbiased=False)),
+    (lambda c, i: paddle.split(c, 2, axis=1), lambda c, i: paddle.split(c, [1, 3], axis=1)),
+    (lambda c, i: paddle.quantile(i, 0.5),
+     lambda c, i: paddle.quantile(i, 0.5, interpolation="lower")),
+    (lambda c, i: paddle.nanquantile(i, 0.5),
+     lambda c, i: paddle.nanquantile(i, 0.5, interpolation="higher")),
+    (lambda c, i: F.l1_loss(i, i), lambda c, i: F.l1_loss(i, i, reduction="sum")),
+    (lambda c, i: paddle.linalg.vector_norm(i, axis=1),
+     lambda c, i: paddle.linalg.vector_norm(i, axis=[0, 1])),
+])
+def test_refusals_that_depend_on_the_arguments(refused, computed):
+    c = paddle.to_tensor(np.ones((3, 4), np.complex64))
+    i = paddle.to_tensor(np.arange(12).reshape(3, 4))
+    with pytest.raises(RuntimeError, match="no kernel"):
+        refused(c, i)
+    computed(c, i)

@@ -18,6 +18,7 @@ from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import apply
 from dygraph.backend import get_array_module
 from dygraph.framework.errors import AssertedValueError, ValueTypeError, describe, op_error
+from dygraph.framework.kernel_dtypes import refuse_dtypes
 from dygraph.ops.common import (
     _Identity,
     as_tensor,
@@ -324,7 +325,11 @@ def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None, *, dtype=None):
         >>> float(dygraph.linalg.vector_norm(dygraph.to_tensor([[3.0], [4.0]])))
         5.0
     """
-    x = float_operand(x if dtype is None else cast(x, dtype), "vector_norm")
+    x = as_tensor(x, "vector_norm") if dtype is None else cast(x, dtype)
+    if axis is None or not isinstance(axis, (list, tuple)) or len(axis) == 1:
+        # one axis (or all as one vector) runs Paddle's float-only p_norm kernel
+        refuse_dtypes("vector_norm", x, ("int32", "int64"), " over one axis")
+    x = float_operand(x, "vector_norm")
     nd = x._data.ndim
     if axis is None:
         axes = tuple(range(nd))

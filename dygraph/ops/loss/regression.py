@@ -21,6 +21,7 @@ import numpy as np
 
 from dygraph.autograd.function import Op, apply
 from dygraph.framework.errors import op_error
+from dygraph.framework.kernel_dtypes import refuse_dtypes
 from dygraph.ops.activation.smooth import log_sigmoid
 from dygraph.ops.common import as_tensor, binary_operands, float_operand
 from dygraph.ops.creation import constructors as _creation
@@ -148,6 +149,9 @@ def l1_loss(input, label, reduction="mean", name=None):
         array(2., dtype=float32)
     """
     check_reduction(reduction, "l1_loss")
+    if reduction == "mean":  # Paddle's mean has no integer kernel
+        refuse_dtypes("l1_loss", as_tensor(input, "l1_loss"), ("int32", "int64"),
+                      " with reduction='mean'")
     x, y = _operands(input, label, "l1_loss")
     return reduce_loss(_unary.abs(x - y), reduction)
 

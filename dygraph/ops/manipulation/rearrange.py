@@ -14,6 +14,7 @@ import numpy as np
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.framework.errors import AssertedValueError, IndexValueError, op_error
+from dygraph.framework.kernel_dtypes import refuse_dtypes
 from dygraph.ops.common import amp_casts, as_tensor, check_axis
 from dygraph.ops.manipulation.args import int_list, tensor_list, xp_of
 from dygraph.ops.manipulation.diag import diag, diagonal, tril, triu
@@ -222,6 +223,8 @@ def split(x, num_or_sections, axis=0, name=None):
         [[2, 2], [3, 2]]
     """
     x = as_tensor(x, "split")
+    if isinstance(num_or_sections, (int, np.integer)):  # Paddle's split_with_num kernel
+        refuse_dtypes("split", x, ("complex64",), " split into a number of parts")
     nd = x._data.ndim
     if nd == 0:
         raise op_error("split", "cannot split a 0-D tensor")

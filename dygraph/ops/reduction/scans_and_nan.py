@@ -14,6 +14,7 @@ from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
+from dygraph.framework.kernel_dtypes import refuse_dtypes
 from dygraph.ops import compare
 from dygraph.ops.common import as_tensor, cast, check_axis, float_operand, norm_axes
 from dygraph.ops.manipulation.shape import reshape, reshape_computed, transpose
@@ -327,6 +328,9 @@ def nanquantile(x, q, axis=None, keepdim=False, interpolation="linear", name=Non
     if not qs or any(not 0 <= float(v) <= 1 for v in qs):
         raise op_error("nanquantile", f"q must be in [0, 1] (a number or a non-empty list), "
                        f"got {q!r}")
+    if interpolation == "linear":  # as quantile
+        refuse_dtypes("nanquantile", as_tensor(x, "nanquantile"), ("int32", "int64"),
+                      " with linear interpolation")
     out = _nan_order(x, [float(v) for v in qs], axis, keepdim, interpolation, "nanquantile")[0]
     return reshape_computed(out, out.shape[1:]) if scalar else out
 

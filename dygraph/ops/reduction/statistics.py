@@ -14,6 +14,7 @@ import numpy as np
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
+from dygraph.framework.kernel_dtypes import refuse_dtypes
 from dygraph.ops.common import as_tensor, cast, check_axis, float_operand, norm_axes
 from dygraph.ops.complex import real
 from dygraph.ops.manipulation.shape import reshape_computed, transpose
@@ -175,6 +176,8 @@ def var(x, axis=None, unbiased=None, keepdim=False, name=None, *, correction=1):
             raise op_error("var", "give one of unbiased and correction, not both")
         correction = int(bool(unbiased))
     x = as_tensor(x, "var")
+    if correction != 0:  # Paddle's complex variance reaches a real-only kernel then
+        refuse_dtypes("var", x, ("complex64",), " with a correction")
     if x._data.dtype.kind in "iu":
         return _integer_var(x, axis, keepdim, correction, "var")
     x = float_operand(x, "var")
@@ -198,6 +201,8 @@ def std(x, axis=None, unbiased=True, keepdim=False, name=None):
         array(3.6055512, dtype=float32)
     """
     x = as_tensor(x, "std")
+    if unbiased:  # as var
+        refuse_dtypes("std", x, ("complex64",), " with unbiased=True")
     if x._data.dtype.kind in "iu":
         variance = cast(_integer_var(x, axis, keepdim, int(bool(unbiased)), "std"),
                         np.float32)
@@ -430,5 +435,8 @@ def quantile(x, q, axis=None, keepdim=False, interpolation="linear", name=None):
     for value in qs:
         if not 0 <= float(value) <= 1:
             raise op_error("quantile", f"q must be in the range [0, 1], got {value}")
+    if interpolation == "linear":  # Paddle's linear interpolation has no integer kernel
+        refuse_dtypes("quantile", as_tensor(x, "quantile"), ("int32", "int64"),
+                      " with linear interpolation")
     out = _order_statistic(x, [float(v) for v in qs], axis, keepdim, interpolation, "quantile")
     return reshape_computed(out, out.shape[1:]) if scalar else out
