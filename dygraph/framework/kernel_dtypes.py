@@ -39,6 +39,12 @@ _ERRORS = {"RuntimeError": UnsupportedDTypeError, "TypeError": UnsupportedDTypeE
            "ValueError": ValueTypeError, "AssertionError": AssertedTypeError}
 
 
+# Names whose `dtype` argument casts x before Paddle's kernel runs (cumsum(x, dtype='int64')
+# of a bool x is computed): with a dtype given, x's own dtype is not checked.
+_CAST_FIRST = frozenset(["cumsum", "cumprod", "prod", "softmax", "softmax_", "log_softmax",
+                         "logcumsumexp", "rand_like", "randn_like", "vector_norm", "norm"])
+
+
 def _dtypes(names):
     return frozenset(np.dtype(n) for n in names.split())
 
@@ -80,12 +86,15 @@ def refusing(op, function, param, dtypes, error):
     if param not in params:
         return None
     position = params.index(param)
+    # where a given dtype casts x first, its position (past every argument otherwise)
+    cast_at = params.index("dtype") if op in _CAST_FIRST and "dtype" in params else None
 
     @functools.wraps(function)
     def checked(*args, **kwargs):
         x = args[position] if len(args) > position else kwargs.get(param)
         data = getattr(x, "_data", None)
-        if data is not None and data.dtype in dtypes:
+        if data is not None and data.dtype in dtypes and (cast_at is None or (
+                args[cast_at] if len(args) > cast_at else kwargs.get("dtype")) is None):
             _refuse(op, data.dtype, error)
         return function(*args, **kwargs)
 

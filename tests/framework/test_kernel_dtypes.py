@@ -115,3 +115,19 @@ def test_refusals_that_depend_on_the_arguments(refused, computed):
     with pytest.raises(RuntimeError, match="no kernel"):
         refused(c, i)
     computed(c, i)
+
+
+def test_a_dtype_that_casts_first_lifts_the_check_as_in_paddle():
+    # Paddle 3.3 computes cumsum(bool, dtype='int64') (the cast runs before the kernel) but
+    # refuses argmax(bool, dtype='int32') (there dtype is the index dtype)
+    flags = paddle.to_tensor([[True, False], [True, True]])
+    np.testing.assert_array_equal(paddle.cumsum(flags, axis=0, dtype="int64").numpy(),
+                                  [[1, 0], [2, 1]])
+    assert int(paddle.prod(flags, dtype="int64")) == 0
+    assert flags.cumsum(dtype="int64").dtype == paddle.int64
+    ints = paddle.to_tensor([[1, 2], [3, 4]])
+    assert F.softmax(ints, dtype="float32").dtype == paddle.float32
+    with pytest.raises(RuntimeError):
+        F.softmax(ints)
+    with pytest.raises(RuntimeError):
+        paddle.argmax(flags, dtype="int32")
