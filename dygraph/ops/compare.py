@@ -74,9 +74,11 @@ def _unary(fn_name, op_name):
         return apply(_Elementwise(fn_name), *_integer_only(op_name, as_tensor(x, op_name)))
 
     op.__name__ = op.__qualname__ = op_name
+    # the example's input: a float one for the float tests (Paddle has no bool kernel)
+    example = "[1.0, 2.0]" if op_name.startswith("is") else "[True, False]"
     op.__doc__ = (f"Elementwise `{fn_name}` (no gradient).\n\n"
                   f"    Example:\n        >>> import dygraph\n"
-                  f"        >>> dygraph.{op_name}(dygraph.to_tensor([True, False])).shape\n"
+                  f"        >>> dygraph.{op_name}(dygraph.to_tensor({example})).shape\n"
                   f"        [2]\n")
     return op
 
