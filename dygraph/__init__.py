@@ -31,6 +31,7 @@ from dygraph.framework.dtype import (
     uint8,
 )
 from dygraph.framework.dtype_info import *  # noqa: F401,F403 - float, finfo, pi, ...
+from dygraph.framework.kernel_dtypes import guard_namespace as _guard_namespace
 from dygraph.framework.place import (
     CPUPlace,
     CUDAPinnedPlace,
@@ -47,8 +48,6 @@ from dygraph.tensor.checks import *  # noqa: F401,F403 - clone, cast_, is_tensor
 from dygraph.tensor.printing import set_printoptions
 from dygraph.tensor.tensor import Tensor, to_tensor
 from dygraph.utils.lazy_attributes import lazy_attributes
-
-from dygraph.framework.kernel_dtypes import guard_namespace as _guard_namespace  # noqa: I001
 
 _guard_namespace(globals(), "paddle")  # the dtypes Paddle refuses (dygraph.ops: unchecked)
 __version__ = "0.1.0"

@@ -43,7 +43,7 @@ TENSOR_VALUES = {
 # Plain values that differ for a name: Paddle 3.3's slice_scatter reads axes [-1] as a
 # slice of the whole tensor (a shape error), so its cases give axis 1.
 NAME_VALUES = {"slice_scatter": {"axes": [1]}}
-DTYPES = ("float64", "int32", "int64", "bool", "complex64")
+DTYPES = ("float64", "int32", "int64", "bool", "complex64", "complex128")
 SKIPPED_KEYWORDS = frozenset(["out", "device", "pin_memory", "place"])
 
 

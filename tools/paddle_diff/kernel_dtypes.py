@@ -23,7 +23,7 @@ from .record import CLASS_NAMESPACES
 TARGET = (pathlib.Path(__file__).resolve().parents[2] / "dygraph" / "framework"
           / "paddle_kernel_dtypes.py")
 DTYPE_VARIANTS = {"f32": "float32", "float64": "float64", "int32": "int32", "int64": "int64",
-                  "bool": "bool", "complex64": "complex64"}
+                  "bool": "bool", "complex64": "complex64", "complex128": "complex128"}
 # where the kernel's refusal is of another parameter than the first tensor one (the cases
 # give every tensor parameter the dtype; embedding's ids are integers, its table is not)
 CHECKED = {"nn.functional.embedding": "weight"}

@@ -124,8 +124,8 @@ def drive(namespace, python, names=()):
     while total is None or start < total:
         with tempfile.NamedTemporaryFile("r", suffix=".jsonl") as out:
             subprocess.run([python, "-m", "tools.paddle_diff.record", "--worker", namespace,
-                            str(start), out.name, "--names", *names], cwd=ROOT, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL,
+                            str(start), out.name, "--names", *names], cwd=ROOT,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                            env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
             last = start - 1
             for raw in out.read().splitlines():

@@ -255,3 +255,10 @@ def test_batched_matmul_over_an_empty_inner_dimension_is_zeros():
     out = D.matmul(D.to_tensor(a), D.to_tensor(b))
     np.testing.assert_array_equal(out.numpy(), np.matmul(a, b))
     assert out.shape == [2, 2, 5, 4]
+
+
+def test_lstsq_of_an_empty_matrix_has_no_rank_as_in_paddle():
+    # Paddle 3.3 returns an empty int64 rank for an empty x (every other x: int32)
+    _, _, rank, _ = L.lstsq(D.zeros([0, 3]), D.zeros([0, 3]))
+    assert rank.shape == [0] and rank.dtype == D.int64
+    assert L.lstsq(D.eye(3), D.ones([3, 1]))[2].dtype == D.int32
