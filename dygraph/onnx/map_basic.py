@@ -20,6 +20,7 @@ from dygraph.ops.activation import piecewise as act
 from dygraph.ops.activation import smooth, softmax
 from dygraph.ops.common import Cast
 from dygraph.ops.math import arithmetic as arith
+from dygraph.ops.math import extrema
 from dygraph.ops.reduction import cumulative
 from dygraph.ops.reduction import reduce as reduction
 from dygraph.ops.reduction import statistics as statistic
@@ -31,7 +32,7 @@ __all__ = []
 
 _SAME = {
     arith.Add: "Add", arith.Subtract: "Sub", arith.Multiply: "Mul", arith.Pow: "Pow",
-    arith.Maximum: "Max", arith.Minimum: "Min", arith.Neg: "Neg", arith.AddN: "Sum",
+    extrema.Maximum: "Max", extrema.Minimum: "Min", arith.Neg: "Neg", arith.AddN: "Sum",
     unary.Exp: "Exp", unary.Log: "Log", unary.Sqrt: "Sqrt", unary.Tanh: "Tanh",
     unary.Sin: "Sin", unary.Cos: "Cos", unary.Abs: "Abs", unary_explog.Reciprocal: "Reciprocal",
     unary_trig.Tan: "Tan", unary_trig.Asin: "Asin", unary_trig.Acos: "Acos",

@@ -27,16 +27,16 @@ from dygraph.ops.manipulation import (
     shape,
     view,
 )
-from dygraph.ops.math import arithmetic, composite, elementwise
+from dygraph.ops.math import arithmetic, composite, elementwise, extrema
 from dygraph.ops.reduction import reduce, scans_and_nan
 from dygraph.ops.search import order_and_membership, sorting
 from dygraph.ops.unary import core as unary
 from dygraph.ops.unary import special
 from dygraph.tensor.methods import attach_methods
 
-FAMILIES = (arithmetic, unary, reduce, sorting, shape, rearrange, indexing, products, compare,
-            constructors, join, view, scatter_index, order_and_membership, composite, interop,
-            complex, elementwise, special, scans_and_nan, random)
+FAMILIES = (arithmetic, extrema, unary, reduce, sorting, shape, rearrange, indexing, products,
+            compare, constructors, join, view, scatter_index, order_and_membership, composite,
+            interop, complex, elementwise, special, scans_and_nan, random)
 for _family in FAMILIES:
     if not hasattr(_family, "NOT_METHODS"):
         _family.NOT_METHODS = set()
@@ -103,8 +103,8 @@ for _name, _fn in {
     "swapaxes": _swapaxes, "astype": _common.cast, "matmul": products.matmul,
     "exp": unary.exp, "log": unary.log, "sqrt": unary.sqrt, "sin": unary.sin,
     "cos": unary.cos, "tanh": unary.tanh, "abs": unary.abs, "sign": unary.sign,
-    "floor": unary.floor, "power": arithmetic.pow, "maximum": arithmetic.maximum,
-    "minimum": arithmetic.minimum, "isnan": compare.isnan, "zeros_like": _like(0),
+    "floor": unary.floor, "power": arithmetic.pow, "maximum": extrema.maximum,
+    "minimum": extrema.minimum, "isnan": compare.isnan, "zeros_like": _like(0),
     "ones_like": _like(1), "where": unary.where,
 }.items():
     register(_name, tensor_fn=_fn)

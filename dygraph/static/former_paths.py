@@ -9,7 +9,7 @@ Example:
     'dygraph.ops.math.arithmetic:Add'
 """
 
-__all__ = ["FORMER_MODULES", "current_path"]
+__all__ = ["FORMER_MODULES", "FORMER_CLASSES", "current_path"]
 
 FORMER_MODULES = {
     "dygraph.amp.autocast": "dygraph.amp.auto_cast",
@@ -76,10 +76,25 @@ FORMER_MODULES = {
 }
 
 
+# Op classes that moved out of a module that is still there: "module:qualname" (the module
+# as FORMER_MODULES gives it today) -> where the class lives now.
+FORMER_CLASSES = {
+    f"dygraph.ops.math.arithmetic:{name}": f"dygraph.ops.math.extrema:{name}"
+    for name in ("Maximum", "Minimum", "Fmax", "Fmin")
+}
+
+
 def current_path(path):
-    """`path` ("module:qualname") with a former module name replaced by today's; any other
-    string unchanged (the caller then finds it or refuses it)."""
+    """`path` ("module:qualname") with a former module name replaced by today's, and a
+    moved class by its place today; any other string unchanged (the caller then finds it
+    or refuses it).
+
+    Example:
+        >>> current_path("dygraph.ops.math:Maximum")
+        'dygraph.ops.math.extrema:Maximum'
+    """
     if not isinstance(path, str):
         return path
     module, sep, qualname = path.partition(":")
-    return FORMER_MODULES.get(module, module) + sep + qualname
+    path = FORMER_MODULES.get(module, module) + sep + qualname
+    return FORMER_CLASSES.get(path, path)

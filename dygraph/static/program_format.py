@@ -85,7 +85,7 @@ OP_MODULES = (
     "dygraph.ops.loss.regression", "dygraph.ops.loss.rnnt", "dygraph.ops.manipulation.diag",
     "dygraph.ops.manipulation.indexing", "dygraph.ops.manipulation.pad",
     "dygraph.ops.manipulation.rearrange", "dygraph.ops.manipulation.scatter",
-    "dygraph.ops.manipulation.shape", "dygraph.ops.math.arithmetic",
+    "dygraph.ops.manipulation.shape", "dygraph.ops.math.arithmetic", "dygraph.ops.math.extrema",
     "dygraph.ops.math.elementwise", "dygraph.ops.nn.dropout", "dygraph.ops.nn.linear",
     "dygraph.ops.nn.resample", "dygraph.ops.nn.vision", "dygraph.ops.normalization.norms",
     "dygraph.ops.normalization.running", "dygraph.ops.pool.pooling",

@@ -424,6 +424,42 @@ def test_a_file_naming_former_module_paths_loads(tmp_path):
     assert current_path("no.such:Thing") == "no.such:Thing"
 
 
+def test_a_file_naming_a_moved_op_class_loads(tmp_path):
+    """maximum's op class moved from ops/math/arithmetic.py to ops/math/extrema.py; a file
+    that names it at its former place (or the layout before that) loads, with its numbers."""
+    from dygraph.static.former_paths import current_path
+
+    assert current_path("dygraph.ops.math:Maximum") == "dygraph.ops.math.extrema:Maximum"
+    assert current_path("dygraph.ops.math.arithmetic:Add") == "dygraph.ops.math.arithmetic:Add"
+    dygraph.enable_static()
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        x = static.data("x", [None, 3], "float32")
+        y = dygraph.maximum(x, dygraph.full([3], 0.5))
+    dygraph.disable_static()
+    prefix = str(tmp_path / "model")
+    exe = static.Executor()
+    static.save_inference_model(prefix, [x], [y], exe, program=main)
+    moved = []
+
+    def to_former(value):
+        if isinstance(value, dict):
+            return {k: to_former(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [to_former(v) for v in value]
+        if value == "dygraph.ops.math.extrema:Maximum":
+            moved.append(value)
+            return "dygraph.ops.math.arithmetic:Maximum"
+        return value
+
+    _edit(prefix, lambda model: model.update(to_former(model)))
+    assert moved
+    program, _, fetches = static.load_inference_model(prefix, exe)
+    data = np.array([[0.0, 1.0, 0.25]], np.float32)
+    out = exe.run(program, feed={"x": data}, fetch_list=fetches)[0]
+    np.testing.assert_array_equal(out, np.maximum(data, 0.5))
+
+
 def test_a_fresh_process_loads_a_program_calling_a_lazily_loaded_function(tmp_path):
     """nms is a whole call registered by dygraph.vision.ops, which `import dygraph` leaves
     for its first use: a fresh process that only loads the program must still find it."""

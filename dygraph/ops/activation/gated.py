@@ -16,7 +16,7 @@ from dygraph.ops.common import float_operand
 from dygraph.ops.manipulation.args import xp_of
 from dygraph.ops.manipulation.rearrange import split
 from dygraph.ops.manipulation.shape import reshape
-from dygraph.ops.math.arithmetic import maximum, minimum
+from dygraph.ops.math.extrema import maximum, minimum
 from dygraph.ops.reduction.reduce import amax
 from dygraph.tensor.tensor import _new_tensor
 

@@ -13,6 +13,7 @@ from dygraph.ops.device_constants import const as _const
 from dygraph.ops.device_constants import index
 from dygraph.ops.loss.common import check_reduction, reduce_loss
 from dygraph.ops.math import arithmetic as _math
+from dygraph.ops.math import extrema
 from dygraph.ops.reduction import reduce as _reduction
 from dygraph.ops.unary import core as _unary
 
@@ -136,7 +137,7 @@ def triplet_margin_loss(input, positive, negative, margin=1.0, p=2, epsilon=1e-6
     d_pos = _distance(a, pos, p, epsilon)
     d_neg = _distance(a, neg, p, epsilon)
     if swap:
-        d_neg = _math.minimum(d_neg, _distance(pos, neg, p, epsilon))
+        d_neg = extrema.minimum(d_neg, _distance(pos, neg, p, epsilon))
     return reduce_loss(relu(d_pos - d_neg + margin), reduction)
 
 

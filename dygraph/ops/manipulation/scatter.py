@@ -18,6 +18,7 @@ from dygraph.ops.manipulation.args import check_bounds, constant, index_array, x
 from dygraph.ops.manipulation.indexing import GetItem
 from dygraph.ops.manipulation.shape import broadcast_to, reshape
 from dygraph.ops.math import arithmetic as _math
+from dygraph.ops.math import extrema
 from dygraph.ops.unary.core import where
 from dygraph.tensor.tensor import Tensor
 
@@ -217,7 +218,7 @@ def index_add(x, index, axis, value, alpha=1, name=None):
 
 
 _REDUCE_COMBINE = {"mul": _math.multiply, "multiply": _math.multiply,
-                   "amax": _math.maximum, "amin": _math.minimum}
+                   "amax": extrema.maximum, "amin": extrema.minimum}
 
 
 @captured_whole

@@ -1,4 +1,5 @@
-"""Elementwise binary arithmetic: add, subtract, multiply, divide, pow and friends.
+"""Elementwise binary arithmetic: add, subtract, multiply, divide, pow and friends (the
+element-wise extrema are in extrema.py).
 
 Each op is its forward and its gradient side by side. Broadcasting is undone by the engine,
 so a gradient here may have the broadcast shape.
@@ -15,8 +16,7 @@ from dygraph.ops.inplace import run_inplace
 from dygraph.tensor.tensor import Tensor
 
 __all__ = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "mod",
-           "floor_mod", "pow", "maximum", "minimum", "fmax", "fmin", "atan2", "scale", "lerp",
-           "add_n", "increment", "neg"]
+           "floor_mod", "pow", "atan2", "scale", "lerp", "add_n", "increment", "neg"]
 NONDIFF = {"floor_divide", "increment"}
 
 
@@ -204,52 +204,6 @@ class Pow(Op):
         return m.where(zero_b, m.zeros_like(g), g * safe_b * m.power(a, safe_b - 1))
 
 
-class Maximum(Op):
-    save_inputs = True
-
-    def forward(self, xp, a, b):
-        return xp.maximum(a, b)
-
-    def backward(self, m, g):
-        mask = self.x(0, m) >= self.x(1, m)
-        zero = m.zeros_like(g)
-        return m.where(mask, g, zero), m.where(mask, zero, g)
-
-
-class Minimum(Op):
-    save_inputs = True
-
-    def forward(self, xp, a, b):
-        return xp.minimum(a, b)
-
-    def backward(self, m, g):
-        mask = self.x(0, m) <= self.x(1, m)
-        zero = m.zeros_like(g)
-        return m.where(mask, g, zero), m.where(mask, zero, g)
-
-
-class Fmax(Maximum):
-    def forward(self, xp, a, b):
-        return xp.fmax(a, b)
-
-    def backward(self, m, g):
-        a, b = self.x(0, m), self.x(1, m)
-        mask = (a >= b) | m.isnan(b)
-        zero = m.zeros_like(g)
-        return m.where(mask, g, zero), m.where(mask, zero, g)
-
-
-class Fmin(Minimum):
-    def forward(self, xp, a, b):
-        return xp.fmin(a, b)
-
-    def backward(self, m, g):
-        a, b = self.x(0, m), self.x(1, m)
-        mask = (a <= b) | m.isnan(b)
-        zero = m.zeros_like(g)
-        return m.where(mask, g, zero), m.where(mask, zero, g)
-
-
 class Atan2(Op):
     save_inputs = True
 
@@ -415,50 +369,6 @@ def pow(x, y, name=None):  # noqa: A001 - Paddle's public name
         array([1, 4, 9])
     """
     return apply(Pow(), *binary_operands(x, y, "pow"))
-
-
-def maximum(x, y, name=None):
-    """Elementwise maximum (gradient to x on ties).
-
-    Example:
-        >>> import dygraph
-        >>> dygraph.maximum(dygraph.to_tensor([1.0, 5.0]), dygraph.to_tensor([3.0, 2.0])).numpy()
-        array([3., 5.], dtype=float32)
-    """
-    return apply(Maximum(), *binary_operands(x, y, "maximum"))
-
-
-def minimum(x, y, name=None):
-    """Elementwise minimum (gradient to x on ties).
-
-    Example:
-        >>> import dygraph
-        >>> dygraph.minimum(dygraph.to_tensor([1.0, 5.0]), dygraph.to_tensor([3.0, 2.0])).numpy()
-        array([1., 2.], dtype=float32)
-    """
-    return apply(Minimum(), *binary_operands(x, y, "minimum"))
-
-
-def fmax(x, y, name=None):
-    """Elementwise maximum that ignores NaN.
-
-    Example:
-        >>> import dygraph
-        >>> dygraph.fmax(dygraph.to_tensor([float('nan')]), dygraph.to_tensor([1.0])).numpy()
-        array([1.], dtype=float32)
-    """
-    return apply(Fmax(), *binary_operands(x, y, "fmax"))
-
-
-def fmin(x, y, name=None):
-    """Elementwise minimum that ignores NaN.
-
-    Example:
-        >>> import dygraph
-        >>> dygraph.fmin(dygraph.to_tensor([float('nan')]), dygraph.to_tensor([1.0])).numpy()
-        array([1.], dtype=float32)
-    """
-    return apply(Fmin(), *binary_operands(x, y, "fmin"))
 
 
 def atan2(x, y, name=None):

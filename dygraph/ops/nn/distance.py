@@ -10,7 +10,7 @@ import numpy as np
 from dygraph.framework.errors import RankIndexError, op_error
 from dygraph.ops.common import binary_operands, check_axis, float_operand
 from dygraph.ops.manipulation.shape import broadcast_to
-from dygraph.ops.math.arithmetic import maximum
+from dygraph.ops.math.extrema import maximum
 from dygraph.ops.reduction.reduce import amax, amin
 from dygraph.ops.reduction.reduce import sum as _sum
 from dygraph.ops.unary.core import abs as _abs

@@ -15,7 +15,8 @@ import numpy as np
 
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
-from dygraph.framework.errors import ShapeRuntimeError, UnsupportedDTypeError, op_error
+from dygraph.framework.errors import ShapeRuntimeError, op_error
+from dygraph.framework.kernel_dtypes import refuse_dtypes
 from dygraph.framework.random import rng
 from dygraph.ops.common import as_tensor, float_operand
 from dygraph.ops.inplace import run_inplace
@@ -55,6 +56,9 @@ class MaskScale(Op):
             scale = _new_tensor(scale, None, 0, True)
         return (g * scale,)
 
+
+# the dtypes without Paddle's element-wise dropout kernel
+_NOT_FLOAT = ("bool", "int8", "int16", "int32", "int64", "uint8", "complex64", "complex128")
 
 def _check_p(p, op):
     if isinstance(p, bool) or not isinstance(p, (int, float, np.floating, np.integer)):
@@ -126,13 +130,10 @@ def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode="upscale_in_
         return run_inplace("dropout", dropout, x, p, axis, training, mode=mode)
     if p == 0.0:  # as Paddle: x itself, before any other check
         return as_tensor(x, "dropout")
-    kind = as_tensor(x, "dropout")._data.dtype.kind
-    if axis is None and kind in "biuc":
+    if axis is None:
         # Paddle's element-wise dropout kernel is float-only (its axis form is made of
         # other ops, which take integers): refused as Paddle refuses it
-        raise op_error("dropout", f"Paddle has no kernel of this op for "
-                       f"{x._data.dtype.name} input (without axis); cast it first",
-                       UnsupportedDTypeError)
+        refuse_dtypes("dropout", as_tensor(x, "dropout"), _NOT_FLOAT, " without axis")
     if _is_integral(as_tensor(x, "dropout")):
         return _integral_dropout(x, p, axis, training, mode)
     x = float_operand(x, "dropout")
