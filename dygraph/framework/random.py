@@ -32,6 +32,9 @@ class Generator:
     def manual_seed(self, seed_value):
         self._seed = seed_value
         self.rng = np.random.default_rng(seed_value)
+        # Counts the seedings, so that the GPUs' counter streams (backend.device_random)
+        # know to start again from the new seed.
+        self.seedings = getattr(self, "seedings", 0) + 1
         return self
 
     def initial_seed(self):

@@ -65,3 +65,18 @@ def test_lstm_on_the_gpu_equals_the_cpu(time_major, direction):
     assert len(results[1]) == len(results[0])
     for got, want in zip(results[1], results[0]):
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_dropout_mask_equals_its_numpy_statement(dtype):
+    """The Philox draws are integer arithmetic and an exact scaling: equal to the bit."""
+    import cupy
+
+    from dygraph.kernels.cuda import references
+
+    state = np.array([0xA4093822299F31D0, (1 << 32) - 100], np.uint64)  # a carry inside
+    keep = cupy.empty((33, 65), dtype)
+    cuda_kernels.dropout_mask(cupy.asarray(state), 0.3, 2.0, keep)
+    expected = np.empty((33, 65), dtype)
+    references.dropout_mask(state, np.float32(0.3), np.dtype(dtype).type(2.0), expected)
+    np.testing.assert_array_equal(keep.get(), expected)

@@ -15,6 +15,7 @@ import numpy as np
 
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
+from dygraph.backend import device_random, is_gpu_array
 from dygraph.framework.errors import ShapeRuntimeError, op_error
 from dygraph.framework.kernel_dtypes import refuse_dtypes
 from dygraph.framework.random import rng
@@ -83,7 +84,10 @@ def _mask_shape(shape, axis, op):
 
 
 def _keep_mask(x, shape, p):
-    """Bernoulli(1 - p) as x's dtype, on x's device."""
+    """Bernoulli(1 - p) as x's dtype, on x's device: drawn on the host on the CPU, on the
+    device on a GPU (no copy from the host, so a CUDA graph can hold it)."""
+    if is_gpu_array(x._data):
+        return device_random.keep_mask(xp_of(x._data), shape, p, 1.0, x._data.dtype)
     keep = (rng().random(shape, dtype=np.float32) >= p).astype(x._data.dtype)
     return keep if type(x._data) is np.ndarray else xp_of(x._data).asarray(keep)
 

@@ -115,8 +115,8 @@ class LSTMLayer(Op):
         previous_hidden(time_view(out, tm), h0, self.reverse, time_view(h_prev, tm))
         rows = d_pre.reshape(-1, width)
         dx = None if self.edges[0] is None else _input_grad(xp, rows, w_ih, x.shape)
-        grads = (dx, dh, dc, rows.T @ x.reshape(-1, x.shape[2]),
-                 rows.T @ h_prev.reshape(-1, size))
+        grads = (dx, dh, dc, xp.matmul(rows.T, x.reshape(-1, x.shape[2])),
+                 xp.matmul(rows.T, h_prev.reshape(-1, size)))
         n_bias = len(self.inputs) - 5
         if n_bias:
             d_b = rows.sum(axis=0)
@@ -192,9 +192,9 @@ class GRULayer(Op):
         dx = None
         if self.edges[0] is not None:
             dx = _input_grad(xp, rz, w_ih[:2 * size], x.shape)
-            dx += (n_rows @ w_ih[2 * size:]).reshape(x.shape)
-        d_w_ih = xp.concatenate([rz.T @ x2, n_rows.T @ x2])
-        grads = [dx, dh, d_w_ih, hid.T @ h_prev.reshape(-1, size)]
+            dx += xp.matmul(n_rows, w_ih[2 * size:]).reshape(x.shape)
+        d_w_ih = xp.concatenate([xp.matmul(rz.T, x2), xp.matmul(n_rows.T, x2)])
+        grads = [dx, dh, d_w_ih, xp.matmul(hid.T, h_prev.reshape(-1, size))]
         if self.has_bias[0]:
             grads.append(xp.concatenate([rz.sum(axis=0), n_rows.sum(axis=0)]))
         if self.has_bias[1]:

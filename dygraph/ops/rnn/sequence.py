@@ -165,7 +165,7 @@ class LSTMSequence(_RecurrentSequence):
         dh, dc = self.bulk.backward(g_out, *g_states, d_pre)
         h_prev = xp.empty_like(out)
         previous_hidden(out, self.x(1, m), self.reverse, h_prev)
-        d_w = d_pre.reshape(-1, d_pre.shape[2]).T @ h_prev.reshape(-1, out.shape[2])
+        d_w = xp.matmul(d_pre.reshape(-1, d_pre.shape[2]).T, h_prev.reshape(-1, out.shape[2]))
         return d_pre, dh, dc, d_w
 
     def cell(self, m, gates_t, states, w_t, extras):
@@ -224,7 +224,7 @@ class GRUSequence(_RecurrentSequence):
         dh = self.bulk.backward(g_out, *g_states, h_prev, d_hid, d_n)
         rows = d_hid.reshape(-1, 3 * size)
         grads = [xp.concatenate([d_hid[..., :2 * size], d_n], axis=2), dh,
-                 rows.T @ h_prev.reshape(-1, size)]
+                 xp.matmul(rows.T, h_prev.reshape(-1, size))]
         if len(self.inputs) > 3:
             grads.append(rows.sum(axis=0))
         return tuple(grads)
