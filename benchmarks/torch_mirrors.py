@@ -172,8 +172,10 @@ def _renamed(name, dy_state):
     for key, value in dy_state.items():
         value = value.numpy()
         if name in ("lstm", "gru") and key.startswith("body."):
-            layer, _, param = key[len("body."):].split(".")  # "0", "cell", "weight_ih"
-            out[f"body.{param}_l{layer}"] = value
+            # DyGraph's RNNs hold each parameter under Paddle's flat name (PyTorch's too:
+            # "body.weight_ih_l0") and its cell's name ("body.0.cell.weight_ih")
+            if key.count(".") == 1:
+                out[key] = value
             continue
         key = key.replace("._mean", ".running_mean").replace("._variance", ".running_var")
         out[key] = value

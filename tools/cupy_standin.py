@@ -127,7 +127,7 @@ def _wrap(result, on_device, outs):
     return result
 
 
-def _call(func, args, kwargs, ufunc=False, creates=False, writes=()):
+def _call(func, args, kwargs, ufunc=False, creates=False, writes=(), name=None):
     """func on the host views of args; device results. Host arrays among the operands: a
     TypeError in a ufunc (as CuPy), else a copy from the host. `writes`: the device
     arrays func writes into besides `out`."""
@@ -137,7 +137,7 @@ def _call(func, args, kwargs, ufunc=False, creates=False, writes=()):
             raise TypeError(f"Unsupported type {type(host)}")
         _h2d(host.nbytes)
     stats["calls"] += 1
-    calls_by_name[getattr(func, "__name__", "?")] += 1
+    calls_by_name[name or getattr(func, "__name__", "?")] += 1
     host_kwargs, outs = {}, []
     for key, value in kwargs.items():
         host_kwargs[key] = _host_view(value)
@@ -221,7 +221,9 @@ class ndarray(np.ndarray):
         if ufunc is np.matmul and _capturing():
             raise NotImplementedError(CUBLAS)
         writes = inputs[:1] if method == "at" else ()
-        return _call(getattr(ufunc, method), inputs, kwargs, ufunc=True, writes=writes)
+        name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
+        return _call(getattr(ufunc, method), inputs, kwargs, ufunc=True, writes=writes,
+                     name=name)
 
     def __array_function__(self, func, types_, args, kwargs):
         return _call(func, args, kwargs,

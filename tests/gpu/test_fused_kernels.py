@@ -36,10 +36,11 @@ def test_fused_adam_equals_the_array_formula(dtype, rtol):
     np.testing.assert_allclose(fused.get(), param.get(), rtol=rtol, atol=rtol)
 
 
+@pytest.mark.parametrize("kind", ["lstm", "gru"])
 @pytest.mark.parametrize("time_major, direction", [(False, "forward"), (True, "bidirect")])
-def test_lstm_on_the_gpu_equals_the_cpu(time_major, direction):
-    """The LSTM's fused GPU steps, forward and backward, with initial states, against the
-    CPU path, batch-first and time-major, one way and both."""
+def test_rnn_on_the_gpu_equals_the_cpu(kind, time_major, direction):
+    """The LSTM's and GRU's fused GPU steps, forward and backward, with initial states,
+    against the CPU path, batch-first and time-major, one way and both."""
     import dygraph
 
     rng = np.random.default_rng(1)
@@ -50,12 +51,18 @@ def test_lstm_on_the_gpu_equals_the_cpu(time_major, direction):
     results = []
     for place in ("cpu", "gpu:0"):
         dygraph.seed(0)
-        lstm = dygraph.nn.LSTM(4, 6, direction=direction, time_major=time_major)
+        cls = dygraph.nn.LSTM if kind == "lstm" else dygraph.nn.GRU
+        lstm = cls(4, 6, direction=direction, time_major=time_major)
         lstm.to(place, dtype="float64")  # the same initial weights on both devices
         dygraph.set_device(place)
         try:
             inputs = [dygraph.to_tensor(a, stop_gradient=False) for a in (x, h0, c0)]
-            out, (h, c) = lstm(inputs[0], tuple(inputs[1:]))
+            if kind == "lstm":
+                out, (h, c) = lstm(inputs[0], tuple(inputs[1:]))
+            else:
+                inputs = inputs[:2]
+                out, h = lstm(*inputs)
+                c = h
             ((out * dygraph.to_tensor(weights)).sum() + (h * h).sum() + c.sum()).backward()
             results.append([t.numpy() for t in (out, h, c)]
                            + [t.grad.numpy() for t in inputs]

@@ -22,7 +22,8 @@ import math
 
 import numpy as np
 
-__all__ = ["adam_update", "lstm_forward_step", "lstm_backward_step", "dropout_mask"]
+__all__ = ["adam_update", "lstm_forward_step", "lstm_backward_step", "gru_forward_step",
+           "gru_backward_step", "dropout_mask"]
 
 _KERNELS = {}
 
@@ -33,40 +34,90 @@ p -= (m / (sqrt(v) + eps)) * step;
 """
 
 
-# One LSTM step over its B * H cells, i = b * H + j (H is `width`). `pre` and `prod` are
-# [B, 4H] (the step's input gates, pre-scaled so that tanh gives the sigmoids as
-# (1 + tanh) / 2, and h @ W^T scaled alike); `act` is the step's [4, B, H] block of
-# activations, gate-major.
+# One LSTM step over its B * H cells, i = b * H + j (H is `width`, B * H `cells`), on the
+# whole sequence's arrays (raw, indexed by logical position, so any strides): `rows`
+# [T, B, 4H] the input gates (pre-scaled so that tanh gives the sigmoids as
+# (1 + tanh) / 2) read at time t, `prod` [B, 4H] the step's h @ W^T scaled alike; the walk's
+# s-th step writes its activations into `act` [T, 4, B, H] (gate-major), its cell state
+# into c[s + 1] ([T + 1, B, H], c[s] the state before), tanh of it into tc[s] and h into
+# hs[t] ([T, B, H]).
 _LSTM_FORWARD = """
 const ptrdiff_t b = i / width, base = b * 4 * width + (i - b * width);
+const ptrdiff_t r = t * 4 * cells + base, a = s * 4 * cells + i;
 const T half = 0.5;
-const T gi = tanh(pre[base] + prod[base]) * half + half;
-const T gf = tanh(pre[base + width] + prod[base + width]) * half + half;
-const T gg = tanh(pre[base + 2 * width] + prod[base + 2 * width]);
-const T go = tanh(pre[base + 3 * width] + prod[base + 3 * width]) * half + half;
-act[i] = gi;
-act[cells + i] = gf;
-act[2 * cells + i] = gg;
-act[3 * cells + i] = go;
-c_next = gf * c_prev + gi * gg;
-tc = tanh(c_next);
-h = go * tc;
+const T gi = tanh(rows[r] + prod[base]) * half + half;
+const T gf = tanh(rows[r + width] + prod[base + width]) * half + half;
+const T gg = tanh(rows[r + 2 * width] + prod[base + 2 * width]);
+const T go = tanh(rows[r + 3 * width] + prod[base + 3 * width]) * half + half;
+act[a] = gi;
+act[a + cells] = gf;
+act[a + 2 * cells] = gg;
+act[a + 3 * cells] = go;
+const T cn = gf * c[s * cells + i] + gi * gg;
+c[(s + 1) * cells + i] = cn;
+const T th = tanh(cn);
+tc[s * cells + i] = th;
+hs[t * cells + i] = go * th;
 """
 
-# Its backward: dc carries the cell's gradient in and out (times f for the step before);
-# `drow` is the step's [B, 4H] row block of pre-activation gradients.
+# Its backward: the gradient of h is dh (the later step's product) + g_out[t]; dc carries
+# the cell's gradient in and out (times f for the step before); d_rows [T, B, 4H] gets the
+# step's pre-activation gradients at time t.
 _LSTM_BACKWARD = """
 const ptrdiff_t b = i / width, base = b * 4 * width + (i - b * width);
+const ptrdiff_t r = t * 4 * cells + base, a = s * 4 * cells + i;
 const T one = 1;
-const T gi = act[i], gf = act[cells + i], gg = act[2 * cells + i], go = act[3 * cells + i];
-const T d = dc + dh * ((one - tc * tc) * go);
-drow[base] = d * gg * (gi * (one - gi));
-drow[base + width] = d * c_prev * (gf * (one - gf));
-drow[base + 2 * width] = d * gi * (one - gg * gg);
-drow[base + 3 * width] = dh * tc * (go * (one - go));
+T g = dh;
+if (has_g) g += g_out[t * cells + i];
+const T gi = act[a], gf = act[a + cells], gg = act[a + 2 * cells], go = act[a + 3 * cells];
+const T th = tc[s * cells + i];
+const T d = dc + g * ((one - th * th) * go);
+d_rows[r] = d * gg * (gi * (one - gi));
+d_rows[r + width] = d * c[s * cells + i] * (gf * (one - gf));
+d_rows[r + 2 * width] = d * gi * (one - gg * gg);
+d_rows[r + 3 * width] = g * th * (go * (one - go));
 dc = d * gf;
 """
 
+# One GRU step t over its B * H cells, i = b * H + j (H is `width`, B * H `cells`), on the
+# whole sequence's arrays (raw, indexed by logical position, so any strides): `rows`
+# [T, B, 3H] the input gates (r and z pre-scaled so that tanh gives the sigmoids as
+# (1 + tanh) / 2), `prod` [T, 3, B, H] the hidden products (this step's written by the
+# product before the kernel; its c block gets the hidden bias added, as backward reads
+# it), `act` [T, 3, B, H] r, z, n, and `hs` [T, B, H] the outputs; h is the state before.
+_GRU_FORWARD = """
+const ptrdiff_t b = i / width, j = i - b * width;
+const ptrdiff_t a = t * 3 * cells + i, g = t * 3 * cells + b * 3 * width + j;
+const T half = 0.5;
+const T r = tanh(rows[g] + prod[a]) * half + half;
+const T z = tanh(rows[g + width] + prod[a + cells]) * half + half;
+T hc = prod[a + 2 * cells];
+if (has_bias) hc += bias[j];
+prod[a + 2 * cells] = hc;
+const T n = tanh(rows[g + 2 * width] + r * hc);
+act[a] = r;
+act[a + cells] = z;
+act[a + 2 * cells] = n;
+hs[t * cells + i] = (h - n) * z + n;
+"""
+
+# Its backward at step t: the gradient of h is dhz (the later step's dh * z) + tmp (its
+# [B, 3H] @ [3H, H] product) + g_out[t]; prod's r and z blocks hold the factors n_in and
+# r_in, z_in [T, B, H] the third (GRUArrays._factors). Writes the step's gradients of the
+# input c gate into d_n [T, B, H] and of the hidden product into d_hid [T, B, 3H], and
+# dhz for the step before.
+_GRU_BACKWARD = """
+const ptrdiff_t b = i / width, j = i - b * width;
+const ptrdiff_t a = t * 3 * cells + i, g = t * 3 * cells + b * 3 * width + j;
+T d = dhz + tmp;
+if (has_g) d += g_out[t * cells + i];
+const T dn = d * prod[a];
+d_n[t * cells + i] = dn;
+d_hid[g] = dn * prod[a + cells];
+d_hid[g + width] = d * z_in[t * cells + i];
+d_hid[g + 2 * width] = dn * act[a];
+dhz = d * act[a + cells];
+"""
 
 # Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC 2011) of
 # the counter state[1] + i under the key state[0]; the first output word's top 24 bits make
@@ -91,11 +142,32 @@ keep = u >= p ? scale : (T)0;
 """
 
 
-def _kernel(name, in_params, out_params, body):
+# name -> (input parameters, output parameters, body) of each ElementwiseKernel.
+KERNEL_SPECS = {
+    "adam": ("T g, T b1, T c1, T b2, T c2, T eps, T step",
+             "T p, T m, T v", _ADAM),
+    "lstm_forward": ("raw T rows, raw T prod, int64 t, int64 s, int64 width, int64 cells",
+                     "raw T c, raw T act, raw T tc, raw T hs", _LSTM_FORWARD),
+    "lstm_backward": ("raw T act, raw T c, raw T tc, raw T g_out, int64 t, int64 s, "
+                      "int64 width, int64 cells, bool has_g, T dh",
+                      "T dc, raw T d_rows", _LSTM_BACKWARD),
+    "gru_forward": ("raw T rows, T h, raw T bias, int64 t, int64 width, int64 cells, "
+                    "bool has_bias",
+                    "raw T prod, raw T act, raw T hs", _GRU_FORWARD),
+    "gru_backward": ("raw T act, raw T prod, raw T z_in, raw T g_out, int64 t, int64 width, "
+                     "int64 cells, bool has_g, T tmp",
+                     "T dhz, raw T d_hid, raw T d_n", _GRU_BACKWARD),
+    "dropout_mask": ("raw uint64 state, float32 p, T scale",
+                     "T keep", _DROPOUT_MASK),
+}
+
+
+def _kernel(name):
     kernel = _KERNELS.get(name)
     if kernel is None:
         import cupy
 
+        in_params, out_params, body = KERNEL_SPECS[name]
         kernel = _KERNELS[name] = cupy.ElementwiseKernel(in_params, out_params, body,
                                                          f"dygraph_{name}")
     return kernel
@@ -116,53 +188,99 @@ def adam_update(param, grad, m, v, lr, beta1, beta2, epsilon, beta1_pow, beta2_p
     """
     t = param.dtype.type
     correction = math.sqrt(1.0 - beta2_pow)
-    kernel = _kernel("adam", "T g, T b1, T c1, T b2, T c2, T eps, T step", "T p, T m, T v",
-                     _ADAM)
+    kernel = _kernel("adam")
     kernel(grad, t(beta1), t(1.0 - beta1), t(beta2), t(1.0 - beta2), t(epsilon * correction),
            t(lr * correction / (1.0 - beta1_pow)), param, m, v)
 
 
-def lstm_forward_step(pre, prod, c_prev, act, c_next, tc, h):
-    """The element-wise part of an LSTM step on CuPy arrays in one kernel: the gates from
-    the pre-activations `pre` + `prod` ([B, 4H] each, any strides) into `act` [4, B, H]
-    (C-ordered), the new cell state into `c_next`, tanh of it into `tc` and h into `h`.
+def lstm_forward_step(rows, prod, t, s, c, act, tc, hs):
+    """The element-wise part of the walk's s-th LSTM step (time t) on CuPy arrays in one
+    kernel (see _LSTM_FORWARD): from the input gates `rows` [T, B, 4H] and the step's
+    hidden product `prod` [B, 4H], the gates into act[s] ([T, 4, B, H]), the cell state
+    into c[s + 1] ([T + 1, B, H]), tanh of it into tc[s] and h into hs[t] ([T, B, H]).
     `LSTMArrays.forward` (dygraph/ops/rnn/arrays.py) calls it once a step; the
     backward's counterpart is lstm_backward_step.
 
     Example:
         >>> import cupy  # doctest: +SKIP
-        >>> pre, prod = cupy.zeros((2, 12)), cupy.zeros((2, 12))  # doctest: +SKIP
-        >>> c0, act = cupy.ones((2, 3)), cupy.empty((4, 2, 3))  # doctest: +SKIP
-        >>> c1, tc, h = (cupy.empty((2, 3)) for _ in range(3))  # doctest: +SKIP
-        >>> lstm_forward_step(pre, prod, c0, act, c1, tc, h)  # doctest: +SKIP
-        >>> float(c1[0, 0])  # f = i = 0.5, g = 0: c1 = 0.5 * c0  # doctest: +SKIP
+        >>> rows, prod = cupy.zeros((1, 2, 12)), cupy.zeros((2, 12))  # doctest: +SKIP
+        >>> c, act = cupy.ones((2, 2, 3)), cupy.empty((1, 4, 2, 3))  # doctest: +SKIP
+        >>> tc, hs = cupy.empty((1, 2, 3)), cupy.empty((1, 2, 3))  # doctest: +SKIP
+        >>> lstm_forward_step(rows, prod, 0, 0, c, act, tc, hs)  # doctest: +SKIP
+        >>> float(c[1, 0, 0])  # f = i = 0.5, g = 0: c1 = 0.5 * c0  # doctest: +SKIP
         0.5
     """
-    kernel = _kernel("lstm_forward", "raw T pre, raw T prod, T c_prev, int64 width, int64 cells",
-                     "raw T act, T c_next, T tc, T h", _LSTM_FORWARD)
-    batch, size = c_prev.shape
-    kernel(pre, prod, c_prev, size, batch * size, act, c_next, tc, h)
+    kernel = _kernel("lstm_forward")
+    _, batch, size = tc.shape
+    kernel(rows, prod, t, s, size, batch * size, c, act, tc, hs, size=batch * size)
 
 
-def lstm_backward_step(act, c_prev, tc, dh, dc, drow):
-    """The element-wise part of an LSTM step's backward in one kernel: from the step's
-    activations `act` [4, B, H], cell state before it, tanh of the one after, and the
-    gradients dh (of h) and dc (of the cell, updated in place to the previous step's),
-    the gradients of the step's pre-activations into `drow` [B, 4H] (any strides).
+def lstm_backward_step(act, c, tc, g_out, t, s, dh, dc, d_rows):
+    """The element-wise part of the backward of the walk's s-th LSTM step (time t) in one
+    kernel (see _LSTM_BACKWARD): from the step's activations, cell states and their tanh
+    (the forward's act, c, tc), the gradient dh [B, H] of its h from the later step and
+    g_out [T, B, H] (or None) from the outputs, and dc [B, H] of its cell (updated in place
+    to the step before's), the gradients of its pre-activations into d_rows[t]
+    ([T, B, 4H], any strides).
 
     Example:
         >>> import cupy  # doctest: +SKIP
-        >>> act = cupy.full((4, 2, 3), 0.5)  # i = f = o = 0.5, g = 0.5  # doctest: +SKIP
-        >>> c0, tc, dh = cupy.ones((2, 3)), cupy.zeros((2, 3)), cupy.zeros((2, 3))  # doctest: +SKIP
-        >>> dc, drow = cupy.ones((2, 3)), cupy.empty((2, 12))  # doctest: +SKIP
-        >>> lstm_backward_step(act, c0, tc, dh, dc, drow)  # doctest: +SKIP
+        >>> act = cupy.full((1, 4, 2, 3), 0.5)  # i = f = o = 0.5, g = 0.5  # doctest: +SKIP
+        >>> c, tc = cupy.ones((2, 2, 3)), cupy.zeros((1, 2, 3))  # doctest: +SKIP
+        >>> dh, dc = cupy.zeros((2, 3)), cupy.ones((2, 3))  # doctest: +SKIP
+        >>> d_rows = cupy.empty((1, 2, 12))  # doctest: +SKIP
+        >>> lstm_backward_step(act, c, tc, None, 0, 0, dh, dc, d_rows)  # doctest: +SKIP
         >>> float(dc[0, 0])  # dc * f  # doctest: +SKIP
         0.5
     """
-    kernel = _kernel("lstm_backward", "raw T act, T c_prev, T tc, T dh, int64 width, int64 cells",
-                     "raw T drow, T dc", _LSTM_BACKWARD)
+    kernel = _kernel("lstm_backward")
     batch, size = dh.shape
-    kernel(act, c_prev, tc, dh, size, batch * size, drow, dc)
+    kernel(act, c, tc, dh if g_out is None else g_out, t, s, size, batch * size,
+           g_out is not None, dh, dc, d_rows)
+
+
+def gru_forward_step(rows, h, bias, t, prod, act, hs):
+    """The element-wise part of GRU step t on CuPy arrays in one kernel (see _GRU_FORWARD):
+    from the input gates `rows` [T, B, 3H], the step's hidden product already in `prod`
+    [T, 3, B, H] and the state h [B, H] before it (bias: the c part [H] of the hidden bias,
+    or None), the gates into `act` [T, 3, B, H] and the new state into `hs[t]` ([T, B, H]).
+    `GRUArrays.forward` (dygraph/ops/rnn/arrays.py) calls it once a step.
+
+    Example:
+        >>> import cupy  # doctest: +SKIP
+        >>> rows, h = cupy.zeros((1, 2, 3)), cupy.ones((2, 1))  # doctest: +SKIP
+        >>> prod, act = cupy.zeros((1, 3, 2, 1)), cupy.empty((1, 3, 2, 1))  # doctest: +SKIP
+        >>> hs = cupy.empty((1, 2, 1))  # doctest: +SKIP
+        >>> gru_forward_step(rows, h, None, 0, prod, act, hs)  # doctest: +SKIP
+        >>> float(hs[0, 0, 0])  # z = 0.5, n = 0: h' = 0.5 h  # doctest: +SKIP
+        0.5
+    """
+    kernel = _kernel("gru_forward")
+    batch, size = h.shape
+    kernel(rows, h, h if bias is None else bias, t, size, batch * size, bias is not None,
+           prod, act, hs)
+
+
+def gru_backward_step(act, prod, z_in, g_out, t, tmp, dhz, d_hid, d_n):
+    """The element-wise part of GRU step t's backward in one kernel (see _GRU_BACKWARD):
+    dhz and tmp [B, H] carry the gradient of the state after the step (dhz is updated in
+    place for the step before; tmp is the product the caller computes next), g_out
+    [T, B, H] or None the outputs' gradient.
+
+    Example:
+        >>> import cupy  # doctest: +SKIP
+        >>> act, prod = cupy.full((1, 3, 2, 1), 0.5), cupy.ones((1, 3, 2, 1))  # doctest: +SKIP
+        >>> z_in, tmp = cupy.ones((1, 2, 1)), cupy.zeros((2, 1))  # doctest: +SKIP
+        >>> dhz = cupy.ones((2, 1))  # doctest: +SKIP
+        >>> d_hid, d_n = cupy.empty((1, 2, 3)), cupy.empty((1, 2, 1))  # doctest: +SKIP
+        >>> gru_backward_step(act, prod, z_in, None, 0, tmp, dhz, d_hid, d_n)  # doctest: +SKIP
+        >>> float(dhz[0, 0])  # dh * z  # doctest: +SKIP
+        0.5
+    """
+    kernel = _kernel("gru_backward")
+    batch, size = tmp.shape
+    kernel(act, prod, z_in, tmp if g_out is None else g_out, t, size, batch * size,
+           g_out is not None, tmp, dhz, d_hid, d_n)
 
 
 def dropout_mask(state, p, scale, keep):
@@ -179,6 +297,5 @@ def dropout_mask(state, p, scale, keep):
         >>> 400 < int((keep == 2.0).sum()) < 600  # doctest: +SKIP
         True
     """
-    kernel = _kernel("dropout_mask", "raw uint64 state, float32 p, T scale", "T keep",
-                     _DROPOUT_MASK)
+    kernel = _kernel("dropout_mask")
     kernel(state, np.float32(p), keep.dtype.type(scale), keep)

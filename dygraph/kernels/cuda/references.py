@@ -32,30 +32,60 @@ def _gates(z, k, width):
     return z[:, k * width:(k + 1) * width]
 
 
-def lstm_forward(pre, prod, c_prev, width, cells, act, c_next, tc, h):
-    width = int(width)
-    z = pre + prod
+def lstm_forward(rows, prod, t, s, width, cells, c, act, tc, hs, size=None):
+    t, s, width = int(t), int(s), int(width)
+    z = rows[t] + prod
     half = z.dtype.type(0.5)
     gi = np.tanh(_gates(z, 0, width)) * half + half
     gf = np.tanh(_gates(z, 1, width)) * half + half
     gg = np.tanh(_gates(z, 2, width))
     go = np.tanh(_gates(z, 3, width)) * half + half
-    act[0], act[1], act[2], act[3] = gi, gf, gg, go
-    c_next[...] = gf * c_prev + gi * gg
-    tc[...] = np.tanh(c_next)
-    h[...] = go * tc
+    act[s, 0], act[s, 1], act[s, 2], act[s, 3] = gi, gf, gg, go
+    c[s + 1] = gf * c[s] + gi * gg
+    tc[s] = np.tanh(c[s + 1])
+    hs[t] = go * tc[s]
 
 
-def lstm_backward(act, c_prev, tc, dh, width, cells, drow, dc):
-    width = int(width)
-    one = tc.dtype.type(1)
-    gi, gf, gg, go = act[0], act[1], act[2], act[3]
-    d = dc + dh * ((one - tc * tc) * go)
-    _gates(drow, 0, width)[...] = d * gg * (gi * (one - gi))
-    _gates(drow, 1, width)[...] = d * c_prev * (gf * (one - gf))
-    _gates(drow, 2, width)[...] = d * gi * (one - gg * gg)
-    _gates(drow, 3, width)[...] = dh * tc * (go * (one - go))
+def lstm_backward(act, c, tc, g_out, t, s, width, cells, has_g, dh, dc, d_rows):
+    t, s, width = int(t), int(s), int(width)
+    one = dh.dtype.type(1)
+    g = dh + g_out[t] if has_g else dh
+    gi, gf, gg, go = act[s, 0], act[s, 1], act[s, 2], act[s, 3]
+    th = tc[s]
+    d = dc + g * ((one - th * th) * go)
+    rows = d_rows[t]
+    _gates(rows, 0, width)[...] = d * gg * (gi * (one - gi))
+    _gates(rows, 1, width)[...] = d * c[s] * (gf * (one - gf))
+    _gates(rows, 2, width)[...] = d * gi * (one - gg * gg)
+    _gates(rows, 3, width)[...] = g * th * (go * (one - go))
     dc[...] = d * gf
+
+
+def gru_forward(rows, h, bias, t, width, cells, has_bias, prod, act, hs):
+    t, width = int(t), int(width)
+    g, p, a = rows[t], prod[t], act[t]
+    half = h.dtype.type(0.5)
+    r = np.tanh(_gates(g, 0, width) + p[0]) * half + half
+    z = np.tanh(_gates(g, 1, width) + p[1]) * half + half
+    if has_bias:
+        p[2] += bias
+    n = np.tanh(_gates(g, 2, width) + r * p[2])
+    a[0], a[1], a[2] = r, z, n
+    hs[t] = (h - n) * z + n
+
+
+def gru_backward(act, prod, z_in, g_out, t, width, cells, has_g, tmp, dhz, d_hid, d_n):
+    t, width = int(t), int(width)
+    d = dhz + tmp
+    if has_g:
+        d += g_out[t]
+    dn = d * prod[t, 0]
+    d_n[t] = dn
+    rows = d_hid[t]
+    _gates(rows, 0, width)[...] = dn * prod[t, 1]
+    _gates(rows, 1, width)[...] = d * z_in[t]
+    _gates(rows, 2, width)[...] = dn * act[t, 0]
+    dhz[...] = d * act[t, 1]
 
 
 _MASK32 = np.uint64(0xFFFFFFFF)
@@ -92,4 +122,5 @@ def dropout_mask(state, p, scale, keep):
 
 
 KERNELS = {"dygraph_adam": adam, "dygraph_dropout_mask": dropout_mask,
-           "dygraph_lstm_forward": lstm_forward, "dygraph_lstm_backward": lstm_backward}
+           "dygraph_lstm_forward": lstm_forward, "dygraph_lstm_backward": lstm_backward,
+           "dygraph_gru_forward": gru_forward, "dygraph_gru_backward": gru_backward}

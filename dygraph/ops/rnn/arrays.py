@@ -161,8 +161,8 @@ class LSTMArrays(_GateArrays):
                 h_at, h_ld = out_at + t * out_step, out_ld
             elif xp is not np:  # the GPU: a product and one fused kernel per step
                 xp.matmul(h, w_s, out=prod)
+                cuda_kernels.lstm_forward_step(rows, prod, t, s, c, act, tc, out)
                 h = out[t]
-                cuda_kernels.lstm_forward_step(rows[t], prod, c[s], act[s], c[s + 1], tc[s], h)
                 continue
             else:
                 xp.matmul(h, w_s, out=prod)
@@ -200,9 +200,7 @@ class LSTMArrays(_GateArrays):
         dc = xp.zeros_like(dh) if g_c is None else g_c.copy()
         if xp is not np:  # the GPU: one fused kernel and a product per step
             for s, t in reversed(list(enumerate(self._times()))):
-                if g_out is not None:
-                    dh += g_out[t]
-                cuda_kernels.lstm_backward_step(act[s], self.c[s], tc[s], dh, dc, d_rows[t])
+                cuda_kernels.lstm_backward_step(act, self.c, tc, g_out, t, s, dh, dc, d_rows)
                 xp.matmul(d_rows[t], self.w, out=dh)
             return dh, dc
         fused = compiled.kernels("lstm_cell", xp, act)
@@ -291,6 +289,13 @@ class GRUArrays(_GateArrays):
         w_s = xp.ascontiguousarray(self.w.reshape(3, size, size).transpose(0, 2, 1))
         w_s[:2] *= 0.5  # tanh(x / 2) for the sigmoid gates
         h, tmp = h0, xp.empty_like(h0)
+        if xp is not np:  # the GPU: a product and one fused kernel per step
+            for t in self._times():
+                xp.matmul(h, w_s, out=prod[t])
+                cuda_kernels.gru_forward_step(self.rows, h, self.bias_c, t, prod, act, out)
+                h = out[t]
+            self.gate_in = None
+            return h.copy()
         for t in self._times():
             a, p, g_in = act[t], prod[t], gate_in[t]
             xp.matmul(h, w_s, out=p)
@@ -339,6 +344,15 @@ class GRUArrays(_GateArrays):
         xp, size, act = self.xp, self.size, self.act
         batch = act.shape[2]
         n_in, r_in, z_in = self._factors(h_prev)
+        if xp is not np:  # the GPU: one fused kernel and a product per step
+            dhz = xp.zeros_like(act[0, 0]) if g_h is None else g_h.copy()
+            tmp = xp.zeros_like(dhz)
+            for t in reversed(self._times()):
+                cuda_kernels.gru_backward_step(act, self.prod, z_in, g_out, t, tmp, dhz,
+                                               d_hid, d_n)
+                xp.matmul(d_hid[t], self.w, out=tmp)
+            workspace.give(z_in)
+            return dhz + tmp
         r, z = act[:, 0], act[:, 1]
         dh = xp.zeros_like(act[0, 0]) if g_h is None else g_h.copy()
         tmp = xp.empty_like(dh)
