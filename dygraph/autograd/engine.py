@@ -277,13 +277,18 @@ def _propagate(root_nodes, buffers, deps, m, retain_graph, capture, accumulate, 
                         g = _fit(m, g, inputs[i])
                     if child is None:
                         leaf = edge[1]
-                        old = leaf._grad
+                        old = leaf._grad_slot
                         # The common case inline (a leaf without hooks whose gradient is an
-                        # array of its shape already): an in-place add, two calls saved.
+                        # array of its shape already): an in-place add, two calls saved;
+                        # a copy over a gradient that clear_grad zeroed (Tensor._grad).
                         if (old is not None and not special and accumulate and not tensor_mode
                                 and not leaf._hooks and not leaf._sg
                                 and old._data.shape == g.shape):
-                            old._data += g
+                            if leaf._grad_stale:
+                                old._data[...] = g
+                                leaf._grad_stale = False
+                            else:
+                                old._data += g
                             old._version[0] += 1
                         else:
                             _deliver_leaf(leaf, g, m, capture, accumulate, hooked)

@@ -26,8 +26,8 @@ _name_counter = [0]
 class Tensor:
     """A multi-dimensional array that can record operations for automatic differentiation."""
 
-    __slots__ = ("_data", "_node", "_idx", "_sg", "_grad", "_version", "_name",
-                 "persistable", "_hooks", "__weakref__")
+    __slots__ = ("_data", "_node", "_idx", "_sg", "_grad_slot", "_grad_stale", "_version",
+                 "_name", "persistable", "_hooks", "__weakref__")
     __array_priority__ = 100  # `ndarray + Tensor` defers to Tensor.__radd__
 
     def __init__(self, data=None, dtype=None, place=None, stop_gradient=True):
@@ -90,6 +90,23 @@ class Tensor:
 
     # -- gradients -------------------------------------------------------------------------
     @property
+    def _grad(self):
+        """The gradient tensor or None. clear_grad() zeroes it lazily (`_grad_stale`): the
+        next backward writes its gradient over the old values instead of zero-filling
+        them and adding (a kernel saved per parameter and step, on a GPU a launch), and
+        any other reader gets the zeros here."""
+        grad = self._grad_slot
+        if self._grad_stale:
+            grad._data[...] = 0
+            self._grad_stale = False
+        return grad
+
+    @_grad.setter
+    def _grad(self, value):
+        self._grad_slot = value
+        self._grad_stale = False
+
+    @property
     def grad(self):
         return self._grad
 
@@ -117,10 +134,10 @@ class Tensor:
 
     def _reset_grad(self, set_to_zero):
         """clear_grad, now (optimizers and layers check for a to_static trace once)."""
-        if self._grad is None:
+        if self._grad_slot is None:
             return
         if set_to_zero:
-            self._grad._data[...] = 0
+            self._grad_stale = True  # zero at the next read (see _grad)
         else:
             self._grad = None
 
@@ -315,7 +332,8 @@ def _init_from(t, data, node, idx, sg):
     t._node = node
     t._idx = idx
     t._sg = sg
-    t._grad = None
+    t._grad_slot = None
+    t._grad_stale = False
     t._version = [0]
     t._name = None
     t.persistable = False
@@ -329,7 +347,8 @@ def _new_tensor(data, node, idx, sg):
     t._node = node
     t._idx = idx
     t._sg = sg
-    t._grad = None
+    t._grad_slot = None
+    t._grad_stale = False
     t._version = [0]
     t._name = None
     t.persistable = False
