@@ -90,6 +90,19 @@ class Adam(ForeachMixin, Optimizer):
     def _foreach_ready(self, group):
         return not self._amsgrad
 
+    def _device_ready(self, group):
+        return not self._amsgrad and not self._multi_precision
+
+    def _device_update(self, flat, group, lr):
+        """The step of a group in flat GPU buffers (optimizer/device_flat.py): one kernel."""
+        acc = flat.acc
+        cuda_kernels.adam_update(flat.param, flat.grad, acc["moment1"], acc["moment2"], lr,
+                                 float(group["beta1"]), float(group["beta2"]),
+                                 float(group["epsilon"]), float(acc["beta1_pow_acc"][0]),
+                                 float(acc["beta2_pow_acc"][0]))
+        acc["beta1_pow_acc"] *= float(group["beta1"])
+        acc["beta2_pow_acc"] *= float(group["beta2"])
+
     def _foreach_update(self, flat, group, lr):
         beta1, beta2 = float(group["beta1"]), float(group["beta2"])
         epsilon, acc = float(group["epsilon"]), flat.acc
@@ -226,6 +239,21 @@ class AdamW(Adam):
 
     def _foreach_ready(self, group):
         return self._lr_ratio is None and super()._foreach_ready(group)
+
+    def _device_ready(self, group):
+        return self._lr_ratio is None and super()._device_ready(group)
+
+    def _device_update(self, flat, group, lr):
+        coeff = group["weight_decay"]
+        if coeff:  # decoupled decay first, as _update does
+            decays = self._apply_decay_param_fun
+            if decays is None:
+                flat.param *= 1.0 - lr * coeff
+            else:
+                for p, view in zip(flat.params, flat.param_views):
+                    if decays(p.name):
+                        view *= 1.0 - lr * coeff
+        super()._device_update(flat, group, lr)
 
     def _foreach_update(self, flat, group, lr):
         super()._foreach_update(flat, group, lr)

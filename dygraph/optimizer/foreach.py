@@ -36,6 +36,8 @@ Example:
 
 import numpy as np
 
+from dygraph.backend import is_gpu_array
+from dygraph.optimizer import device_flat
 from dygraph.optimizer.optimizer import Optimizer
 from dygraph.optimizer.state import _HOST
 from dygraph.regularizer import L1Decay, L2Decay, WeightDecayRegularizer
@@ -169,6 +171,10 @@ class ForeachMixin:
     """
 
     def _foreach_step(self, group, params_grads, lr, decay):
+        if params_grads and is_gpu_array(params_grads[0][0]._data):
+            # On a GPU: one kernel for the group where it applies (optimizer/device_flat.py)
+            done = device_flat.step(self, group, params_grads, lr, decay)
+            return [] if done else params_grads
         small, rest, total = [], [], 0
         for pair in params_grads:
             n = pair[0]._data.size
@@ -195,6 +201,8 @@ class ForeachMixin:
         step's program hands them over: the multi-tensor update without building the
         pairs and checks of the general path. False, changing nothing, where that path
         does not apply."""
+        if params and is_gpu_array(params[0]._data):
+            return device_flat.step_arrays(self, params, grads)
         if len(self._param_groups) != 1 or not _defines_both(type(self)):
             return False
         group = self._param_groups[0]

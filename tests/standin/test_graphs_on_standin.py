@@ -94,6 +94,9 @@ def test_a_training_step_is_captured_whole_and_replays_the_eager_losses(name, st
         graphed, calls, _ = _losses(name, static=True)
     assert cuda_graph.stats["replays"] - replays == 2  # warm-up, capture, two replays
     np.testing.assert_allclose(graphed, eager, rtol=1e-6)
-    # A replay: the graphs, and the optimizer's update (one kernel per parameter) and
-    # clearing between them; eager makes many times more.
-    assert calls <= n_params + 8 < eager_calls / 5
+    # A replay: the graph launches, and between them the optimizer's step: one kernel
+    # over the flat parameters (optimizer/device_flat.py) after one gather of the
+    # gradients (a flat copy of each gradient that is not C-ordered: MobileNetV2's
+    # depthwise filters); eager makes many times more.
+    assert calls <= 8 + (17 if name == "mobilenetv2" else 0)
+    assert calls * 5 < eager_calls
