@@ -592,7 +592,7 @@ def installed():
     """
     from dygraph import backend
     from dygraph.backend import capture_products, cudnn, device_random
-    from dygraph.kernels.cuda import elementwise
+    from dygraph.kernels.cuda import registry
 
     cp = module()
     saved = backend._cupy, sys.modules.get("cupy"), capture_products.prepare
@@ -612,6 +612,6 @@ def installed():
         capture_products.prepare = saved[2]
         backend._CONSTANTS.clear()
         device_random._STATES.clear()
-        elementwise._KERNELS.clear()
+        registry._KERNELS.clear()
         _STATE.capture, _STATE.saved = None, []
         _STATE.pinned = _default_pinned

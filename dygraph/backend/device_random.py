@@ -3,7 +3,7 @@
 Host draws copied to the device cost a copy per call, and a CUDA graph cannot hold a copy
 from the host (it would replay the same numbers). So on a GPU the dropout masks come from
 a counter-based generator (Philox4x32-10, the kernel `dropout_mask` in
-dygraph/kernels/cuda/elementwise.py): element i of a draw is a pure function of the key
+dygraph/kernels/cuda/random_masks.py): element i of a draw is a pure function of the key
 and the counter base + i. Each device keeps [key, counter] in a small uint64 array; a draw
 reads it there and one more kernel advances the counter, so a captured step draws new
 numbers at every replay, and eager and to_static steps share one stream.
@@ -22,7 +22,7 @@ Example:
 import numpy as np
 
 from dygraph.framework.random import default_generator
-from dygraph.kernels.cuda import elementwise as cuda_kernels
+from dygraph.kernels.cuda import random_masks as cuda_kernels
 
 __all__ = ["keep_mask", "key_for"]
 

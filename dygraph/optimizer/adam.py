@@ -24,7 +24,7 @@ import numpy as np
 from dygraph.backend import compiled, get_array_module
 from dygraph.backend.workspace import workspace
 from dygraph.framework.errors import as_number, op_error
-from dygraph.kernels.cuda import elementwise as cuda_kernels
+from dygraph.kernels.cuda import optimizer_updates as cuda_kernels
 from dygraph.optimizer.foreach import ForeachMixin
 from dygraph.optimizer.optimizer import Optimizer
 from dygraph.optimizer.state import _HOST

@@ -1,10 +1,10 @@
-"""The fused GPU kernels (dygraph.kernels.cuda.elementwise) against the array formulas they
+"""The fused GPU kernels (dygraph.kernels.cuda) against the array formulas they
 replace, run on the same CuPy arrays."""
 
 import numpy as np
 import pytest
 
-from dygraph.kernels.cuda import elementwise as cuda_kernels
+from dygraph.kernels.cuda import optimizer_updates, random_masks
 from dygraph.optimizer.adam import _adam_step
 from tests.gpu import requires_gpu
 
@@ -28,7 +28,7 @@ def test_fused_adam_equals_the_array_formula(dtype, rtol):
         pows = {"beta1_pow_acc": np.array([beta1 ** step]),
                 "beta2_pow_acc": np.array([beta2 ** step])}
         param -= _adam_step(grad, 0.01, beta1, beta2, 1e-8, dict(moments, **pows))
-        cuda_kernels.adam_update(fused, grad, fused_m, fused_v, 0.01, beta1, beta2, 1e-8,
+        optimizer_updates.adam_update(fused, grad, fused_m, fused_v, 0.01, beta1, beta2, 1e-8,
                                  beta1 ** step, beta2 ** step)
     assert fused.dtype == param.dtype
     np.testing.assert_allclose(fused_m.get(), moments["moment1"].get(), rtol=rtol)
@@ -83,7 +83,7 @@ def test_dropout_mask_equals_its_numpy_statement(dtype):
 
     state = np.array([0xA4093822299F31D0, (1 << 32) - 100], np.uint64)  # a carry inside
     keep = cupy.empty((33, 65), dtype)
-    cuda_kernels.dropout_mask(cupy.asarray(state), 0.3, 2.0, keep)
+    random_masks.dropout_mask(cupy.asarray(state), 0.3, 2.0, keep)
     expected = np.empty((33, 65), dtype)
     references.dropout_mask(state, np.float32(0.3), np.dtype(dtype).type(2.0), expected)
     np.testing.assert_array_equal(keep.get(), expected)

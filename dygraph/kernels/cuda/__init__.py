@@ -1,1 +1,14 @@
-"""CUDA kernels compiled by CuPy on first use."""
+"""CUDA kernels compiled by CuPy on first use, by family; `registry` holds them by name.
+
+Example:
+    >>> from dygraph.kernels.cuda import registry
+    >>> len(registry.KERNEL_SPECS) >= 10
+    True
+"""
+
+from dygraph.kernels.cuda import (  # noqa: F401 - each family defines its kernels
+    layer_norm,
+    optimizer_updates,
+    random_masks,
+    recurrent,
+)

@@ -88,6 +88,38 @@ def gru_backward(act, prod, z_in, g_out, t, width, cells, has_g, tmp, dhz, d_hid
     dhz[...] = d * act[t, 1]
 
 
+def layer_norm_center(x, mean, n, xhat, sq):
+    c = x - mean.reshape(-1, 1)
+    xhat[...] = c
+    sq[...] = c * c
+
+
+def layer_norm_scale(var, w, b, eps, n, has_w, has_b, xhat, y, rstd):
+    t = xhat.dtype.type
+    r = t(1) / np.sqrt(var.reshape(-1, 1) / t(int(n)) + eps)
+    xhat *= r
+    v = xhat * w.reshape(-1) if has_w else xhat.copy()
+    if has_b:
+        v += b.reshape(-1)
+    y[...] = v
+    rstd[...] = r.reshape(rstd.shape)
+
+
+def layer_norm_products(g, xhat, w, n, has_w, has_gxw, gh, gx, gxw):
+    gw = g * w.reshape(-1) if has_w else g
+    gh[...] = gw
+    gx[...] = gw * xhat
+    if has_gxw:
+        gxw[...] = g * xhat
+
+
+def layer_norm_dx(gh, xhat, mean_g, sum_gx, rstd, n, dx):
+    t = gh.dtype.type
+    column = (-1, 1)
+    dx[...] = (gh - (xhat * (sum_gx.reshape(column) / t(int(n))) + mean_g.reshape(column))
+               ) * rstd.reshape(column)
+
+
 _MASK32 = np.uint64(0xFFFFFFFF)
 
 
@@ -123,4 +155,8 @@ def dropout_mask(state, p, scale, keep):
 
 KERNELS = {"dygraph_adam": adam, "dygraph_dropout_mask": dropout_mask,
            "dygraph_lstm_forward": lstm_forward, "dygraph_lstm_backward": lstm_backward,
-           "dygraph_gru_forward": gru_forward, "dygraph_gru_backward": gru_backward}
+           "dygraph_gru_forward": gru_forward, "dygraph_gru_backward": gru_backward,
+           "dygraph_layer_norm_center": layer_norm_center,
+           "dygraph_layer_norm_scale": layer_norm_scale,
+           "dygraph_layer_norm_products": layer_norm_products,
+           "dygraph_layer_norm_dx": layer_norm_dx}

@@ -23,6 +23,7 @@ from dygraph.backend.workspace import workspace
 from dygraph.framework.errors import UnsupportedDTypeError, op_error
 from dygraph.ops.common import as_tensor, cast
 from dygraph.ops.conv.spatial_args import to_channels_first, to_channels_last
+from dygraph.ops.normalization import layer_rows
 from dygraph.ops.normalization.sums import axis_dots, axis_sums
 from dygraph.ops.pool.windows import PoolGeometry
 
@@ -67,52 +68,15 @@ class Normalize(Op):
         return math.prod(x.shape[x.ndim - k:])
 
     def _forward_rows(self, xp, x, w, b, n):
-        """Layer norm on x as [rows, n]: the row sums as one product with a vector (BLAS)
-        and the row sums of squares as one einsum, instead of reductions over short rows
-        and their temporaries (figures: docs/PERFORMANCE.md#normalization)."""
-        x2 = x.reshape(-1, n)
-        mean = xp.matmul(x2, xp.full(n, 1.0 / n, x.dtype))
-        # xhat (kept for backward) and y in workspace memory (backend/workspace.py).
-        xhat = xp.subtract(x2, mean[:, None], out=workspace.output(xp, x2.shape, x.dtype))
-        var = xp.einsum("ij,ij->i", xhat, xhat) / n
-        rstd = (1.0 / xp.sqrt(var + self.eps)).astype(x.dtype, copy=False)[:, None]
-        xhat *= rstd
-        self.xhat, self.rstd = xhat, rstd
-        y = workspace.output(xp, x.shape, x.dtype)
-        rows = y.reshape(x2.shape)
-        if w is not None:
-            xp.multiply(xhat, w.reshape(-1), out=rows)
-        else:
-            rows[...] = xhat
-        if b is not None:
-            rows += b.reshape(-1)
+        """Layer norm on x as [rows, n] (ops/normalization/layer_rows.py)."""
+        y, self.xhat, self.rstd = layer_rows.forward(xp, x, w, b, n, self.eps)
         return y
 
     def _backward_rows(self, xp, g, w):
-        """dx, dw, db of `_forward_rows` on arrays, with the same row sums."""
-        e, xhat, n = self.edges, self.xhat, self.xhat.shape[1]
-        g2 = g.reshape(-1, n)
-        grads = [None] * len(e)
-        if e[0] is not None:
-            gh = g2
-            if w is not None:
-                gh = xp.multiply(g2, w.reshape(-1), out=workspace.take(xp, g2.shape, g.dtype))
-            mean_g = xp.matmul(gh, xp.full(n, 1.0 / n, g.dtype))
-            mean_gx = xp.einsum("ij,ij->i", gh, xhat) / n
-            out = workspace.output(xp, self.shape, g.dtype)
-            dx = xp.multiply(xhat, mean_gx[:, None], out=out.reshape(g2.shape))
-            dx += mean_g[:, None]
-            xp.subtract(gh, dx, out=dx)
-            dx *= self.rstd
-            if gh is not g2:
-                workspace.give(gh)
-            grads[0] = out
-        if w is not None and e[1] is not None:
-            grads[1] = xp.einsum("ij,ij->j", g2, xhat).reshape(w.shape)
-        if len(e) > 2 and e[2] is not None:
-            grads[2] = xp.matmul(xp.ones(len(g2), g.dtype), g2).reshape(
-                self.inputs[2]._data.shape)
-        return tuple(grads)
+        """dx, dw, db of `_forward_rows` on arrays."""
+        b_shape = self.inputs[2]._data.shape if len(self.edges) > 2 else None
+        return layer_rows.backward(xp, g, self.xhat, self.rstd, w, self.edges, self.shape,
+                                   b_shape)
 
     def forward(self, xp, x, w=None, b=None):
         self.shape = x.shape

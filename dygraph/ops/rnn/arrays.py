@@ -42,7 +42,7 @@ import numpy as np
 
 from dygraph.backend import blas, compiled, device_constant
 from dygraph.backend.workspace import workspace
-from dygraph.kernels.cuda import elementwise as cuda_kernels
+from dygraph.kernels.cuda import recurrent as cuda_kernels
 
 __all__ = ["LSTMArrays", "GRUArrays", "lstm_gate_scale", "gru_gate_scale", "time_view",
            "previous_hidden"]

@@ -1,38 +1,15 @@
-"""Fused GPU kernels, written as CuPy ElementwiseKernels (CUDA C compiled by CuPy on first
-use and cached on disk), for the places where a GPU step would otherwise launch a dozen
-small kernels.
-
-On the GPU an eager step is bound by launches: each CuPy call costs microseconds of host
-time whatever its size, and Adam's update is eleven of them per parameter, which made
-Adam's per-parameter calls over half of ResNet-18's step (figures:
-docs/PERFORMANCE.md#gpu-kernels).
-
-The kernels do the arithmetic of the NumPy paths they replace, in the same order, with the
-scalar coefficients rounded to the array's dtype as NumPy rounds a Python float against an
-array. CUDA may fuse a multiply and an add into one rounding, so results can differ from
-the CPU's in the last bit (tests/gpu compares them).
+"""The element-wise part of an LSTM or GRU time step as one GPU kernel each way
+(dygraph/ops/rnn/arrays.py calls them once a step, between the steps' cuBLAS products).
 
 Example:
-    >>> from dygraph.kernels.cuda import elementwise as cuda_kernels
-    >>> callable(cuda_kernels.adam_update)
-    True
+    >>> from dygraph.kernels.cuda.registry import KERNEL_SPECS
+    >>> sorted(n for n in KERNEL_SPECS if n.startswith(("lstm", "gru")))
+    ['gru_backward', 'gru_forward', 'lstm_backward', 'lstm_forward']
 """
 
-import math
+from dygraph.kernels.cuda.registry import define, kernel
 
-import numpy as np
-
-__all__ = ["adam_update", "lstm_forward_step", "lstm_backward_step", "gru_forward_step",
-           "gru_backward_step", "dropout_mask"]
-
-_KERNELS = {}
-
-_ADAM = """
-m = m * b1 + g * c1;
-v = v * b2 + (g * g) * c2;
-p -= (m / (sqrt(v) + eps)) * step;
-"""
-
+__all__ = ["lstm_forward_step", "lstm_backward_step", "gru_forward_step", "gru_backward_step"]
 
 # One LSTM step over its B * H cells, i = b * H + j (H is `width`, B * H `cells`), on the
 # whole sequence's arrays (raw, indexed by logical position, so any strides): `rows`
@@ -119,78 +96,17 @@ d_hid[g + 2 * width] = dn * act[a];
 dhz = d * act[a + cells];
 """
 
-# Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC 2011) of
-# the counter state[1] + i under the key state[0]; the first output word's top 24 bits make
-# u, uniform on [0, 1) in steps of 2^-24, and the element is kept when u >= p.
-_DROPOUT_MASK = """
-const unsigned long long n = state[1] + (unsigned long long)i;
-unsigned int c0 = (unsigned int)n, c1 = (unsigned int)(n >> 32), c2 = 0, c3 = 0;
-unsigned int k0 = (unsigned int)state[0], k1 = (unsigned int)(state[0] >> 32);
-for (int r = 0; r < 10; ++r) {
-    const unsigned long long p0 = 0xD2511F53ull * c0, p1 = 0xCD9E8D57ull * c2;
-    const unsigned int h0 = (unsigned int)(p0 >> 32), l0 = (unsigned int)p0;
-    const unsigned int h1 = (unsigned int)(p1 >> 32), l1 = (unsigned int)p1;
-    c0 = h1 ^ c1 ^ k0;
-    c1 = l1;
-    c2 = h0 ^ c3 ^ k1;
-    c3 = l0;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-}
-const float u = (float)(c0 >> 8) * 5.9604644775390625e-08f;
-keep = u >= p ? scale : (T)0;
-"""
-
-
-# name -> (input parameters, output parameters, body) of each ElementwiseKernel.
-KERNEL_SPECS = {
-    "adam": ("T g, T b1, T c1, T b2, T c2, T eps, T step",
-             "T p, T m, T v", _ADAM),
-    "lstm_forward": ("raw T rows, raw T prod, int64 t, int64 s, int64 width, int64 cells",
-                     "raw T c, raw T act, raw T tc, raw T hs", _LSTM_FORWARD),
-    "lstm_backward": ("raw T act, raw T c, raw T tc, raw T g_out, int64 t, int64 s, "
+define("lstm_forward", "raw T rows, raw T prod, int64 t, int64 s, int64 width, int64 cells",
+                     "raw T c, raw T act, raw T tc, raw T hs", _LSTM_FORWARD)
+define("lstm_backward", "raw T act, raw T c, raw T tc, raw T g_out, int64 t, int64 s, "
                       "int64 width, int64 cells, bool has_g, T dh",
-                      "T dc, raw T d_rows", _LSTM_BACKWARD),
-    "gru_forward": ("raw T rows, T h, raw T bias, int64 t, int64 width, int64 cells, "
+                      "T dc, raw T d_rows", _LSTM_BACKWARD)
+define("gru_forward", "raw T rows, T h, raw T bias, int64 t, int64 width, int64 cells, "
                     "bool has_bias",
-                    "raw T prod, raw T act, raw T hs", _GRU_FORWARD),
-    "gru_backward": ("raw T act, raw T prod, raw T z_in, raw T g_out, int64 t, int64 width, "
+                    "raw T prod, raw T act, raw T hs", _GRU_FORWARD)
+define("gru_backward", "raw T act, raw T prod, raw T z_in, raw T g_out, int64 t, int64 width, "
                      "int64 cells, bool has_g, T tmp",
-                     "T dhz, raw T d_hid, raw T d_n", _GRU_BACKWARD),
-    "dropout_mask": ("raw uint64 state, float32 p, T scale",
-                     "T keep", _DROPOUT_MASK),
-}
-
-
-def _kernel(name):
-    kernel = _KERNELS.get(name)
-    if kernel is None:
-        import cupy
-
-        in_params, out_params, body = KERNEL_SPECS[name]
-        kernel = _KERNELS[name] = cupy.ElementwiseKernel(in_params, out_params, body,
-                                                         f"dygraph_{name}")
-    return kernel
-
-
-def adam_update(param, grad, m, v, lr, beta1, beta2, epsilon, beta1_pow, beta2_pow):
-    """One Adam step on CuPy arrays in place (param, and the moments m and v), in one
-    kernel; beta1_pow and beta2_pow are the powers of the betas before this step (Python
-    floats: they live on the host).
-
-    Example:
-        >>> import cupy  # doctest: +SKIP
-        >>> p, g = cupy.ones(3, cupy.float32), cupy.ones(3, cupy.float32)  # doctest: +SKIP
-        >>> m, v = cupy.zeros(3, cupy.float32), cupy.zeros(3, cupy.float32)  # doctest: +SKIP
-        >>> adam_update(p, g, m, v, 0.1, 0.9, 0.999, 1e-8, 0.9, 0.999)  # doctest: +SKIP
-        >>> p  # the first step moves by the learning rate  # doctest: +SKIP
-        array([0.9, 0.9, 0.9], dtype=float32)
-    """
-    t = param.dtype.type
-    correction = math.sqrt(1.0 - beta2_pow)
-    kernel = _kernel("adam")
-    kernel(grad, t(beta1), t(1.0 - beta1), t(beta2), t(1.0 - beta2), t(epsilon * correction),
-           t(lr * correction / (1.0 - beta1_pow)), param, m, v)
+                     "T dhz, raw T d_hid, raw T d_n", _GRU_BACKWARD)
 
 
 def lstm_forward_step(rows, prod, t, s, c, act, tc, hs):
@@ -210,9 +126,9 @@ def lstm_forward_step(rows, prod, t, s, c, act, tc, hs):
         >>> float(c[1, 0, 0])  # f = i = 0.5, g = 0: c1 = 0.5 * c0  # doctest: +SKIP
         0.5
     """
-    kernel = _kernel("lstm_forward")
+    run = kernel("lstm_forward")
     _, batch, size = tc.shape
-    kernel(rows, prod, t, s, size, batch * size, c, act, tc, hs, size=batch * size)
+    run(rows, prod, t, s, size, batch * size, c, act, tc, hs, size=batch * size)
 
 
 def lstm_backward_step(act, c, tc, g_out, t, s, dh, dc, d_rows):
@@ -233,9 +149,9 @@ def lstm_backward_step(act, c, tc, g_out, t, s, dh, dc, d_rows):
         >>> float(dc[0, 0])  # dc * f  # doctest: +SKIP
         0.5
     """
-    kernel = _kernel("lstm_backward")
+    run = kernel("lstm_backward")
     batch, size = dh.shape
-    kernel(act, c, tc, dh if g_out is None else g_out, t, s, size, batch * size,
+    run(act, c, tc, dh if g_out is None else g_out, t, s, size, batch * size,
            g_out is not None, dh, dc, d_rows)
 
 
@@ -255,9 +171,9 @@ def gru_forward_step(rows, h, bias, t, prod, act, hs):
         >>> float(hs[0, 0, 0])  # z = 0.5, n = 0: h' = 0.5 h  # doctest: +SKIP
         0.5
     """
-    kernel = _kernel("gru_forward")
+    run = kernel("gru_forward")
     batch, size = h.shape
-    kernel(rows, h, h if bias is None else bias, t, size, batch * size, bias is not None,
+    run(rows, h, h if bias is None else bias, t, size, batch * size, bias is not None,
            prod, act, hs)
 
 
@@ -277,25 +193,7 @@ def gru_backward_step(act, prod, z_in, g_out, t, tmp, dhz, d_hid, d_n):
         >>> float(dhz[0, 0])  # dh * z  # doctest: +SKIP
         0.5
     """
-    kernel = _kernel("gru_backward")
+    run = kernel("gru_backward")
     batch, size = tmp.shape
-    kernel(act, prod, z_in, tmp if g_out is None else g_out, t, size, batch * size,
+    run(act, prod, z_in, tmp if g_out is None else g_out, t, size, batch * size,
            g_out is not None, tmp, dhz, d_hid, d_n)
-
-
-def dropout_mask(state, p, scale, keep):
-    """Fill `keep` (a C-ordered CuPy array) with `scale` where the element's uniform draw
-    is at least p and 0 elsewhere, one kernel; the draws are Philox4x32-10 of the counters
-    state[1] + i (i the element's index) under the key state[0], `state` a uint64 CuPy
-    array [key, counter] that the caller advances (dygraph/backend/device_random.py).
-
-    Example:
-        >>> import cupy  # doctest: +SKIP
-        >>> state = cupy.array([7, 0], cupy.uint64)  # doctest: +SKIP
-        >>> keep = cupy.empty(1000, cupy.float32)  # doctest: +SKIP
-        >>> dropout_mask(state, 0.5, 2.0, keep)  # doctest: +SKIP
-        >>> 400 < int((keep == 2.0).sum()) < 600  # doctest: +SKIP
-        True
-    """
-    kernel = _kernel("dropout_mask")
-    kernel(state, np.float32(p), keep.dtype.type(scale), keep)
