@@ -503,14 +503,14 @@ class ElementwiseKernel:
     def __init__(self, in_params, out_params, operation, name="kernel", **options):
         from dygraph.kernels.cuda import references
 
-        self.name, self.n_out = name, len(out_params.split(","))
+        self.name, self.n_in = name, len(in_params.split(","))
         self.reference = references.KERNELS.get(name)
         if self.reference is None:
             raise NotImplementedError(f"the CuPy stand-in has no NumPy statement of kernel "
                                       f"{name!r} (dygraph/kernels/cuda/references.py)")
 
     def __call__(self, *args, **kwargs):
-        return _call(self.reference, args, kwargs, writes=args[-self.n_out:])
+        return _call(self.reference, args, kwargs, writes=args[self.n_in:])
 
 
 class _Module(types.ModuleType):

@@ -7,6 +7,7 @@ Example:
 """
 
 from dygraph.kernels.cuda import (  # noqa: F401 - each family defines its kernels
+    activations,
     layer_norm,
     optimizer_updates,
     random_masks,

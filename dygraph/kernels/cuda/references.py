@@ -120,6 +120,20 @@ def layer_norm_dx(gh, xhat, mean_g, sum_gx, rstd, n, dx):
                ) * rstd.reshape(column)
 
 
+def relu_grad(g, y, dx=None):
+    out = g * (y > 0).astype(g.dtype)
+    if dx is None:
+        return out
+    dx[...] = out
+
+
+def relu6_grad(g, x, dx=None):
+    out = g * ((x > 0) & (x < 6)).astype(g.dtype)
+    if dx is None:
+        return out
+    dx[...] = out
+
+
 _MASK32 = np.uint64(0xFFFFFFFF)
 
 
@@ -159,4 +173,5 @@ KERNELS = {"dygraph_adam": adam, "dygraph_dropout_mask": dropout_mask,
            "dygraph_layer_norm_center": layer_norm_center,
            "dygraph_layer_norm_scale": layer_norm_scale,
            "dygraph_layer_norm_products": layer_norm_products,
-           "dygraph_layer_norm_dx": layer_norm_dx}
+           "dygraph_layer_norm_dx": layer_norm_dx, "dygraph_relu_grad": relu_grad,
+           "dygraph_relu6_grad": relu6_grad}

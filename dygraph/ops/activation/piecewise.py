@@ -8,10 +8,13 @@ create_graph. Selections are written with max/min/clip and products with masks r
 `where`, which NumPy runs several times slower on unpredictable masks.
 """
 
+import numpy as np
+
 from dygraph.autograd.function import Op, apply
 from dygraph.backend import compiled
 from dygraph.backend.workspace import POOLED_SIZE, workspace
 from dygraph.framework.errors import AssertedValueError, op_error
+from dygraph.kernels.cuda import activations as cuda_activations
 from dygraph.ops.activation import smooth as activation_smooth
 from dygraph.ops.activation import softmax as activation_softmax
 from dygraph.ops.activation.scalar_max import maximum_scalar
@@ -41,6 +44,8 @@ class Relu(Op):
 
     def backward(self, m, g):
         y = self.y(m)
+        if not m.tensor_mode and g.shape == y.shape and m.xp is not np:
+            return (cuda_activations.relu_grad(g, y),)  # the GPU: one kernel
         if m.tensor_mode or g.size < POOLED_SIZE or g.shape != y.shape:
             return (g * (y > 0),)
         xp = m.xp
@@ -63,6 +68,8 @@ class Relu6(Op):
 
     def backward(self, m, g):
         x = self.x(0, m)
+        if not m.tensor_mode and g.shape == x.shape and m.xp is not np:
+            return (cuda_activations.relu6_grad(g, x),)  # the GPU: one kernel
         if m.tensor_mode or g.size < POOLED_SIZE or g.shape != x.shape:
             return (g * ((x > 0) & (x < 6)),)
         xp = m.xp
