@@ -1,0 +1,81 @@
+"""CuPy calls per training step of the benchmark models, counted on the CuPy stand-in.
+
+On a GPU a small model's step is bound by host time, and DyGraph's host time is mostly
+CuPy's: each call costs microseconds whatever its size (about 19 us for an add on the
+H200 machine, benchmarks/results/2026-11-28-gpu-op-overhead.txt). So the calls a step
+makes are the figure the GPU work reduces, and they can be counted without a GPU: the
+CuPy stand-in (tools/cupy_standin.py) runs DyGraph's GPU code paths on NumPy and counts
+every call into CuPy and its arrays (views included; a CUDA graph launch counts one).
+
+For each model (benchmarks/models.py, at its benchmark batch) and mode (eager; to_static,
+whose step runs as CUDA graphs on a GPU), the table gives the calls of the fourth step
+(after a warm-up step, the capture and one replay) and whether that step replayed graphs.
+
+Not counted: cuDNN, which the stand-in does not have (convolutions and batch norm take
+their CuPy paths here, so the conv nets' eager counts are those of that path, not of a
+GPU run with cuDNN); the kernels' own time.
+
+Run: python benchmarks/gpu_calls.py [--models resnet18,lstm] [--out FILE]
+"""
+
+import argparse
+import os
+import sys
+import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+MODES = ("eager", "to_static")
+
+
+def count(name, mode, steps=4):
+    """(calls of the last step, whether it replayed CUDA graphs, fallback warnings)."""
+    import models
+
+    import dygraph
+    from dygraph.jit import cuda_graph
+    from tools import cupy_standin
+
+    x, y = models.make_batch(name)
+    with cupy_standin.installed(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RuntimeWarning)
+        dygraph.set_device("gpu:0")
+        try:
+            model = models.build_dygraph(name)
+            _, _, train = models.dygraph_step(model, x, y, device="gpu", mode=mode)
+            for _ in range(steps - 1):
+                train()
+            before, replays = cupy_standin.stats["calls"], cuda_graph.stats["replays"]
+            train()
+            calls = cupy_standin.stats["calls"] - before
+            replayed = cuda_graph.stats["replays"] > replays
+        finally:
+            dygraph.set_device("cpu")
+    fallbacks = sorted({str(w.message).split(" (")[0] for w in caught
+                        if "CUDA graph" in str(w.message)})
+    return calls, replayed, fallbacks
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default="resnet18,mobilenetv2,lstm,gru,transformer")
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args()
+    lines = ["CuPy calls per training step (Adam), counted on the CuPy stand-in "
+             "(tools/cupy_standin.py); cuDNN not simulated",
+             f"{'model':<13}{'eager':>8}{'to_static':>11}  to_static replays graphs"]
+    for name in args.models.split(","):
+        eager, _, _ = count(name, "eager")
+        static, replayed, fallbacks = count(name, "to_static")
+        note = "yes" if replayed else "no: " + "; ".join(fallbacks)
+        lines.append(f"{name:<13}{eager:>8}{static:>11}  {note}")
+    text = "\n".join(lines)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
