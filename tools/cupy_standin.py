@@ -122,8 +122,11 @@ def _wrap(result, on_device, outs):
         return result.view(ndarray)
     if isinstance(result, np.generic) and on_device:
         return np.asarray(result).view(ndarray)
-    if type(result) in (tuple, list):
-        return type(result)(_wrap(r, on_device, outs) for r in result)
+    if isinstance(result, tuple):  # a namedtuple too (linalg.qr's QRResult)
+        items = [_wrap(r, on_device, outs) for r in result]
+        return type(result)(*items) if hasattr(result, "_fields") else tuple(items)
+    if type(result) is list:
+        return [_wrap(r, on_device, outs) for r in result]
     return result
 
 
@@ -151,9 +154,12 @@ def _call(func, args, kwargs, ufunc=False, creates=False, writes=(), name=None):
                 _STATE.saved.append((target, target.view(np.ndarray).copy()))
     result = func(*_host_view(tuple(args)), **host_kwargs)
     wrapped = _wrap(result, creates or _has_device(values), outs)
-    if _capturing():
+    if _capturing() and func not in _ALLOCATIONS:  # an allocation is no kernel to replay
         _STATE.capture.append((func, args, kwargs, wrapped))
     return wrapped
+
+
+_ALLOCATIONS = (np.empty, np.empty_like)
 
 
 def _rerun(record):
@@ -197,6 +203,10 @@ class _Device:
 class _Pointer:
     def __init__(self, array):
         self.ptr = array.__array_interface__["data"][0]
+
+
+def _set_part(array, value, part):
+    getattr(np.ndarray, part).__set__(array, value)
 
 
 def _index_rules(key):
@@ -311,6 +321,23 @@ class ndarray(np.ndarray):
         _d2h()
         return _call(np.ndarray.nonzero, (self,), {})
 
+    # Writing a complex array's parts is a kernel too.
+    @property
+    def real(self):
+        return np.ndarray.real.__get__(self)
+
+    @real.setter
+    def real(self, value):
+        _call(_set_part, (self, value, "real"), {}, writes=(self,), name="real")
+
+    @property
+    def imag(self):
+        return np.ndarray.imag.__get__(self)
+
+    @imag.setter
+    def imag(self, value):
+        _call(_set_part, (self, value, "imag"), {}, writes=(self,), name="imag")
+
     @property
     def device(self):
         return _Device(0)
@@ -362,7 +389,38 @@ def _function(name, func, refuse=None):
                      writes=writes)
 
     call.__name__ = name
-    return call
+    return _Ufunc(func, call) if isinstance(func, np.ufunc) else call
+
+
+class _Ufunc:
+    """A ufunc of the stand-in module: called, or through its methods (`add.at`, which
+    writes into its first argument, `maximum.reduce`, ...); other attributes NumPy's."""
+
+    def __init__(self, ufunc, call):
+        self._ufunc, self._call_it, self.__name__ = ufunc, call, ufunc.__name__
+
+    def __call__(self, *args, **kwargs):
+        return self._call_it(*args, **kwargs)
+
+    def at(self, a, indices, b=None):
+        args = (a, indices) if b is None else (a, indices, b)
+        return _call(self._ufunc.at, args, {}, ufunc=True, writes=(a,),
+                     name=f"{self.__name__}.at")
+
+    def _method(name):
+        def method(self, *args, **kwargs):
+            return _call(getattr(self._ufunc, name), args, kwargs, ufunc=True, creates=True,
+                         name=f"{self.__name__}.{name}")
+        return method
+
+    reduce = _method("reduce")
+    accumulate = _method("accumulate")
+    outer = _method("outer")
+    reduceat = _method("reduceat")
+    del _method
+
+    def __getattr__(self, name):
+        return getattr(self._ufunc, name)
 
 
 class _Namespace(types.SimpleNamespace):

@@ -40,7 +40,7 @@ def register_whole_call(fn):
     return fn
 
 
-def captured_whole(fn=None, *, static_op=None, free_dims=(), always=False):
+def captured_whole(fn=None, *, static_op=None, free_dims=(), always=False, when=None):
     """Decorate `fn` (Tensors in, Tensors out) to be one op in static programs.
 
     `static_op(*args, **kwargs)`, when given, is tried first in static mode: an op built for
@@ -50,16 +50,19 @@ def captured_whole(fn=None, *, static_op=None, free_dims=(), always=False):
     program whatever the build-time stand-ins gave. `always` is for creation ops, whose
     results belong to the program even when no static Variable is among the arguments:
     "per_run" records an op drawn at each run (randn), "constant" a constant of the program
-    (zeros, arange), or an op computed per run when a size comes from a Variable.
+    (zeros, arange), or an op computed per run when a size comes from a Variable. `when`,
+    given fn's arguments, says whether this call needs the whole-function op (a random
+    function draws only while training): where it says no, the call is recorded op by op,
+    as any function (and stays exportable to ONNX).
     """
     if fn is None:
         return functools.partial(captured_whole, static_op=static_op, free_dims=free_dims,
-                                 always=always)
+                                 always=always, when=when)
     register_whole_call(fn)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        if _state.static_program is not None:
+        if _state.static_program is not None and (when is None or when(*args, **kwargs)):
             from dygraph.static.eager_call import capture_call
 
             if static_op is not None:

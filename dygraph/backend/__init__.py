@@ -102,6 +102,28 @@ def device_constant(xp, key, make):
     return array
 
 
+def attr_on(xp, op, name):
+    """The array attribute `name` of `op` as an array of `xp`: itself on the CPU; on a GPU
+    a device copy made once per op. A program keeps its ops' array attributes (labels,
+    lengths, indices) on the host, and a copy at each run would cost a transfer, and
+    cannot be held by a CUDA graph.
+
+    Example:
+        >>> class Op:
+        ...     lengths = np.array([2, 3])
+        >>> attr_on(np, Op(), "lengths")
+        array([2, 3])
+    """
+    value = getattr(op, name)
+    if xp is np or type(value) is not np.ndarray:
+        return value
+    kept = op.__dict__.setdefault("_attrs_on_device", {})
+    entry = kept.get(name)
+    if entry is None or entry[0] is not value:
+        entry = kept[name] = (value, xp.asarray(value))
+    return entry[1]
+
+
 class _Capture:
     """Whether a CUDA graph capture is in progress (dygraph/jit/cuda_graph.py), and the
     checks its ops left for after each replay."""

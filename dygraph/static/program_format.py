@@ -107,7 +107,8 @@ OP_MODULES = (
 # The other modules that register whole-call functions a program may call (a test keeps
 # the list complete): the table imports them too, so that a fresh process finds them.
 WHOLE_CALL_MODULES = (
-    "dygraph.ops.creation.constructors", "dygraph.ops.geometric.message_passing",
+    "dygraph.ops.activation.gated", "dygraph.ops.creation.constructors",
+    "dygraph.ops.creation.random", "dygraph.ops.geometric.message_passing",
     "dygraph.ops.geometric.reindex", "dygraph.ops.geometric.sampling",
     "dygraph.ops.geometric.segment", "dygraph.ops.linalg.solvers",
     "dygraph.ops.manipulation.gather", "dygraph.ops.manipulation.scatter_index",

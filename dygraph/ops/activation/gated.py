@@ -8,6 +8,7 @@ array drawn from the global generator, so its gradient is the slope mask.
 
 import numpy as np
 
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework.errors import op_error
 from dygraph.framework.random import rng
 from dygraph.ops.activation import piecewise as _act
@@ -50,6 +51,11 @@ def maxout(x, groups, axis=1, name=None):
     return amax(reshape(x, grouped), axis=axis + 1)
 
 
+def _rrelu_draws(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
+    return bool(training)
+
+
+@captured_whole(when=_rrelu_draws)
 def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
     """Randomized leaky ReLU: x for x >= 0, a * x otherwise, with a drawn uniformly from
     [lower, upper] per element while training and (lower + upper) / 2 at inference.

@@ -8,6 +8,7 @@ the maximum, so exp never overflows) and a closed-form backward from the saved o
 import numpy as np
 
 from dygraph.autograd.function import Op, apply
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.backend.workspace import POOLED_SIZE, workspace
 from dygraph.framework import random as _random
 from dygraph.framework.errors import op_error
@@ -117,6 +118,7 @@ def log_softmax(x, axis=-1, dtype=None, name=None):
     return apply(LogSoftmax(axis), x)
 
 
+@captured_whole
 def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
     """softmax((x + g) / temperature) along `axis`, g drawn from Gumbel(0, 1) with the
     global generator (`dygraph.seed`). With hard=True the result is the one-hot of its

@@ -11,6 +11,7 @@ input a zero one, as Paddle does).
 import numpy as np
 
 from dygraph.autograd import grad_mode
+from dygraph.autograd.whole_call import captured_whole
 from dygraph.framework import dtype as _dt
 from dygraph.framework import random as _random
 from dygraph.framework.errors import op_error
@@ -62,6 +63,7 @@ def _probability(p, op):
     return p
 
 
+@captured_whole
 def bernoulli_(x, p=0.5, name=None):
     """Fill x in place with 1 (probability p) or 0; p is a number or a tensor broadcast to x.
 
@@ -74,6 +76,7 @@ def bernoulli_(x, p=0.5, name=None):
     return _fill(x, rng().random(x._data.shape) < p, "bernoulli_")
 
 
+@captured_whole
 def cauchy_(x, loc=0, scale=1, name=None):
     """Fill x in place from the Cauchy distribution with median loc and scale.
 
@@ -85,6 +88,7 @@ def cauchy_(x, loc=0, scale=1, name=None):
     return _fill(x, loc + scale * rng().standard_cauchy(x._data.shape), "cauchy_")
 
 
+@captured_whole
 def geometric_(x, probs, name=None):
     """Fill x in place with the number of Bernoulli(probs) trials up to the first success
     (values 1, 2, ...).
@@ -100,6 +104,7 @@ def geometric_(x, probs, name=None):
     return _fill(x, rng().geometric(probs, x._data.shape), "geometric_")
 
 
+@captured_whole
 def log_normal_(x, mean=1.0, std=2.0, name=None):
     """Fill x in place with exp(N(mean, std)).
 
@@ -111,6 +116,7 @@ def log_normal_(x, mean=1.0, std=2.0, name=None):
     return _fill(x, rng().lognormal(mean, std, x._data.shape), "log_normal_")
 
 
+@captured_whole
 def normal_(x, mean=0.0, std=1.0, name=None):
     """Fill x in place from N(mean, std).
 
@@ -122,6 +128,7 @@ def normal_(x, mean=0.0, std=1.0, name=None):
     return _fill(x, rng().normal(mean, std, x._data.shape), "normal_")
 
 
+@captured_whole
 def exponential_(x, lam=1.0, name=None):
     """Fill x in place from the exponential distribution with rate lam.
 
@@ -135,6 +142,7 @@ def exponential_(x, lam=1.0, name=None):
     return _fill(x, rng().exponential(1.0 / lam, x._data.shape), "exponential_")
 
 
+@captured_whole
 def uniform_(x, min=0, max=1.0, seed=0, name=None):  # noqa: A002 - Paddle's names
     """Fill x in place from U[min, max); a non-zero seed uses its own generator.
 
@@ -157,6 +165,7 @@ def _random_top(dtype):
     return int(np.iinfo(dtype).max)
 
 
+@captured_whole
 def random_(x, from_=0, to=None, *, generator=None):
     """Fill x in place with integers uniform in [from_, to) (to defaults to the largest
     value the dtype holds exactly); `generator` is a dygraph Generator to draw from.
@@ -174,6 +183,7 @@ def random_(x, from_=0, to=None, *, generator=None):
     return _fill(x, gen.integers(from_, high, x._data.shape), "random_")
 
 
+@captured_whole(always="per_run")
 def log_normal(mean=1.0, std=2.0, shape=None, name=None):
     """Samples of exp(N(mean, std)); mean/std may be tensors (broadcast), else `shape`
     gives the shape.
@@ -205,6 +215,7 @@ def _zero_gradient_to(out, x):
     return where(_like(x, np.ones(out._data.shape, bool)), out, x)
 
 
+@captured_whole
 def poisson(x, name=None):
     """Samples from Poisson(rate = x), elementwise, in x's (float) dtype. A negative or NaN
     rate draws 0, as in Paddle; an infinite rate is refused (Paddle returns garbage). The
@@ -244,6 +255,7 @@ def _gamma_samples(alpha, gen):
     return np.maximum(out, np.finfo(alpha.dtype).tiny)
 
 
+@captured_whole
 def standard_gamma(x, name=None):
     """Samples from Gamma(shape = x, scale = 1), elementwise, in x's (float) dtype; as in
     Paddle, no sample is below the dtype's smallest positive number, and x <= 0 is not
@@ -258,6 +270,7 @@ def standard_gamma(x, name=None):
     return _like(x, _gamma_samples(np.asarray(alpha), rng()))
 
 
+@captured_whole
 def binomial(count, prob, name=None):
     """Samples from Binomial(count, prob), elementwise with broadcasting, as int64.
 
@@ -305,6 +318,7 @@ def randn_like(x, dtype=None, name=None, *, device=None, requires_grad=False):
     return out
 
 
+@captured_whole
 def randint_like(x, low=0, high=None, dtype=None, name=None):
     """Random integers in [low, high) (or [0, low) when high is None) with x's shape, in
     x's dtype unless given.

@@ -47,12 +47,14 @@ class Eig(Op):
             inner = inner / gap
         n = w.shape[-1]
         inner[..., xp.arange(n), xp.arange(n)] = 0 if gw is None else gw
-        ga = xp.linalg.solve(vh, inner @ vh)
+        ga = xp.linalg.solve(vh, xp.matmul(inner, vh))
         return (xp.real(ga).astype(a.dtype) if a.dtype.kind != "c" else ga,)
 
 
 def _host(a):
-    return a if isinstance(a, np.ndarray) else a.get()
+    from dygraph.backend import as_numpy
+
+    return as_numpy(a)
 
 
 def _xp(array):

@@ -9,6 +9,7 @@ the state occupancies alpha * beta / p into the gradient softmax - occupancy per
 import numpy as np
 
 from dygraph.autograd.function import Op, apply
+from dygraph.backend import attr_on
 from dygraph.framework.errors import describe, op_error
 from dygraph.ops.common import as_tensor, float_operand
 from dygraph.ops.loss.common import check_reduction
@@ -42,14 +43,19 @@ class CTC(Op):
         self.in_len, self.lab_len = input_lengths, label_lengths
 
     def forward(self, xp, logits):
+        # On a GPU the labels and lengths (host attributes in a program) go to the device
+        # once (backend.attr_on).
+        labels = attr_on(xp, self, "labels")
+        self.input_lengths = attr_on(xp, self, "in_len")
+        self.label_lengths = attr_on(xp, self, "lab_len")
         T, B, C = logits.shape
         shifted = logits - logits.max(axis=2, keepdims=True)
         logp = shifted - xp.log(xp.exp(shifted).sum(axis=2, keepdims=True))
-        S = 2 * self.labels.shape[1] + 1
+        S = 2 * labels.shape[1] + 1
         states = xp.arange(S)
-        self.live = states[None, :] < (2 * self.lab_len + 1)[:, None]         # [B, S]
+        self.live = states[None, :] < (2 * self.label_lengths + 1)[:, None]        # [B, S]
         ext = xp.full((B, S), self.blank, dtype=np.int64)
-        ext[:, 1::2] = self.labels
+        ext[:, 1::2] = labels
         ext = xp.where(self.live, ext, self.blank)
         prev2 = xp.concatenate([xp.full((B, 2), -1, dtype=ext.dtype), ext[:, :-2]], axis=1)
         # A label state may be entered from two states back unless that is the same label.
@@ -58,7 +64,7 @@ class CTC(Op):
         alpha = xp.full((T, B, S), _NEG_INF, dtype=logits.dtype)
         alpha[0, :, 0] = emit[0, :, 0]
         if S > 1:
-            alpha[0, :, 1] = xp.where(self.lab_len > 0, emit[0, :, 1], _NEG_INF)
+            alpha[0, :, 1] = xp.where(self.label_lengths > 0, emit[0, :, 1], _NEG_INF)
         with np.errstate(invalid="ignore"):
             for t in range(1, T):
                 a = alpha[t - 1]
@@ -66,8 +72,8 @@ class CTC(Op):
                 step = xp.where(self.skip, xp.logaddexp(step, _shift(xp, a, 2)), step)
                 alpha[t] = step + emit[t]
         rows = xp.arange(B)
-        last = alpha[self.in_len - 1, rows]                                     # [B, S]
-        end = 2 * self.lab_len
+        last = alpha[self.input_lengths - 1, rows]                                     # [B, S]
+        end = 2 * self.label_lengths
         log_z = xp.logaddexp(last[rows, end],
                              xp.where(end > 0, last[rows, xp.maximum(end - 1, 0)], _NEG_INF))
         self.ext, self.emit, self.alpha, self.log_z = ext, emit, alpha, log_z
@@ -77,13 +83,13 @@ class CTC(Op):
     def _beta(self, xp):
         T, B, S = self.emit.shape
         beta = xp.full((T, B, S), _NEG_INF, dtype=self.emit.dtype)
-        end = 2 * self.lab_len
+        end = 2 * self.label_lengths
         finals = (xp.arange(S)[None, :] == end[:, None]) | (
             xp.arange(S)[None, :] == (end - 1)[:, None])
         skip_next = xp.concatenate([self.skip[:, 2:], xp.zeros((B, 2), bool)], axis=1)
         with np.errstate(invalid="ignore"):
             for t in range(T - 1, -1, -1):
-                start = (self.in_len - 1 == t)[:, None] & finals
+                start = (self.input_lengths - 1 == t)[:, None] & finals
                 if t < T - 1:
                     b = beta[t + 1]
                     step = xp.logaddexp(b, _shift(xp, b, -1))
@@ -103,11 +109,11 @@ class CTC(Op):
         occ = xp.nan_to_num(occ)
         onehot = ((self.ext[:, :, None] == xp.arange(C)[None, None, :]) & self.live[:, :, None])
         per_class = xp.matmul(occ.transpose(1, 0, 2), onehot.astype(occ.dtype))  # [B, T, C]
-        steps = (xp.arange(T)[:, None] < self.in_len[None, :]).astype(occ.dtype)  # [T, B]
+        steps = (xp.arange(T)[:, None] < self.input_lengths[None, :]).astype(occ.dtype)  # [T, B]
         grad = self.prob * steps[:, :, None] - per_class.transpose(1, 0, 2)
         grad = xp.where(xp.isfinite(self.log_z)[None, :, None], grad, 0.0)
         if self.norm_by_times:
-            grad = grad / xp.maximum(self.in_len, 1)[None, :, None]
+            grad = grad / xp.maximum(self.input_lengths, 1)[None, :, None]
         return grad.astype(self.prob.dtype, copy=False)
 
     def backward(self, m, g):

@@ -72,6 +72,20 @@ def _is_basic(index):
                for i in items)
 
 
+def _index_on(op, xp, index):
+    """`index` with its host arrays on xp's device (a GPU), made once per op: a program's
+    index arrays are host attributes, which CuPy would copy at every call (and a CUDA
+    graph cannot hold such a copy), and its add.at takes no host index."""
+    if xp is np:
+        return index
+    kept = op.__dict__.get("_index_on")
+    if kept is None or kept[0] is not index:
+        items = index if isinstance(index, tuple) else (index,)
+        moved = tuple(xp.asarray(i) if type(i) is np.ndarray else i for i in items)
+        kept = op._index_on = (index, moved if isinstance(index, tuple) else moved[0])
+    return kept[1]
+
+
 class GetItem(Op):
     attrs = ("index",)
 
@@ -82,14 +96,16 @@ class GetItem(Op):
 
     def forward(self, xp, x):
         self.in_shape, self.in_dtype = x.shape, x.dtype
-        out = x[self.index]
+        out = x[_index_on(self, xp, self.index)]
         if not isinstance(out, type(x)):
             return xp.asarray(out)
         # Basic slicing gives a view: copy so later in-place changes stay apart.
         return out.copy() if xp.may_share_memory(out, x) else out
 
     def backward(self, m, g):
-        return (m.index_put_zeros(self.in_shape, self.in_dtype, self.index, g),)
+        # (with create_graph the IndexPutZeros op moves the index itself)
+        index = self.index if m.tensor_mode else _index_on(self, m.xp, self.index)
+        return (m.index_put_zeros(self.in_shape, self.in_dtype, index, g),)
 
 
 class IndexPutZeros(Op):
@@ -103,7 +119,7 @@ class IndexPutZeros(Op):
         self.shape, self.dtype, self.index = shape, dtype, index
 
     def forward(self, xp, g):
-        return _scatter_zeros(xp, self.shape, self.dtype, self.index, g)
+        return _scatter_zeros(xp, self.shape, self.dtype, _index_on(self, xp, self.index), g)
 
     def backward(self, m, gg):
         return (m.getitem(gg, self.index),)

@@ -205,6 +205,13 @@ def dropout3d(x, p=0.5, training=True, data_format="NCDHW", name=None):
     return _channel_dropout(x, p, training, data_format, ("NCDHW", "NDHWC"), 5, "dropout3d")
 
 
+def _drawing(x, p=0.5, training=True, name=None):
+    """Whether an alpha dropout call draws (in static mode it is then one op run per run;
+    at inference it is recorded op by op)."""
+    return bool(training) and p != 0
+
+
+@captured_whole(when=_drawing)
 def alpha_dropout(x, p=0.5, training=True, name=None):
     """Dropout for SELU networks: dropped values are set to SELU's negative saturation and
     an affine correction keeps zero mean and unit variance. The identity at inference.
@@ -268,6 +275,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     return dropout(x, p, axis=1, training=training)
 
 
+@captured_whole(when=_drawing)
 def feature_alpha_dropout(x, p=0.5, training=True, name=None):
     """alpha_dropout over whole channels: each (sample, channel) is set to SELU's negative
     saturation with probability p, then the affine correction keeps mean and variance.

@@ -302,7 +302,8 @@ def _nan_order(x, qs, axis, keepdim, interpolation, op):
     low_index = pick(lo)
     out = gather_along(lines_q, low_index, data.ndim)
     if bool((frac != 0).any()):
-        weight = frac.astype(data.dtype)
+        # a tensor of the data's array module (see statistics._order_statistic)
+        weight = _new_tensor(frac.astype(data.dtype), None, 0, True)
         out = out + (gather_along(lines_q, pick(hi), data.ndim) - out) * weight
     out = _unary.where(_new_tensor(empty[None], None, 0, True), float("nan"), out)
     index = xp.where(empty[None], -1, low_index)[..., 0]

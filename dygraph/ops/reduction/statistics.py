@@ -335,7 +335,9 @@ def _order_statistic(x, qs, axis, keepdim, interpolation, op):
     if frac.any():
         shape = [1] * data.ndim
         shape[ax] = len(qs)
-        weight = xp.asarray(frac.reshape(shape), dtype=data.dtype)
+        # A tensor of x's array module, not a bare array: an array operand would become a
+        # tensor on the default device, which is not x's in a program's CPU stand-ins.
+        weight = _new_tensor(xp.asarray(frac.reshape(shape), dtype=data.dtype), None, 0, True)
         out = out + (gather_along(t, pick(hi), ax) - out) * weight
     if len(qs) > 1:
         out = transpose(out, [ax] + [d for d in range(data.ndim) if d != ax])

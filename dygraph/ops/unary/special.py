@@ -87,8 +87,10 @@ def _eval(xp, name, x, *extra, op=None):
     if special is not None:
         # CuPy's polygamma needs its order as an array (SciPy takes either)
         out = _SPECIAL[name](special)(*(xp.asarray(e) for e in extra), x)
-    elif name == "gammaln":
-        out = np.vectorize(math.lgamma, otypes=[np.float64])(x)
+    elif name == "gammaln":  # math.lgamma per element, on the host
+        from dygraph.backend import as_numpy
+
+        out = np.vectorize(math.lgamma, otypes=[np.float64])(as_numpy(x))
     elif name == "psi":
         out = _digamma_fallback(xp, x)
     elif name == "i0":
