@@ -72,12 +72,28 @@ def seed(value):
 
 
 def get_rng_state():
-    """The generator's state, to restore later with set_rng_state."""
-    return [default_generator.get_state()]
+    """The generator's state, to restore later with set_rng_state: the host generator's,
+    then each GPU's counter stream that has drawn (backend/device_random.py).
+
+    Example:
+        >>> state = get_rng_state(); a = default_generator.random()
+        >>> set_rng_state(state); a == default_generator.random()
+        True
+    """
+    from dygraph.backend import device_random
+
+    return [default_generator.get_state()] + device_random.get_states()
 
 
 def set_rng_state(state):
-    default_generator.set_state(state[0] if isinstance(state, list) else state)
+    """Restore what get_rng_state returned (a host generator state alone is taken too)."""
+    if not isinstance(state, list):
+        state = [state]
+    default_generator.set_state(state[0])
+    if len(state) > 1:
+        from dygraph.backend import device_random
+
+        device_random.set_states(state[1:])
 
 
 def rng():

@@ -39,8 +39,12 @@ def scalar_operand(value, like):
         dtype = _dt.default_float().np_dtype
     else:
         dtype = None
-    xp = np if type(like._data) is np.ndarray else _xp(like._data)
-    return _new_tensor(xp.asarray(value, dtype=dtype), None, 0, True)
+    if type(like._data) is np.ndarray:
+        return _new_tensor(np.asarray(value, dtype=dtype), None, 0, True)
+    # On a GPU a fill, whose value goes with the kernel's launch: asarray would copy it from
+    # the host (a transfer at each call, which a CUDA graph cannot hold).
+    xp = _xp(like._data)
+    return _new_tensor(xp.full((), value, dtype=dtype or np.result_type(value)), None, 0, True)
 
 
 def _xp(array):

@@ -4,7 +4,7 @@ replace, run on the same CuPy arrays."""
 import numpy as np
 import pytest
 
-from dygraph.kernels.cuda import optimizer_updates, random_masks
+from dygraph.kernels.cuda import optimizer_updates, random_draws
 from dygraph.optimizer.adam import _adam_step
 from tests.gpu import requires_gpu
 
@@ -83,7 +83,7 @@ def test_dropout_mask_equals_its_numpy_statement(dtype):
 
     state = np.array([0xA4093822299F31D0, (1 << 32) - 100], np.uint64)  # a carry inside
     keep = cupy.empty((33, 65), dtype)
-    random_masks.dropout_mask(cupy.asarray(state), 0.3, 2.0, keep)
+    random_draws.dropout_mask(cupy.asarray(state), 0.3, 2.0, keep)
     expected = np.empty((33, 65), dtype)
     references.dropout_mask(state, np.float32(0.3), np.dtype(dtype).type(2.0), expected)
     np.testing.assert_array_equal(keep.get(), expected)

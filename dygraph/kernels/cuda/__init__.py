@@ -10,6 +10,6 @@ from dygraph.kernels.cuda import (  # noqa: F401 - each family defines its kerne
     activations,
     layer_norm,
     optimizer_updates,
-    random_masks,
+    random_draws,
     recurrent,
 )

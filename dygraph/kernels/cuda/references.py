@@ -161,6 +161,43 @@ def philox_uniform(key, counters):
     return (word >> np.uint64(8)).astype(np.float32) * np.float32(2.0 ** -24)
 
 
+def _words(state, size):
+    counters = state[1] + np.arange(size, dtype=np.uint64)
+    key = np.uint64(state[0])
+    zero = np.zeros_like(counters)
+    return philox4x32(counters & _MASK32, counters >> np.uint64(32), zero, zero,
+                      key & _MASK32, key >> np.uint64(32))
+
+
+def _unit53(high, low):
+    return ((high >> np.uint64(11)).astype(np.float64) * 4294967296.0
+            + low.astype(np.float64)) * 2.0 ** -53
+
+
+def uniform_draw(state, low, high, out):
+    c0, c1, _, _ = _words(state, out.size)
+    if out.dtype.itemsize == 8:
+        u = _unit53(c0, c1)
+        out[...] = (low + (high - low) * u).reshape(out.shape)
+    else:
+        u = (c0 >> np.uint64(8)).astype(np.float32) * np.float32(2.0 ** -24)
+        out[...] = (low + (high - low) * u.astype(out.dtype)).reshape(out.shape)
+
+
+def normal_draw(state, mean, std, out):
+    c0, c1, c2, c3 = _words(state, out.size)
+    if out.dtype.itemsize == 8:
+        u1 = _unit53(c0, c1) + 2.0 ** -53
+        u2 = _unit53(c2, c3)
+        z = np.sqrt(-2.0 * np.log(u1)) * np.cos(6.283185307179586 * u2)
+    else:
+        t = np.float32
+        u1 = ((c0 >> np.uint64(8)).astype(t) + t(1)) * t(2.0 ** -24)
+        u2 = (c1 >> np.uint64(8)).astype(t) * t(2.0 ** -24)
+        z = np.sqrt(t(-2) * np.log(u1)) * np.cos(t(6.2831855) * u2)
+    out[...] = (mean + std * z.astype(out.dtype)).reshape(out.shape)
+
+
 def dropout_mask(state, p, scale, keep):
     counters = state[1] + np.arange(keep.size, dtype=np.uint64)
     u = philox_uniform(state[0], counters).reshape(keep.shape)
@@ -168,6 +205,7 @@ def dropout_mask(state, p, scale, keep):
 
 
 KERNELS = {"dygraph_adam": adam, "dygraph_dropout_mask": dropout_mask,
+           "dygraph_uniform_draw": uniform_draw, "dygraph_normal_draw": normal_draw,
            "dygraph_lstm_forward": lstm_forward, "dygraph_lstm_backward": lstm_backward,
            "dygraph_gru_forward": gru_forward, "dygraph_gru_backward": gru_backward,
            "dygraph_layer_norm_center": layer_norm_center,

@@ -75,9 +75,14 @@ def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
     x = float_operand(x, "rrelu")
     if not training:
         return _act.leaky_relu(x, (lower + upper) / 2.0)
-    slope = rng().uniform(lower, upper, x._data.shape).astype(x._data.dtype)
-    if type(x._data) is not np.ndarray:
-        slope = xp_of(x._data).asarray(slope)
+    from dygraph.backend import device_random
+
+    # On a GPU the slopes are drawn there (backend/device_random.py).
+    slope = device_random.draw_like(x._data, "uniform", lower, upper)
+    if slope is None:
+        slope = rng().uniform(lower, upper, x._data.shape).astype(x._data.dtype)
+        if type(x._data) is not np.ndarray:
+            slope = xp_of(x._data).asarray(slope)
     slope_t = _new_tensor(slope, None, 0, True)
     return maximum(x, 0.0) + slope_t * minimum(x, 0.0)
 

@@ -136,13 +136,17 @@ def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
     x, axis = _prepare(x, axis, None, "gumbel_softmax")
     data = x._data
     draw_dtype = data.dtype if data.dtype in (np.float32, np.float64) else np.float32
-    uniform = _random.rng().random(data.shape, dtype=draw_dtype)
-    # A draw of exactly 0 would give -inf noise; the smallest normal float is as good.
-    np.maximum(uniform, np.finfo(draw_dtype).tiny, out=uniform)
-    noise = -np.log(-np.log(uniform))
-    if type(data) is not np.ndarray:
-        from dygraph.backend import get_array_module
+    from dygraph.backend import device_random, get_array_module, place_of
 
+    # On a GPU the uniform draws are made there (backend/device_random.py).
+    uniform = device_random.draw(place_of(data), "uniform", data.shape, draw_dtype, 0.0, 1.0)
+    if uniform is None:
+        uniform = _random.rng().random(data.shape, dtype=draw_dtype)
+    xp = get_array_module(uniform)
+    # A draw of exactly 0 would give -inf noise; the smallest normal float is as good.
+    xp.maximum(uniform, np.finfo(draw_dtype).tiny, out=uniform)
+    noise = -xp.log(-xp.log(uniform))
+    if type(data) is not np.ndarray and xp is np:
         noise = get_array_module(data).asarray(noise)
     noisy = x + _new_tensor(noise.astype(data.dtype, copy=False), None, 0, True)
     if temperature != 1:

@@ -75,6 +75,33 @@ def _wrap(array, stop_gradient=True):
     return _new_tensor(array, None, 0, stop_gradient)
 
 
+def _drawn(kind, shape, dtype, a, b, host_draw):
+    """A tensor of random values on the current place: drawn on a GPU
+    (backend/device_random.py) where it is one and the dtype float32/float64, else
+    host_draw(shape) from the global generator, in `dtype`."""
+    from dygraph.backend import device_random
+
+    values = device_random.draw(current_place(), kind, shape, dtype, a, b)
+    if values is not None:
+        return _new_tensor(values, None, 0, True)
+    return _wrap(np.asarray(host_draw(shape)).astype(dtype))
+
+
+def _filled(shape, value, dtype, host=None):
+    """A tensor of `shape` and `dtype` holding `value` on the current place, made there: a
+    GPU fills its own memory (no copy from the host, which would also keep a CUDA graph
+    from holding the call). `host(shape, dtype)` makes the CPU's array when given."""
+    place = current_place()
+    if place.is_gpu_place():
+        from dygraph.backend import require_cupy
+
+        cp = require_cupy(place)
+        with cp.cuda.Device(place.device_id):
+            return _new_tensor(cp.full(shape, value, dtype), None, 0, True)
+    array = host(shape, dtype) if host is not None else np.full(shape, value, dtype)
+    return _new_tensor(array, None, 0, True)
+
+
 def _float_dtype(dtype):
     return (_dt.convert_dtype(dtype) if dtype is not None else _dt.default_float()).np_dtype
 
@@ -115,7 +142,7 @@ def zeros(shape, dtype=None, name=None):
         >>> dygraph.zeros([2, 3]).shape
         [2, 3]
     """
-    return _wrap(np.zeros(shape_list(shape, "zeros"), _float_dtype(dtype)))
+    return _filled(shape_list(shape, "zeros"), 0, _float_dtype(dtype), np.zeros)
 
 
 @_grad_option
@@ -129,7 +156,7 @@ def ones(shape, dtype=None, name=None):
         >>> dygraph.ones([2]).numpy()
         array([1., 1.], dtype=float32)
     """
-    return _wrap(np.ones(shape_list(shape, "ones"), _float_dtype(dtype)))
+    return _filled(shape_list(shape, "ones"), 1, _float_dtype(dtype), np.ones)
 
 
 @_grad_option
@@ -150,7 +177,7 @@ def full(shape, fill_value, dtype=None, name=None):
                  np.bool_ if isinstance(fill_value, bool) else np.int64)
     else:
         dtype = _dt.convert_dtype(dtype).np_dtype
-    return _wrap(np.full(shape_list(shape, "full"), fill_value, dtype))
+    return _filled(shape_list(shape, "full"), fill_value, dtype)
 
 
 @_grad_option
@@ -164,13 +191,13 @@ def empty(shape, dtype=None, name=None):
         >>> dygraph.empty([2]).shape
         [2]
     """
-    return _wrap(np.zeros(shape_list(shape, "empty"), _float_dtype(dtype)))
+    return _filled(shape_list(shape, "empty"), 0, _float_dtype(dtype), np.zeros)
 
 
 def _like(x, fill, dtype):
     x = as_tensor(x, "like")
     np_dtype = _dtype_or(dtype, x._data.dtype)
-    return _wrap(np.full(x._data.shape, fill, np_dtype))
+    return _filled(x._data.shape, fill, np_dtype)
 
 
 def _check_fits(fill, np_dtype, op):
@@ -312,7 +339,8 @@ def rand(shape, dtype=None, name=None):
         >>> dygraph.rand([2, 3]).shape
         [2, 3]
     """
-    return _wrap(rng().random(shape_list(shape, "rand")).astype(_random_dtype(dtype, "rand")))
+    return _drawn("uniform", shape_list(shape, "rand"), _random_dtype(dtype, "rand"), 0.0, 1.0,
+                  lambda size: rng().random(size))
 
 
 @_grad_option
@@ -326,8 +354,8 @@ def randn(shape, dtype=None, name=None):
         >>> dygraph.randn([4, 2]).shape
         [4, 2]
     """
-    values = rng().standard_normal(shape_list(shape, "randn"))
-    return _wrap(values.astype(_random_dtype(dtype, "randn")))
+    return _drawn("normal", shape_list(shape, "randn"), _random_dtype(dtype, "randn"), 0.0,
+                  1.0, lambda size: rng().standard_normal(size))
 
 
 standard_normal = randn
@@ -362,9 +390,10 @@ def uniform(shape, dtype=None, min=0.0, max=1.0, seed=0, name=None):  # noqa: A0
         >>> float(dygraph.uniform([100], min=2.0, max=3.0).min()) >= 2.0
         True
     """
-    gen = np.random.default_rng(seed) if seed else rng()
-    values = gen.uniform(min, max, shape_list(shape, "uniform"))
-    return _wrap(values.astype(_random_dtype(dtype, "uniform")))
+    size, dtype = shape_list(shape, "uniform"), _random_dtype(dtype, "uniform")
+    if seed:  # a generator of its own, on the host
+        return _wrap(np.random.default_rng(seed).uniform(min, max, size).astype(dtype))
+    return _drawn("uniform", size, dtype, min, max, lambda size: rng().uniform(min, max, size))
 
 
 @_allocating
@@ -383,10 +412,12 @@ def normal(mean=0.0, std=1.0, shape=None, name=None):
         shape = np.broadcast(np.asarray(mean_a), np.asarray(std_a)).shape
     else:
         shape = shape_list(shape, "normal")
-    values = rng().normal(mean_a, std_a, shape)
     dtype = (mean.dtype if isinstance(mean, Tensor) else
              std.dtype if isinstance(std, Tensor) else None)
-    return _wrap(values.astype(_float_dtype(dtype)))
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):  # broadcast parameters: host
+        return _wrap(rng().normal(mean_a, std_a, shape).astype(_float_dtype(dtype)))
+    return _drawn("normal", shape, _float_dtype(dtype), mean, std,
+                  lambda size: rng().normal(mean, std, size))
 
 
 @_grad_option

@@ -32,12 +32,22 @@ def _host(value):
     return value.numpy() if isinstance(value, Tensor) else value
 
 
-def _fill(x, values, op):
-    """Write host `values` into x in place (x keeps its dtype, device and shape)."""
+def _fill(x, values, op, on_device=None):
+    """Write `values` into x in place (x keeps its dtype, device and shape): host values,
+    or a function making them; `on_device` = (kind, a, b) draws them on x's GPU instead
+    where it has one (backend/device_random.py)."""
     if not isinstance(x, Tensor):
         raise op_error(op, f"expects a Tensor, got {type(x).__name__}", TypeError)
     x._bump_version(op)
-    values = np.asarray(values).astype(x._data.dtype, copy=False)
+    if on_device is not None and type(x._data) is not np.ndarray:
+        from dygraph.backend import device_random
+
+        drawn = device_random.draw_like(x._data, *on_device)
+        if drawn is not None:
+            x._data[...] = drawn
+            return x
+    values = np.asarray(values() if callable(values) else values).astype(x._data.dtype,
+                                                                            copy=False)
     if type(x._data) is np.ndarray:
         x._data[...] = values
     else:
@@ -125,7 +135,8 @@ def normal_(x, mean=0.0, std=1.0, name=None):
         >>> dygraph.zeros([2]).normal_(std=0.0).numpy()
         array([0., 0.], dtype=float32)
     """
-    return _fill(x, rng().normal(mean, std, x._data.shape), "normal_")
+    return _fill(x, lambda: rng().normal(mean, std, x._data.shape), "normal_",
+                 ("normal", mean, std))
 
 
 @captured_whole
@@ -151,8 +162,11 @@ def uniform_(x, min=0, max=1.0, seed=0, name=None):  # noqa: A002 - Paddle's nam
         >>> bool((dygraph.zeros([10]).uniform_(2.0, 3.0) >= 2.0).all())
         True
     """
-    gen = np.random.default_rng(seed) if seed else rng()
-    return _fill(x, gen.uniform(min, max, x._data.shape), "uniform_")
+    if seed:  # a generator of its own, on the host
+        values = np.random.default_rng(seed).uniform(min, max, x._data.shape)
+        return _fill(x, lambda: values, "uniform_")
+    return _fill(x, lambda: rng().uniform(min, max, x._data.shape), "uniform_",
+                 ("uniform", min, max))
 
 
 def _random_top(dtype):
