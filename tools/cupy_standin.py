@@ -10,7 +10,8 @@ CuPy; device arrays are then NumPy arrays of a type of their own (`ndarray`), an
 rules CuPy enforces are enforced, with CuPy's messages:
 
 - device and host arrays do not mix in a ufunc (TypeError); a device value reaches the
-  host only when asked (`.get()`, `asnumpy`, `float()`, `.item()`, ...);
+  host only when asked (`.get()`, `asnumpy`, `float()`, `.item()`, ...); integer array
+  indices out of range wrap around (`take`, `a[idx]`) instead of raising;
 - while a stream captures (`Stream.begin_capture`): reading a device value on the host,
   copying host data to the device (through the pinned-memory allocator, which DyGraph's
   capture replaces by one that refuses), products through `@` or `ndarray.dot`, cuSOLVER
@@ -205,6 +206,10 @@ class _Pointer:
         self.ptr = array.__array_interface__["data"][0]
 
 
+def _getitem_wrapping(array, key):
+    return np.ndarray.__getitem__(array, _wrapped(array.shape, key))
+
+
 def _set_part(array, value, part):
     getattr(np.ndarray, part).__set__(array, value)
 
@@ -217,6 +222,29 @@ def _index_rules(key):
             _d2h()
         elif type(k) is list:
             _h2d(np.asarray(k).nbytes)
+
+
+def _wrapped(shape, key):
+    """`key` with its integer arrays taken modulo their axis' size: CuPy's integer array
+    indexing wraps out-of-range indices around where NumPy raises."""
+    items = key if type(key) is tuple else (key,)
+    used = sum(0 if k is None or k is Ellipsis else
+               (k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1)
+               for k in items)
+    out, axis = [], 0
+    for k in items:
+        if k is None:
+            out.append(k)
+        elif k is Ellipsis:
+            out.append(k)
+            axis += len(shape) - used
+        elif isinstance(k, np.ndarray) and k.dtype.kind in "iu" and axis < len(shape):
+            out.append(k.view(np.ndarray) % max(shape[axis], 1))
+            axis += 1
+        else:
+            out.append(k)
+            axis += k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+    return tuple(out) if type(key) is tuple else out[0]
 
 
 def _basic(key):
@@ -247,7 +275,7 @@ class ndarray(np.ndarray):
                 key = key + (Ellipsis,)  # a 0-d view rather than a NumPy scalar
             return np.ndarray.__getitem__(self, key)
         _index_rules(key)
-        return _call(np.ndarray.__getitem__, (self, key), {})
+        return _call(_getitem_wrapping, (self, key), {}, name="__getitem__")
 
     def __setitem__(self, key, value):
         _index_rules(key)
@@ -302,6 +330,8 @@ class ndarray(np.ndarray):
         writes = name in ("fill", "sort", "put", "partition")
 
         def method(self, *args, **kwargs):
+            if name == "take" and "mode" not in kwargs:  # CuPy's take wraps around
+                kwargs = dict(kwargs, mode="wrap")
             return _call(getattr(np.ndarray, name), (self, *args), kwargs,
                          writes=(self,) if writes else ())
         method.__name__ = name
@@ -385,6 +415,8 @@ def _function(name, func, refuse=None):
             if _capturing():
                 raise NotImplementedError(CUBLAS)
         writes = args[:1] if name in _IN_PLACE_FUNCTIONS else ()
+        if name == "take" and "mode" not in kwargs:  # CuPy's take wraps around
+            kwargs = dict(kwargs, mode="wrap")
         return _call(func, args, kwargs, ufunc=isinstance(func, np.ufunc), creates=True,
                      writes=writes)
 

@@ -206,7 +206,12 @@ def forward_error(op_name, inputs, exc):
         # arguments; raise the public built-in they derive from.
         kind = next(c for c in kind.__mro__ if c.__module__ == "builtins")
     tensors = [t for t in inputs if hasattr(t, "_data")]
-    if len({str(t.place) for t in tensors}) > 1:  # the array library's message would not say
+    # Mixed devices show as a TypeError (CuPy refuses a NumPy operand) or a ValueError
+    # naming the device; an op may take a host constant on purpose, so another error keeps
+    # its own message.
+    mixed = isinstance(exc, TypeError) or (isinstance(exc, ValueError)
+                                            and "device" in str(exc))
+    if mixed and len({str(t.place) for t in tensors}) > 1:  # the library's message would not say
         on = ", ".join(f"{describe(t)} on {t.place}" for t in tensors)
         err = op_error(op_name, f"the inputs are on different devices ({on}); move them to "
                        "one first, with tensor.cuda() or tensor.cpu()", kind)

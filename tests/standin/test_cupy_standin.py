@@ -107,3 +107,10 @@ def test_calls_are_counted():
     a = cp.ones(4)
     (a * 2).sum()
     assert cupy_standin.stats["calls"] - before == 3
+
+
+def test_integer_array_indices_wrap_around_as_cupys_do():
+    a = cp.arange(4.0)
+    index = cp.asarray(np.array([1, 5, -1]))
+    np.testing.assert_array_equal(a[index].get(), [1.0, 1.0, 3.0])
+    np.testing.assert_array_equal(cp.take(a, index).get(), [1.0, 1.0, 3.0])

@@ -5,7 +5,7 @@ Every check raises through `op_error`, naming the op and the shapes/dtypes it re
 
 import numpy as np
 
-from dygraph.backend import is_gpu_array
+from dygraph.backend import capturing, defer_check, is_gpu_array
 from dygraph.framework.errors import ValueTypeError, op_error
 from dygraph.ops.common import as_tensor
 from dygraph.tensor.tensor import Tensor, _new_tensor
@@ -51,10 +51,15 @@ def check_bounds(idx, size, op, name="index", negative=False, dim=None,
     IndexValueError for the ops where Paddle raises ValueError."""
     if idx.size == 0:
         return
-    lo, hi = int(idx.min()), int(idx.max())
     low = -size if negative else 0
+    where = f" for dim {dim}" if dim is not None else ""
+    if capturing():  # inside a CUDA graph no value reaches the host: checked after the run
+        defer_check(((idx < low) | (idx >= size)).any(), lambda: op_error(
+            op, f"{name} values out of range{where}: expected {low} <= {name} < {size}",
+            exc_type))
+        return
+    lo, hi = int(idx.min()), int(idx.max())
     if lo < low or hi >= size:
-        where = f" for dim {dim}" if dim is not None else ""
         bad = lo if lo < low else hi
         raise op_error(op, f"{name} value {bad} is out of range{where}: expected "
                        f"{low} <= {name} < {size}", exc_type)

@@ -14,6 +14,7 @@ import numpy as np
 from dygraph.autograd.backward_math import _NP_MATH, register
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
+from dygraph.backend import capturing, defer_check
 from dygraph.backend.workspace import POOLED_SIZE, workspace
 from dygraph.framework.errors import (
     RankIndexError,
@@ -243,11 +244,16 @@ def _check_ids(x, n_rows, op, bad_dtype=TypeError):
         raise op_error(op, f"x must be an int32 or int64 tensor of ids, got dtype "
                        f"{ids.dtype.name} (shape {list(ids.shape)})",
                        bad_dtype if ids.dtype.kind != "b" else UnsupportedDTypeError)
-    if n_rows is None:  # the dtype only
+    if n_rows is None or not ids.size:  # the dtype only
         return ids
-    if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= n_rows):
-        bad = int(ids.min()) if int(ids.min()) < 0 else int(ids.max())
-        bound = "the number of rows of weight" if op == "embedding" else "num_classes"
+    bound = "the number of rows of weight" if op == "embedding" else "num_classes"
+    if capturing():  # inside a CUDA graph no value reaches the host: checked after the run
+        defer_check(((ids < 0) | (ids >= n_rows)).any(), lambda: op_error(
+            op, f"ids out of range: expected 0 <= id < {n_rows} ({bound})"))
+        return ids
+    low, high = int(ids.min()), int(ids.max())
+    if low < 0 or high >= n_rows:
+        bad = low if low < 0 else high
         raise op_error(op, f"id {bad} is out of range: expected 0 <= id < {n_rows} ({bound})")
     return ids
 
