@@ -13,6 +13,7 @@ import numpy as np
 from dygraph.autograd import grad_mode
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
+from dygraph.backend import capturing
 from dygraph.framework.errors import describe, op_error
 from dygraph.ops.activation.softmax import log_softmax, softmax
 from dygraph.ops.common import as_tensor, check_axis, float_operand
@@ -143,6 +144,9 @@ def _soft_weights(soft, w, axis, valid):
         per = (soft * w.reshape(line)).sum(axis=axis, keepdims=True)
         if valid is not None:
             per = per * valid
+    if capturing():  # inside a CUDA graph the sum stays on the device
+        denom = per.sum()
+        return per, denom + (denom == 0)
     denom = float(per.sum())
     return per, (denom if denom != 0 else 1.0)
 
