@@ -9,7 +9,8 @@ every call into CuPy and its arrays (views included; a CUDA graph launch counts 
 
 For each model (benchmarks/models.py, at its benchmark batch) and mode (eager; to_static,
 whose step runs as CUDA graphs on a GPU), the table gives the calls of the fourth step
-(after a warm-up step, the capture and one replay) and whether that step replayed graphs.
+(after a warm-up step, the capture and one replay), its reads of device values on the host
+(each one waits for the GPU), and whether that step replayed graphs.
 
 Not counted: cuDNN, which the stand-in does not have (convolutions and batch norm take
 their CuPy paths here, so the conv nets' eager counts are those of that path, not of a
@@ -30,7 +31,8 @@ MODES = ("eager", "to_static")
 
 
 def count(name, mode, steps=4):
-    """(calls of the last step, whether it replayed CUDA graphs, fallback warnings)."""
+    """(calls of the last step, its host reads, whether it replayed CUDA graphs, fallback
+    warnings)."""
     import models
 
     import dygraph
@@ -47,14 +49,16 @@ def count(name, mode, steps=4):
             for _ in range(steps - 1):
                 train()
             before, replays = cupy_standin.stats["calls"], cuda_graph.stats["replays"]
+            reads = cupy_standin.stats["host_reads"]
             train()
             calls = cupy_standin.stats["calls"] - before
+            reads = cupy_standin.stats["host_reads"] - reads
             replayed = cuda_graph.stats["replays"] > replays
         finally:
             dygraph.set_device("cpu")
     fallbacks = sorted({str(w.message).split(" (")[0] for w in caught
                         if "CUDA graph" in str(w.message)})
-    return calls, replayed, fallbacks
+    return calls, reads, replayed, fallbacks
 
 
 def main():
@@ -64,12 +68,14 @@ def main():
     args = parser.parse_args()
     lines = ["CuPy calls per training step (Adam), counted on the CuPy stand-in "
              "(tools/cupy_standin.py); cuDNN not simulated",
-             f"{'model':<13}{'eager':>8}{'to_static':>11}  to_static replays graphs"]
+             f"{'model':<13}{'eager':>8}{'reads':>7}{'to_static':>11}{'reads':>7}  "
+             "to_static replays graphs"]
     for name in args.models.split(","):
-        eager, _, _ = count(name, "eager")
-        static, replayed, fallbacks = count(name, "to_static")
+        eager, eager_reads, _, _ = count(name, "eager")
+        static, static_reads, replayed, fallbacks = count(name, "to_static")
         note = "yes" if replayed else "no: " + "; ".join(fallbacks)
-        lines.append(f"{name:<13}{eager:>8}{static:>11}  {note}")
+        lines.append(f"{name:<13}{eager:>8}{eager_reads:>7}{static:>11}{static_reads:>7}  "
+                     f"{note}")
     text = "\n".join(lines)
     print(text)
     if args.out:

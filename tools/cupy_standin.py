@@ -23,7 +23,8 @@ rules CuPy enforces are enforced, with CuPy's messages:
 - `end_capture()` gives a graph whose `launch()` runs every recorded call again on the
   same arrays, as a CUDA graph replays its kernels on the same addresses.
 
-`stats["calls"]` counts the calls into the module and its arrays (a graph launch is one).
+`stats["calls"]` counts the calls into the module and its arrays (a graph launch is one),
+`stats["host_reads"]` the reads of device values on the host (each waits for the GPU).
 What it cannot tell: speed; what CUDA C computes (an `ElementwiseKernel` runs the NumPy
 statement of that kernel, from dygraph/kernels/cuda/references.py); CuPy functions that
 NumPy has and CuPy lacks. The GPU run (tests/gpu) stays the judge; this one runs in CI.
@@ -48,7 +49,7 @@ D2H = "the current stream is capturing, so D2H transfers are disallowed"
 CUBLAS = "calling cuBLAS API during stream capture is currently unsupported"
 CUSOLVER = "calling cuSOLVER API during stream capture is currently unsupported"
 
-stats = {"calls": 0}
+stats = {"calls": 0, "host_reads": 0}
 # Calls by the name of what was called (function, method or kernel), for finding the
 # calls a step could do without.
 calls_by_name = collections.Counter()
@@ -70,8 +71,11 @@ def _capturing():
 
 
 def _d2h():
+    """A read of device values on the host: a synchronisation with the GPU (counted), which
+    a capture refuses."""
     if _capturing():
         raise RuntimeError(D2H)
+    stats["host_reads"] += 1
 
 
 def _h2d(nbytes):
