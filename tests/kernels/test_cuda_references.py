@@ -85,7 +85,7 @@ def _kernels():
 
 def test_every_kernel_has_a_reference():
     names = {f"dygraph_{name}" for name, *_ in _kernels()}
-    assert len(names) == 14 and names == set(KERNELS)
+    assert len(names) == 15 and names == set(KERNELS)
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
@@ -96,3 +96,18 @@ def test_the_kernels_cuda_compiles(tmp_path):
     done = subprocess.run(["nvcc", "-ptx", "-arch=compute_90", str(path), "-o",
                            str(tmp_path / "kernels.ptx")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr + source
+
+
+def test_bfloat16_rounding_matches_ml_dtypes_to_the_bit():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    from dygraph.kernels.cuda.references import round_bfloat16
+
+    rng = np.random.default_rng(0)
+    bits = np.concatenate([
+        rng.integers(0, 2 ** 32, 20000, dtype=np.uint64).astype(np.uint32),
+        np.array([0x3F808000, 0x3F818000, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F800000, 0xFF800000,
+                  0x7F800001, 0xFFC12345, 0x00000001, 0x80000000, 0x00008000], np.uint32)])
+    x = bits.view(np.float32)
+    with np.errstate(invalid="ignore"):  # the NaNs among the patterns
+        want = x.astype(ml_dtypes.bfloat16).astype(np.float32).view(np.uint32)
+    np.testing.assert_array_equal(round_bfloat16(x).view(np.uint32), want)

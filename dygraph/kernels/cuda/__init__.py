@@ -10,6 +10,7 @@ from dygraph.kernels.cuda import (  # noqa: F401 - each family defines its kerne
     activations,
     layer_norm,
     optimizer_updates,
+    precision,
     random_draws,
     recurrent,
 )

@@ -134,6 +134,19 @@ def relu6_grad(g, x, dx=None):
     dx[...] = out
 
 
+def round_bfloat16(x, y=None):
+    u = np.ascontiguousarray(x, np.float32).view(np.uint32)
+    nan = ((u & np.uint32(0x7F800000)) == np.uint32(0x7F800000)) & (
+        (u & np.uint32(0x007FFFFF)) != 0)
+    rounded = (u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) & np.uint32(
+        0xFFFF0000)
+    quiet = (u & np.uint32(0x80000000)) | np.uint32(0x7FC00000)
+    out = np.where(nan, quiet, rounded).astype(np.uint32).view(np.float32).reshape(x.shape)
+    if y is None:
+        return out
+    y[...] = out
+
+
 _MASK32 = np.uint64(0xFFFFFFFF)
 
 
@@ -212,4 +225,4 @@ KERNELS = {"dygraph_adam": adam, "dygraph_dropout_mask": dropout_mask,
            "dygraph_layer_norm_scale": layer_norm_scale,
            "dygraph_layer_norm_products": layer_norm_products,
            "dygraph_layer_norm_dx": layer_norm_dx, "dygraph_relu_grad": relu_grad,
-           "dygraph_relu6_grad": relu6_grad}
+           "dygraph_relu6_grad": relu6_grad, "dygraph_round_bfloat16": round_bfloat16}
