@@ -87,3 +87,25 @@ def test_dropout_mask_equals_its_numpy_statement(dtype):
     expected = np.empty((33, 65), dtype)
     references.dropout_mask(state, np.float32(0.3), np.dtype(dtype).type(2.0), expected)
     np.testing.assert_array_equal(keep.get(), expected)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_uniform_and_normal_draws_equal_their_numpy_statements(dtype):
+    """Uniform draws are integer arithmetic and exact scalings (equal to the bit); normal
+    ones go through log, sqrt and cos, which CUDA and NumPy round differently."""
+    import cupy
+
+    from dygraph.kernels.cuda import references
+
+    state = np.array([0xA4093822299F31D0, (1 << 32) - 100], np.uint64)
+    for kind, a, b in (("uniform", -2.0, 3.0), ("normal", 1.0, 0.5)):
+        got = cupy.empty((33, 65), dtype)
+        getattr(random_draws, f"{kind}_draw")(cupy.asarray(state), a, b, got)
+        want = np.empty((33, 65), dtype)
+        t = np.dtype(dtype).type
+        getattr(references, f"{kind}_draw")(state, t(a), t(b), want)
+        if kind == "uniform":
+            np.testing.assert_array_equal(got.get(), want)
+        else:
+            np.testing.assert_allclose(got.get(), want, rtol=1e-5 if dtype == "float32"
+                                       else 1e-12, atol=1e-6)
