@@ -1,0 +1,33 @@
+"""Run the GPU tests (tests/gpu) on the CuPy stand-in, where no GPU is.
+
+tests/gpu skips itself without CuPy and a GPU. This puts the stand-in
+(tools/cupy_standin.py) in CuPy's place and lifts the skip, then runs pytest with the
+arguments given: a dry run of what a GPU session will run, for the logic the stand-in can
+check. Expected failures here: the entries that need cupyx.scipy.special, the tests that
+start a subprocess on the GPU (the main job), cuDNN's tests (tests/gpu/test_cudnn.py) and
+the products made through cuBLAS directly (`-k "not products"`).
+
+Run: python -m tools.gpu_tests_on_standin tests/gpu/test_programs_on_gpu.py -k "not products"
+"""
+
+import importlib.machinery
+import sys
+
+
+def main(args):
+    """pytest's exit code for `args` run with the stand-in as CuPy."""
+    import pytest
+
+    from tools import cupy_standin
+
+    with cupy_standin.installed() as cp:
+        cp.__spec__ = importlib.machinery.ModuleSpec("cupy", None)  # find_spec sees CuPy
+        import tests.gpu as gpu_tests
+
+        gpu_tests.HAS_GPU = True
+        gpu_tests.requires_gpu = pytest.mark.skipif(False, reason="the CuPy stand-in")
+        return pytest.main(["-p", "no:cacheprovider", "-q", "-o", "addopts=", "-rf", *args])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
