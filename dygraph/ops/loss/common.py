@@ -95,8 +95,7 @@ class Targets:
         if index.size and capturing():
             self._on_device(index, ignore_index, classes, x_shape, op)
             return
-        if index.size == 0 or (not 0 <= ignore_index < classes and index.min() >= 0
-                               and index.max() < classes):
+        if index.size == 0 or (not 0 <= ignore_index < classes and _in_range(index, classes)):
             return  # the common case, checked with two reductions: every label is valid
         valid = index != ignore_index
         bad = valid & ((index < 0) | (index >= classes))
@@ -121,6 +120,17 @@ class Targets:
         self.valid = valid
         self.index = index * valid
         self.count = valid.sum()
+
+
+def _in_range(index, classes):
+    """Whether every value of `index` lies in [0, classes): its min and max, read together
+    from a GPU (each read from the device waits for it)."""
+    if type(index) is np.ndarray:
+        return bool(index.min() >= 0 and index.max() < classes)
+    from dygraph.backend import as_numpy, get_array_module
+
+    low, high = as_numpy(get_array_module(index).stack([index.min(), index.max()])).tolist()
+    return low >= 0 and high < classes
 
 
 def class_weight_array(weight, classes, like, op):
