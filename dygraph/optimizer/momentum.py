@@ -72,6 +72,16 @@ class Momentum(ForeachMixin, Optimizer):
             step = velocity * lr
         data -= step
 
+    def _device_ready(self, group):
+        return not self._multi_precision
+
+    def _device_update(self, flat, group, lr):
+        """The step of a group in flat GPU buffers (optimizer/device_flat.py): one kernel."""
+        from dygraph.kernels.cuda import optimizer_updates
+
+        optimizer_updates.momentum_update(flat.param, flat.grad, flat.acc["velocity"], lr,
+                                          float(group["momentum"]), group["use_nesterov"])
+
     def _foreach_update(self, flat, group, lr):
         grad, step, velocity = flat.grad, flat.step, flat.acc["velocity"]
         mu = float(group["momentum"])

@@ -1,4 +1,4 @@
-"""Adam and AdamW on a GPU as one kernel per group (dygraph/optimizer/device_flat.py), on
+"""Adam, AdamW and Momentum on a GPU as one kernel per group (dygraph/optimizer/device_flat.py), on
 the CuPy stand-in: the parameters, gradients and moments move into flat buffers, and the
 steps equal the CPU's (the kernel's arithmetic is the per-parameter path's), through
 clear_grad, a parameter left out of a step, gradient clipping, set_state_dict and a
@@ -37,7 +37,14 @@ _OPTIMIZERS = {
     "adamw": lambda params, clip: dygraph.optimizer.AdamW(
         0.01, parameters=params, weight_decay=0.1, grad_clip=clip,
         apply_decay_param_fun=lambda name: "bias" not in name),
+    "momentum": lambda params, clip: dygraph.optimizer.Momentum(
+        0.05, momentum=0.9, parameters=params, grad_clip=clip,
+        weight_decay=dygraph.regularizer.L2Decay(0.01)),
+    "nesterov": lambda params, clip: dygraph.optimizer.Momentum(
+        0.05, momentum=0.9, parameters=params, grad_clip=clip, use_nesterov=True,
+        rescale_grad=0.5),
 }
+_KERNEL = {"adam": "adam", "adamw": "adam", "momentum": "momentum", "nesterov": "momentum"}
 
 
 @pytest.mark.parametrize("kind", list(_OPTIMIZERS))
@@ -47,9 +54,9 @@ def test_the_one_kernel_step_equals_the_cpu_step(kind, skip_at, clip):
     with cupy_standin.installed():
         dygraph.set_device("gpu:0")
         try:
-            before = cupy_standin.calls_by_name["adam"]
+            before = cupy_standin.calls_by_name[_KERNEL[kind]]
             got, opt = _train("gpu", _OPTIMIZERS[kind], skip_at=skip_at, clip=clip)
-            kernels = cupy_standin.calls_by_name["adam"] - before
+            kernels = cupy_standin.calls_by_name[_KERNEL[kind]] - before
         finally:
             dygraph.set_device("cpu")
     assert kernels == 3  # one kernel per step for all six parameters

@@ -28,6 +28,11 @@ def adam(g, b1, c1, b2, c2, eps, step, p, m, v):
     p -= (m / (np.sqrt(v) + eps)) * step
 
 
+def momentum(g, mu, lr, nesterov, p, v):
+    v[...] = v * mu + g
+    p -= (v * mu + g) * lr if nesterov else v * lr
+
+
 def _gates(z, k, width):
     return z[:, k * width:(k + 1) * width]
 
@@ -217,7 +222,7 @@ def dropout_mask(state, p, scale, keep):
     keep[...] = np.where(u >= p, scale, keep.dtype.type(0))
 
 
-KERNELS = {"dygraph_adam": adam, "dygraph_dropout_mask": dropout_mask,
+KERNELS = {"dygraph_adam": adam, "dygraph_momentum": momentum, "dygraph_dropout_mask": dropout_mask,
            "dygraph_uniform_draw": uniform_draw, "dygraph_normal_draw": normal_draw,
            "dygraph_lstm_forward": lstm_forward, "dygraph_lstm_backward": lstm_backward,
            "dygraph_gru_forward": gru_forward, "dygraph_gru_backward": gru_backward,
