@@ -18,7 +18,9 @@ Example:
 
 import math
 
-from dygraph.backend import get_array_module
+import numpy as np
+
+from dygraph.backend import get_array_module, is_gpu_array
 from dygraph.framework.errors import as_number, op_error
 from dygraph.tensor.tensor import _new_tensor
 
@@ -37,6 +39,16 @@ def _sum_of_squares(data):
     if flat.dtype.itemsize < 4:  # float16 sums overflow at 65504
         flat = flat.astype("float32")
     return float(get_array_module(data).dot(flat, flat))
+
+
+def _sum_of_squares_on(xp, data):
+    """sum(g**2) as a 0-d float64 array of xp (a GPU's: no read on the host)."""
+    flat = data.reshape(-1)
+    if flat.dtype.kind == "c":
+        return xp.vdot(flat, flat).real.astype(np.float64)
+    if flat.dtype.itemsize < 4:  # float16 sums overflow at 65504
+        flat = flat.astype("float32")
+    return xp.dot(flat, flat).astype(np.float64)
 
 
 def _scaled(grad, scale):
@@ -169,11 +181,28 @@ class ClipGradByGlobalNorm(ClipGradBase):
         return math.sqrt(total)
 
     def _clip(self, params_grads):
+        grads = [g._data for p, g in params_grads if _clippable(p, g)]
+        if grads and all(is_gpu_array(g) for g in grads) and len(
+                {g.device.id for g in grads}) == 1:
+            return self._clip_on_device(params_grads, grads)
         norm = self.global_norm(params_grads)
         if not norm > self.clip_norm:  # also leaves NaN norms to show up in the update
             return params_grads
         scale = self.clip_norm / norm
         return [(p, _scaled(g, scale) if _clippable(p, g) else g) for p, g in params_grads]
+
+    def _clip_on_device(self, params_grads, grads):
+        """The same clip on one GPU with the norm kept there: a read of each gradient's
+        sum of squares would wait for the GPU once per parameter. The scale is
+        clip_norm / norm where the norm exceeds clip_norm (a NaN norm does not), else 1."""
+        xp = get_array_module(grads[0])
+        total = xp.stack([_sum_of_squares_on(xp, g) for g in grads]).sum()
+        norm = xp.sqrt(total)
+        scale = xp.where(norm > self.clip_norm, self.clip_norm / norm, 1.0)
+        # in each gradient's dtype, as the CPU's Python float scale is rounded
+        scales = {d: scale.astype(d) for d in {g.dtype for g in grads}}
+        return [(p, _scaled(g, scales[g._data.dtype]) if _clippable(p, g) else g)
+                for p, g in params_grads]
 
     def __repr__(self):
         return f"Gradient Clip By GlobalNorm, global_norm={self.clip_norm:f}"
