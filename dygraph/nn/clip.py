@@ -126,7 +126,13 @@ class ClipGradByNorm(ClipGradBase):
     def _clip(self, params_grads):
         out = []
         for param, grad in params_grads:
-            if _clippable(param, grad):
+            if _clippable(param, grad) and is_gpu_array(grad._data):
+                # On a GPU the norm and the scale stay there (a read would wait for it).
+                xp = get_array_module(grad._data)
+                norm = xp.sqrt(_sum_of_squares_on(xp, grad._data))
+                scale = xp.where(norm > self.clip_norm, self.clip_norm / norm, 1.0)
+                grad = _scaled(grad, scale.astype(grad._data.dtype))
+            elif _clippable(param, grad):
                 norm = math.sqrt(_sum_of_squares(grad._data))
                 if norm > self.clip_norm:
                     grad = _scaled(grad, self.clip_norm / norm)
