@@ -66,7 +66,7 @@ class GradScaler:
         """
         if not self._enable or id(optimizer) in self._unscaled:
             return
-        found = False
+        found, on_device = False, []
         with no_grad():
             for p in self._params(optimizer):
                 g = p._grad._data
@@ -79,7 +79,12 @@ class GradScaler:
                 else:
                     unscaled = g.astype(work) * inv
                     g[...] = unscaled
-                found = found or not bool(xp.isfinite(unscaled).all())
+                if xp is np:
+                    found = found or not bool(xp.isfinite(unscaled).all())
+                else:  # on a GPU the flags are read once, together (a read waits for it)
+                    on_device.append(xp.isfinite(unscaled).all())
+        if on_device:
+            found = found or not bool(get_array_module(on_device[0]).stack(on_device).all())
         self._found_inf = found
         self._unscaled.add(id(optimizer))
 
