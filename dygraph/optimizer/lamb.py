@@ -16,6 +16,8 @@ Example:
 
 import math
 
+import numpy as np
+
 from dygraph.backend import get_array_module
 from dygraph.framework.errors import as_number, op_error
 from dygraph.optimizer.optimizer import Optimizer
@@ -90,13 +92,21 @@ class Lamb(Optimizer):
         tmp *= 1.0 / (1.0 - float(beta1_pow[0]))
         if decay:
             tmp += decay * data
-        ratio = 1.0
-        if not excluded or self._always_adapt:
+        scale = lr
+        if (not excluded or self._always_adapt) and xp is not np:
+            # On a GPU the trust ratio stays there (reading the norms would wait for it).
+            # (the norms in float64, as the CPU's Python floats)
+            param_norm = xp.sqrt(xp.vdot(data.reshape(-1), data.reshape(-1)).real.astype(
+                np.float64))
+            r_norm = xp.sqrt(xp.vdot(tmp.reshape(-1), tmp.reshape(-1)).real.astype(np.float64))
+            ratio = xp.where((param_norm > 0) & (r_norm > 0), param_norm / r_norm, 1.0)
+            scale = (lr * ratio).astype(tmp.dtype)
+        elif not excluded or self._always_adapt:
             param_norm = math.sqrt(float(xp.vdot(data.reshape(-1), data.reshape(-1)).real))
             r_norm = math.sqrt(float(xp.vdot(tmp.reshape(-1), tmp.reshape(-1)).real))
             if param_norm > 0 and r_norm > 0:
-                ratio = param_norm / r_norm
-        tmp *= lr * ratio
+                scale = lr * (param_norm / r_norm)
+        tmp *= scale
         data -= tmp
         beta1_pow *= beta1
         beta2_pow *= beta2
