@@ -102,6 +102,21 @@ def device_constant(xp, key, make):
     return array
 
 
+def min_max(array):
+    """(min, max) of a non-empty array as Python numbers: two reductions, and on a GPU one
+    read of both (each read from a device waits for it).
+
+    Example:
+        >>> min_max(np.array([3, -1, 2]))
+        (-1, 3)
+    """
+    if type(array) is np.ndarray:
+        return array.min().item(), array.max().item()
+    xp = get_array_module(array)
+    low, high = as_numpy(xp.stack([array.min(), array.max()])).tolist()
+    return low, high
+
+
 def attr_on(xp, op, name):
     """The array attribute `name` of `op` as an array of `xp`: itself on the CPU; on a GPU
     a device copy made once per op. A program keeps its ops' array attributes (labels,

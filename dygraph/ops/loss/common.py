@@ -125,11 +125,9 @@ class Targets:
 def _in_range(index, classes):
     """Whether every value of `index` lies in [0, classes): its min and max, read together
     from a GPU (each read from the device waits for it)."""
-    if type(index) is np.ndarray:
-        return bool(index.min() >= 0 and index.max() < classes)
-    from dygraph.backend import as_numpy, get_array_module
+    from dygraph.backend import min_max
 
-    low, high = as_numpy(get_array_module(index).stack([index.min(), index.max()])).tolist()
+    low, high = min_max(index)
     return low >= 0 and high < classes
 
 

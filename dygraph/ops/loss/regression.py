@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from dygraph.autograd.function import Op, apply
+from dygraph.backend import capturing, defer_check, min_max
 from dygraph.framework.errors import op_error
 from dygraph.framework.kernel_dtypes import refuse_dtypes
 from dygraph.ops.activation.smooth import log_sigmoid
@@ -179,13 +180,24 @@ def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, nam
     return reduce_loss(loss, reduction)
 
 
+def _outside_unit(p):
+    """Whether some probability of `p` lies outside [0, 1]: one read of its min and max
+    (inside a CUDA graph none: a device flag checked after the run, and False now)."""
+    if capturing():
+        defer_check(((p < 0) | (p > 1)).any(), lambda: op_error(
+            "binary_cross_entropy", "input holds probabilities and must lie in [0, 1]"))
+        return False
+    low, high = min_max(p)
+    return low < 0 or high > 1
+
+
 class BinaryCrossEntropy(Op):
     """-(y * log(p) + (1 - y) * log(1 - p)) with each log floored at -100."""
 
     save_inputs = True
 
     def forward(self, xp, p, y):
-        if p.size and (p.min() < 0 or p.max() > 1):
+        if p.size and _outside_unit(p):
             raise op_error("binary_cross_entropy", "input holds probabilities and must lie "
                            f"in [0, 1], got values in [{p.min()}, {p.max()}]")
         q = 1.0 - p

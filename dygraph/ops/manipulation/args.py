@@ -5,7 +5,7 @@ Every check raises through `op_error`, naming the op and the shapes/dtypes it re
 
 import numpy as np
 
-from dygraph.backend import capturing, defer_check, is_gpu_array
+from dygraph.backend import capturing, defer_check, is_gpu_array, min_max
 from dygraph.framework.errors import ValueTypeError, op_error
 from dygraph.ops.common import as_tensor
 from dygraph.tensor.tensor import Tensor, _new_tensor
@@ -58,7 +58,7 @@ def check_bounds(idx, size, op, name="index", negative=False, dim=None,
             op, f"{name} values out of range{where}: expected {low} <= {name} < {size}",
             exc_type))
         return
-    lo, hi = int(idx.min()), int(idx.max())
+    lo, hi = min_max(idx)
     if lo < low or hi >= size:
         bad = lo if lo < low else hi
         raise op_error(op, f"{name} value {bad} is out of range{where}: expected "

@@ -14,7 +14,7 @@ import numpy as np
 from dygraph.autograd.backward_math import _NP_MATH, register
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
-from dygraph.backend import capturing, defer_check
+from dygraph.backend import capturing, defer_check, min_max
 from dygraph.backend.workspace import POOLED_SIZE, workspace
 from dygraph.framework.errors import (
     RankIndexError,
@@ -251,7 +251,7 @@ def _check_ids(x, n_rows, op, bad_dtype=TypeError):
         defer_check(((ids < 0) | (ids >= n_rows)).any(), lambda: op_error(
             op, f"ids out of range: expected 0 <= id < {n_rows} ({bound})"))
         return ids
-    low, high = int(ids.min()), int(ids.max())
+    low, high = min_max(ids)
     if low < 0 or high >= n_rows:
         bad = low if low < 0 else high
         raise op_error(op, f"id {bad} is out of range: expected 0 <= id < {n_rows} ({bound})")
