@@ -4,7 +4,7 @@ On a GPU a small model's step is bound by host time, and DyGraph's host time is 
 CuPy's: each call costs microseconds whatever its size (about 19 us for an add on the
 H200 machine, benchmarks/results/2026-11-28-gpu-op-overhead.txt). So the calls a step
 makes are the figure the GPU work reduces, and they can be counted without a GPU: the
-CuPy stand-in (tools/cupy_standin.py) runs DyGraph's GPU code paths on NumPy and counts
+CuPy stand-in (tools/cupy_standin/) runs DyGraph's GPU code paths on NumPy and counts
 every call into CuPy and its arrays (views included; a CUDA graph launch counts one).
 
 For each model (benchmarks/models.py, at its benchmark batch) and mode (eager; to_static,
@@ -67,7 +67,7 @@ def main():
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     lines = ["CuPy calls per training step (Adam), counted on the CuPy stand-in "
-             "(tools/cupy_standin.py); cuDNN not simulated",
+             "(tools/cupy_standin/); cuDNN not simulated",
              f"{'model':<13}{'eager':>8}{'reads':>7}{'to_static':>11}{'reads':>7}  "
              "to_static replays graphs"]
     for name in args.models.split(","):

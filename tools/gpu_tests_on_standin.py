@@ -1,7 +1,7 @@
 """Run the GPU tests (tests/gpu) on the CuPy stand-in, where no GPU is.
 
 tests/gpu skips itself without CuPy and a GPU. This puts the stand-in
-(tools/cupy_standin.py) in CuPy's place and lifts the skip, then runs pytest with the
+(tools/cupy_standin/) in CuPy's place and lifts the skip, then runs pytest with the
 arguments given: a dry run of what a GPU session will run, for the logic the stand-in can
 check. Expected failures here: the entries that need cupyx.scipy.special, the tests that
 start a subprocess on the GPU (the main job), cuDNN's tests (tests/gpu/test_cudnn.py) and

@@ -1,4 +1,4 @@
-"""The CuPy stand-in (tools/cupy_standin.py) keeps the rules of CuPy that the GPU tests in
+"""The CuPy stand-in (tools/cupy_standin/) keeps the rules of CuPy that the GPU tests in
 tests/standin rely on: if it let through what CuPy refuses, those tests could not fail."""
 
 import numpy as np

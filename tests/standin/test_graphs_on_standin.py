@@ -1,5 +1,5 @@
 """to_static training steps of the benchmark models as CUDA graphs, on the CuPy stand-in
-(tools/cupy_standin.py): every step is captured whole (no op falls back to launch by
+(tools/cupy_standin/): every step is captured whole (no op falls back to launch by
 launch), the replays give the eager GPU path's losses, and a replayed step makes only
 the optimizer's calls. A GPU run checks the same on CuPy (tests/gpu); this one runs
 everywhere, so a change that breaks a capture (a product through `@`, a copy from the

@@ -1,4 +1,4 @@
-"""Every spec entry through to_static on the CuPy stand-in's GPU (tools/cupy_standin.py):
+"""Every spec entry through to_static on the CuPy stand-in's GPU (tools/cupy_standin/):
 the GPU test of programs (tests/gpu/test_programs_on_gpu.py: a plain run, the CUDA graph
 capture and a replay give eager's numbers, and eager's gradients) run where there is no
 GPU, so that an op which mixes host arrays into device ones, reads a device value without

@@ -3,7 +3,7 @@
 One function per kernel, keyed by the kernel's name, taking the kernel's parameters in its
 order (inputs, then outputs, written in place), with the arithmetic of the CUDA body in the
 same order. tests/gpu compares each kernel with its statement; the CuPy stand-in
-(tools/cupy_standin.py) runs the statement where the kernel would run, so that the code
+(tools/cupy_standin/) runs the statement where the kernel would run, so that the code
 around a kernel is tested on machines without a GPU.
 
 Example:

@@ -13,7 +13,7 @@ scalar coefficients rounded to the array's dtype as NumPy rounds a Python float 
 array. CUDA may fuse a multiply and an add into one rounding, so results can differ from
 the CPU's in the last bit (tests/gpu compares them). Each kernel has its NumPy statement in
 dygraph/kernels/cuda/references.py, which tests/gpu compares it with and the CuPy stand-in
-(tools/cupy_standin.py) runs; tests/kernels compiles every body with nvcc where installed.
+(tools/cupy_standin/) runs; tests/kernels compiles every body with nvcc where installed.
 
 Example:
     >>> import dygraph.kernels.cuda

@@ -1,0 +1,320 @@
+"""The stand-in's `cupy` module: NumPy's functions over device arrays, its `cuda`
+namespace (devices, streams that capture, graphs, memory pools), `ElementwiseKernel` and
+the submodules (`linalg` and `random` refused while capturing).
+
+Example:
+    >>> cp = module()
+    >>> cp.asnumpy(cp.ones(2) * 2)
+    array([2., 2.])
+"""
+
+import contextlib
+import types
+
+import numpy as np
+
+from tools.cupy_standin.arrays import (
+    _IN_PLACE_FUNCTIONS,
+    _call,
+    _Device,
+    _has_device,
+    _Pointer,
+    _rerun,
+    ndarray,
+)
+from tools.cupy_standin.state import (
+    _STATE,
+    CUBLAS,
+    CUSOLVER,
+    _capturing,
+    _d2h,
+    _default_pinned,
+    _h2d,
+    stats,
+)
+
+__all__ = ["module", "ElementwiseKernel"]
+
+# -- the module ---------------------------------------------------------------------------
+# Module functions that CuPy runs through cuBLAS or cuSOLVER, refused while capturing
+# (matmul, dot, tensordot and einsum are rerouted by DyGraph's capture, so allowed).
+_CUBLAS_FUNCTIONS = {"inner", "vdot", "cov", "corrcoef"}
+_LINALG_ALLOWED = {"norm"}
+# Outputs whose shape depends on values: CuPy reads a count on the host.
+_DATA_DEPENDENT = {"nonzero", "argwhere", "flatnonzero", "unique", "compress", "extract",
+                   "trim_zeros", "intersect1d", "union1d", "setdiff1d"}
+# What a copy from the host makes.
+_FROM_HOST = {"asarray", "array", "ascontiguousarray", "asfortranarray", "asanyarray"}
+_PASS = {"result_type", "promote_types", "can_cast", "issubdtype", "isscalar", "ndim",
+         "shape", "size", "broadcast_shapes", "dtype", "finfo", "iinfo", "obj2sctype",
+         "min_scalar_type", "common_type", "get_printoptions", "set_printoptions",
+         "may_share_memory", "shares_memory"}
+
+
+def _function(name, func, refuse=None):
+    """A module function: func over host views, device results."""
+
+    def call(*args, **kwargs):
+        if refuse is not None and _capturing():
+            raise refuse
+        if name in _DATA_DEPENDENT or (name == "where" and len(args) == 1) or (
+                name == "bincount" and kwargs.get("minlength") is None and len(args) < 3):
+            _d2h()
+        if name in _FROM_HOST:
+            value = args[0] if args else kwargs.get("a", kwargs.get("obj"))
+            if _has_device([value]):
+                return _call(func, args, kwargs)
+            _h2d(np.asarray(value).nbytes)
+            stats["calls"] += 1
+            return np.array(func(*args, **kwargs), copy=True).view(ndarray)
+        if name == "einsum" and sum(isinstance(a, ndarray) for a in args) > 2:
+            if _capturing():
+                raise NotImplementedError(CUBLAS)
+        writes = args[:1] if name in _IN_PLACE_FUNCTIONS else ()
+        if name == "take" and "mode" not in kwargs:  # CuPy's take wraps around
+            kwargs = dict(kwargs, mode="wrap")
+        return _call(func, args, kwargs, ufunc=isinstance(func, np.ufunc), creates=True,
+                     writes=writes)
+
+    call.__name__ = name
+    return _Ufunc(func, call) if isinstance(func, np.ufunc) else call
+
+
+class _Ufunc:
+    """A ufunc of the stand-in module: called, or through its methods (`add.at`, which
+    writes into its first argument, `maximum.reduce`, ...); other attributes NumPy's."""
+
+    def __init__(self, ufunc, call):
+        self._ufunc, self._call_it, self.__name__ = ufunc, call, ufunc.__name__
+
+    def __call__(self, *args, **kwargs):
+        return self._call_it(*args, **kwargs)
+
+    def at(self, a, indices, b=None):
+        args = (a, indices) if b is None else (a, indices, b)
+        return _call(self._ufunc.at, args, {}, ufunc=True, writes=(a,),
+                     name=f"{self.__name__}.at")
+
+    def _method(name):
+        def method(self, *args, **kwargs):
+            return _call(getattr(self._ufunc, name), args, kwargs, ufunc=True, creates=True,
+                         name=f"{self.__name__}.{name}")
+        return method
+
+    reduce = _method("reduce")
+    accumulate = _method("accumulate")
+    outer = _method("outer")
+    reduceat = _method("reduceat")
+    del _method
+
+    def __getattr__(self, name):
+        return getattr(self._ufunc, name)
+
+
+class _Namespace(types.SimpleNamespace):
+    """A submodule of the stand-in (linalg, fft, random, lib): numpy's, wrapped."""
+
+    def __init__(self, source, refuse_all=None, allowed=()):
+        super().__init__()
+        self._source, self._refuse, self._allowed = source, refuse_all, set(allowed)
+
+    def __getattr__(self, name):
+        value = getattr(self._source, name)
+        if callable(value) and not isinstance(value, type):
+            refuse = None if name in self._allowed else self._refuse
+            value = _function(name, value, refuse)
+        elif isinstance(value, types.ModuleType):
+            value = _Namespace(value, self._refuse, self._allowed)
+        setattr(self, name, value)
+        return value
+
+
+class _Stream:
+    def __init__(self, null=False, non_blocking=False, ptr=0):
+        self.ptr = ptr or id(self)
+
+    def __enter__(self):
+        _CUDA.current.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _CUDA.current.pop()
+        return False
+
+    def use(self):
+        _CUDA.current[-1:] = [self]
+        return self
+
+    def synchronize(self):
+        _d2h()
+
+    def begin_capture(self, mode=None):
+        if _capturing():
+            raise RuntimeError("a capture is already in progress")
+        _STATE.capture = []
+
+    def is_capturing(self):
+        return _capturing()
+
+    def end_capture(self):
+        records, _STATE.capture = _STATE.capture, None
+        for array, values in reversed(_STATE.saved):
+            np.copyto(array.view(np.ndarray), values)
+        _STATE.saved = []
+        return _Graph(records)
+
+
+class _Graph:
+    """What a capture recorded; launch() runs the recorded calls again on the same
+    arrays."""
+
+    def __init__(self, records):
+        self.records = records
+
+    def launch(self, stream=None):
+        stats["calls"] += 1
+        for record in self.records:
+            _rerun(record)
+
+    def upload(self, stream=None):
+        pass
+
+
+class _MemoryPool:
+    def malloc(self, size):
+        return _Pointer(np.empty(0))
+
+    def used_bytes(self):
+        return 0
+
+    def total_bytes(self):
+        return 0
+
+    def free_all_blocks(self):
+        pass
+
+
+class _Event:
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def record(self, stream=None):
+        pass
+
+    def synchronize(self):
+        _d2h()
+
+    def query(self):
+        return True
+
+
+def _runtime():
+    return types.SimpleNamespace(
+        getDevice=lambda: 0, getDeviceCount=lambda: 1,
+        getDeviceProperties=lambda i: {"name": b"CuPy stand-in", "totalGlobalMem": 1 << 34,
+                                       "major": 9, "minor": 0, "multiProcessorCount": 1},
+        deviceGetStreamPriorityRange=lambda: (0, -1))
+
+
+def _set_pinned(allocator):
+    _STATE.pinned = _default_pinned if allocator is None else allocator
+
+
+def _cuda():
+    cuda = types.SimpleNamespace()
+    cuda.current = [_Stream(null=True)]
+    cuda.Device = _Device
+    cuda.Stream = _Stream
+    cuda.ExternalStream = lambda ptr, device_id=0: _Stream(ptr=ptr)
+    cuda.Event = _Event
+    cuda.MemoryPool = _MemoryPool
+    cuda.runtime = _runtime()
+    cuda.get_current_stream = lambda device_id=None: cuda.current[-1]
+    cuda.using_allocator = lambda allocator=None: contextlib.nullcontext()
+    cuda.set_allocator = lambda allocator=None: None
+    cuda.set_pinned_memory_allocator = _set_pinned
+    cuda.get_elapsed_time = lambda start, end: 0.0
+    cuda.device = types.SimpleNamespace(get_cublas_handle=lambda: 0)
+    cuda.Graph = _Graph
+    return cuda
+
+
+_CUDA = _cuda()
+
+
+class ElementwiseKernel:
+    """A CuPy kernel of DyGraph's, run as the NumPy statement of what it computes
+    (dygraph/kernels/cuda/references.py, by the kernel's name)."""
+
+    def __init__(self, in_params, out_params, operation, name="kernel", **options):
+        from dygraph.kernels.cuda import references
+
+        self.name, self.n_in = name, len(in_params.split(","))
+        self.reference = references.KERNELS.get(name)
+        if self.reference is None:
+            raise NotImplementedError(f"the CuPy stand-in has no NumPy statement of kernel "
+                                      f"{name!r} (dygraph/kernels/cuda/references.py)")
+
+    def __call__(self, *args, **kwargs):
+        return _call(self.reference, args, kwargs, writes=args[self.n_in:])
+
+
+class _Module(types.ModuleType):
+    """The stand-in's `cupy`: NumPy's functions over device arrays."""
+
+    def __getattr__(self, name):
+        value = getattr(np, name)
+        if name in _PASS or isinstance(value, type) or not callable(value):
+            if isinstance(value, types.ModuleType):
+                value = _submodule(name, value)
+        else:
+            refuse = NotImplementedError(CUBLAS) if name in _CUBLAS_FUNCTIONS else None
+            value = _function(name, value, refuse)
+        setattr(self, name, value)
+        return value
+
+
+def _submodule(name, source):
+    if name == "linalg":
+        return _Namespace(source, NotImplementedError(CUSOLVER), _LINALG_ALLOWED)
+    if name == "random":
+        return _Namespace(source, RuntimeError(
+            "random numbers drawn while a stream captures would repeat at every replay"))
+    return _Namespace(source)
+
+
+def _get_array_module(*args):
+    return module() if _has_device(args) else np
+
+
+def _asnumpy(a, stream=None, order="C", out=None, blocking=True):
+    if isinstance(a, ndarray):
+        return a.get(order=order)
+    return np.asarray(a, order=order)
+
+
+_MODULE = None
+
+
+def module():
+    """The stand-in `cupy` module (one per process).
+
+    Example:
+        >>> cp = module()
+        >>> cp.asnumpy(cp.ones(2) * 2)
+        array([2., 2.])
+    """
+    global _MODULE
+    if _MODULE is None:
+        cp = _MODULE = _Module("cupy", "A stand-in for CuPy made of NumPy (tools/cupy_standin/)")
+        cp.ndarray = ndarray
+        cp.cuda = _CUDA
+        cp.get_array_module = _get_array_module
+        cp.asnumpy = _asnumpy
+        cp.ElementwiseKernel = ElementwiseKernel
+        pool = _MemoryPool()
+        cp.get_default_memory_pool = lambda: pool
+        cp.get_default_pinned_memory_pool = lambda: types.SimpleNamespace(
+            malloc=_default_pinned, free_all_blocks=lambda: None)
+        cp.__version__ = "stand-in"
+    return _MODULE
