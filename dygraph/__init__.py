@@ -40,7 +40,14 @@ from dygraph.framework.place import (
     is_compiled_with_cuda,
     set_device,
 )
-from dygraph.framework.random import Generator, get_rng_state, seed, set_rng_state
+from dygraph.framework.random import (
+    Generator,
+    get_cuda_rng_state,
+    get_rng_state,
+    seed,
+    set_cuda_rng_state,
+    set_rng_state,
+)
 from dygraph.ops import *  # noqa: F401,F403 - the op library is the public API
 from dygraph.ops.creation.interop import range, shape  # noqa: A004 - Paddle's names
 from dygraph.tensor import plumbing as _tensor_plumbing  # noqa: F401 - Tensor methods

@@ -9,7 +9,8 @@ Example:
 
 import numpy as np
 
-__all__ = ["seed", "get_rng_state", "set_rng_state", "Generator"]
+__all__ = ["seed", "get_rng_state", "set_rng_state", "get_cuda_rng_state", "set_cuda_rng_state",
+           "Generator"]
 
 
 class Generator:
@@ -99,3 +100,27 @@ def set_rng_state(state):
 def rng():
     """The NumPy Generator the ops draw from."""
     return default_generator.rng
+
+
+def get_cuda_rng_state():
+    """The GPUs' random streams (backend/device_random.py), one state per GPU that has
+    drawn ([] where none has), to restore later with set_cuda_rng_state.
+
+    Example:
+        >>> isinstance(get_cuda_rng_state(), list)
+        True
+    """
+    from dygraph.backend import device_random
+
+    return device_random.get_states()
+
+
+def set_cuda_rng_state(state_list):
+    """Put the GPUs' random streams back where get_cuda_rng_state found them.
+
+    Example:
+        >>> set_cuda_rng_state(get_cuda_rng_state())
+    """
+    from dygraph.backend import device_random
+
+    device_random.set_states(list(state_list))

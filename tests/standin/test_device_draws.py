@@ -87,3 +87,12 @@ def test_a_captured_program_draws_new_values_at_each_replay_as_eager_does(cp):
     for e, s in zip(eager, static):
         np.testing.assert_allclose(s, e, rtol=1e-6)
     assert not np.array_equal(static[2], static[3])
+
+
+def test_the_gpu_streams_state_can_be_saved_and_restored(cp):
+    dygraph.rand([3])  # the device's stream exists once it has drawn
+    state = dygraph.get_cuda_rng_state()
+    assert len(state) == 1
+    first = dygraph.randn([5]).numpy()
+    dygraph.set_cuda_rng_state(state)
+    np.testing.assert_array_equal(dygraph.randn([5]).numpy(), first)
