@@ -7,6 +7,8 @@ in float32, as its kernels compute them); ops/nn/resample.py turns them into one
 resized axis and runs them (and their transposes for the gradient).
 """
 
+import functools
+
 import numpy as np
 
 from dygraph.autograd.function import apply
@@ -123,6 +125,7 @@ def _antialias_taps(n_in, n_out, ratio, cubic):
     return np.minimum(pos, n_in - 1), weight / np.where(total == 0, 1.0, total)
 
 
+@functools.lru_cache(maxsize=256)  # one map (and its device tables) per resize, reused
 def _axis_map(mode, axis, n_in, n_out, scale, align_corners, align_mode, antialias=False):
     # (an antialiased single output keeps in / out, as linear does)
     ratio = _ratio(n_in, n_out, scale, align_corners,

@@ -21,6 +21,8 @@ Example:
     array([2., 2.])
 """
 
+import collections
+
 import numpy as np
 
 from dygraph.autograd.backward_math import register
@@ -74,15 +76,16 @@ class AxisMap:
 
     def apply(self, xp, x):
         """The map applied to the array x along self.axis."""
-        if self.matrix is not None:
-            return _dense(x, self.axis, xp.asarray(self.matrix.astype(x.dtype)))
+        matrix, index, weight = _tables(xp, self, x.dtype)
+        if matrix is not None:
+            return _dense(xp, x, self.axis, matrix)
         shape = [1] * x.ndim
         shape[self.axis] = -1
         out = None
         for t in range(self.index.shape[0]):
-            term = xp.take(x, xp.asarray(self.index[t]), axis=self.axis)
-            if self.weight is not None:
-                term *= xp.asarray(self.weight[t].astype(x.dtype)).reshape(shape)
+            term = xp.take(x, index[t], axis=self.axis)
+            if weight is not None:
+                term *= weight[t].reshape(shape)
             if out is None:
                 out = term
             else:
@@ -90,13 +93,42 @@ class AxisMap:
         return out
 
 
-def _dense(x, axis, matrix):
+# A map's tables as arrays of a GPU, made once per (map, device, dtype): a copy from the
+# host per call costs a transfer, and a CUDA graph cannot hold one. The entries keep their
+# maps alive, so an id is not reused while cached; at most _MAX_TABLES are kept.
+_DEVICE_TABLES = collections.OrderedDict()
+_MAX_TABLES = 256
+
+
+def _tables(xp, amap, dtype):
+    """(matrix or None, index rows, weight rows or None) of `amap` in `dtype`, as arrays of
+    xp (the host's own arrays on the CPU)."""
+    if xp is np:
+        matrix = None if amap.matrix is None else amap.matrix.astype(dtype)
+        weight = None if amap.weight is None else amap.weight.astype(dtype)
+        return matrix, amap.index, weight
+    key = (id(amap), xp.cuda.runtime.getDevice(), np.dtype(dtype).str)
+    entry = _DEVICE_TABLES.get(key)
+    if entry is None:
+        host = _tables(np, amap, dtype)
+        entry = _DEVICE_TABLES[key] = (amap,) + tuple(
+            None if a is None else xp.asarray(a) for a in host)
+        while len(_DEVICE_TABLES) > _MAX_TABLES:
+            _DEVICE_TABLES.popitem(last=False)
+    else:
+        _DEVICE_TABLES.move_to_end(key)
+    return entry[1:]
+
+
+def _dense(xp, x, axis, matrix):
+    # xp.matmul, not @: a CUDA graph capture routes the function to cuBLAS
+    # (backend/capture_products.py), which the operator would bypass.
     shape = x.shape
     n_out, n_in = matrix.shape
     if axis == x.ndim - 1:
-        return (x.reshape(-1, n_in) @ matrix.T).reshape(shape[:-1] + (n_out,))
+        return xp.matmul(x.reshape(-1, n_in), matrix.T).reshape(shape[:-1] + (n_out,))
     lead = int(np.prod(shape[:axis]))
-    out = matrix @ x.reshape(lead, n_in, -1)  # one (n_out, n_in) GEMM per leading index
+    out = xp.matmul(matrix, x.reshape(lead, n_in, -1))  # one (n_out, n_in) GEMM per leading index
     return out.reshape(shape[:axis] + (n_out,) + shape[axis + 1:])
 
 
