@@ -58,6 +58,9 @@ FUNCTION = "function"
 # 32 is far above any op's need and far below Python's recursion limit.
 MAX_DEPTH = 32
 MAX_NDIM = 64
+# Fields of records that cache what the others determine (an AxisMap's transpose, which
+# points back at it): stored as None and made again when needed.
+_CACHED_FIELDS = frozenset({"_transpose"})
 # The record types ops keep as attributes, with the fields a file may set.
 RECORDS = {f"{cls.__module__}:{cls.__qualname__}": (cls, fields) for cls, fields in (
     (Geometry, Geometry.__slots__),
@@ -267,7 +270,9 @@ class Encoder:
         if record in RECORDS:
             fields = RECORDS[record][1]
             return {"__record__": record,
-                    "fields": {k: self.value(getattr(v, k), where) for k in fields}}
+                    "fields": {k: None if k in _CACHED_FIELDS else self.value(getattr(v, k),
+                                                                              where)
+                               for k in fields}}
         raise TypeError(f"save_inference_model: {where} holds a {type(v).__name__}, which "
                         "an inference program cannot store")
 

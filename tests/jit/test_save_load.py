@@ -169,3 +169,23 @@ def test_a_model_traced_by_a_call_is_saved_with_a_free_batch(tmp_path):
     for batch in (1, 7):
         x = dygraph.randn([batch, 6])
         np.testing.assert_allclose(loaded(x).numpy(), net(x).numpy(), rtol=1e-6)
+
+
+def _resized(x):
+    return dygraph.nn.functional.interpolate(x, scale_factor=2, mode="bilinear")
+
+
+def test_a_resize_saves_after_its_gradient_ran(tmp_path):
+    """interpolate's axis maps are shared between calls and cache their transposes (which
+    point back at them): a program file stores the cache as None, so a map whose gradient
+    ran still saves and loads."""
+    x = dygraph.rand([1, 2, 3, 3])
+    x.stop_gradient = False
+    _resized(x).sum().backward()  # the maps' transposes are made
+    static = dygraph.jit.to_static(
+        _resized, input_spec=[dygraph.static.InputSpec([None, 2, 3, 3], "float32")])
+    static(x).sum().backward()
+    path = str(tmp_path / "resize")
+    dygraph.jit.save(static, path)
+    loaded = dygraph.jit.load(path)
+    np.testing.assert_allclose(loaded(x).numpy(), _resized(x).numpy(), rtol=1e-6)
