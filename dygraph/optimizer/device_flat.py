@@ -31,7 +31,7 @@ Example (on CPU arrays there is nothing to do):
 import numpy as np
 
 from dygraph.backend import get_array_module, is_gpu_array
-from dygraph.optimizer.optimizer import Optimizer
+from dygraph.optimizer.optimizer import Optimizer, defines_both
 from dygraph.optimizer.state import _HOST
 from dygraph.regularizer import L1Decay, L2Decay
 
@@ -109,21 +109,6 @@ class _DeviceFlat:
                 tensor._data = view
 
 
-_OWN_RULE = {}  # class -> _own_rule(class)
-
-
-def _own_rule(cls):
-    """Whether `_update` and `_device_update` come from the same class: a subclass that
-    changes only `_update` must not have its rule skipped by an inherited device one."""
-    known = _OWN_RULE.get(cls)
-    if known is None:
-        def owner(name):
-            return next((k for k in cls.__mro__ if name in vars(k)), None)
-
-        known = _OWN_RULE[cls] = owner("_update") is owner("_device_update")
-    return known
-
-
 def _plain_lr(params, grads, group_lr, xp):
     """The learning rate shared by the group's parameters when they qualify (see the
     module's text), else None."""
@@ -175,7 +160,8 @@ def _run(optimizer, group, params, grads, leaves, lr, decay):
     tensors `leaves`, or None each); False, changing nothing, where it does not apply."""
     update = getattr(optimizer, "_device_update", None)
     if (update is None or len(params) < 2 or not is_gpu_array(params[0]._data)
-            or not _own_rule(type(optimizer)) or not optimizer._device_ready(group)
+            or not defines_both(type(optimizer), "_device_update")
+            or not optimizer._device_ready(group)
             or decay is not None and type(decay) not in (L1Decay, L2Decay)):
         return False
     xp = get_array_module(params[0]._data)

@@ -38,7 +38,7 @@ import numpy as np
 
 from dygraph.backend import is_gpu_array
 from dygraph.optimizer import device_flat
-from dygraph.optimizer.optimizer import Optimizer
+from dygraph.optimizer.optimizer import Optimizer, defines_both
 from dygraph.optimizer.state import _HOST
 from dygraph.regularizer import L1Decay, L2Decay, WeightDecayRegularizer
 
@@ -114,21 +114,6 @@ class _FlatGroup:
         return True
 
 
-_DEFINES_BOTH = {}  # class -> _defines_both(class)
-
-
-def _defines_both(cls):
-    """Whether `_update` and `_foreach_update` come from the same class: a subclass that
-    changes only `_update` must not have its rule skipped by an inherited foreach one."""
-    known = _DEFINES_BOTH.get(cls)
-    if known is None:
-        def owner(name):
-            return next(k for k in cls.__mro__ if name in vars(k))
-
-        known = _DEFINES_BOTH[cls] = owner("_update") is owner("_foreach_update")
-    return known
-
-
 def _common_lr(params, grads, group_lr):
     """The learning rate shared by all parameters, or None when the group is not plain:
     not all dense NumPy float arrays of one dtype with gradient arrays of that dtype and
@@ -183,7 +168,7 @@ class ForeachMixin:
                 total += n
             else:
                 rest.append(pair)
-        if (len(small) > 1 and _defines_both(type(self))
+        if (len(small) > 1 and defines_both(type(self))
                 and self._foreach_apply(group, small, lr, decay)):
             return rest
         self.__dict__.get("_foreach_flat", {}).pop(id(group), None)
@@ -203,7 +188,7 @@ class ForeachMixin:
         does not apply."""
         if params and is_gpu_array(params[0]._data):
             return device_flat.step_arrays(self, params, grads)
-        if len(self._param_groups) != 1 or not _defines_both(type(self)):
+        if len(self._param_groups) != 1 or not defines_both(type(self)):
             return False
         group = self._param_groups[0]
         decay = group["weight_decay"]

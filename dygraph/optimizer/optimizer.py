@@ -417,3 +417,25 @@ class Optimizer(AccumulatorState):
                 p._reset_grad(set_to_zero)
 
     clear_gradients = clear_grad  # the 1.x name
+
+
+_DEFINES_BOTH = {}  # (class, rule) -> defines_both(class, rule)
+
+
+def defines_both(cls, rule="_foreach_update"):
+    """Whether `_update` and the faster `rule` (`_foreach_update`, `_device_update`) come
+    from the same class: a subclass that changes only `_update` must not have its rule
+    skipped by an inherited faster one.
+
+    Example:
+        >>> from dygraph.optimizer import Adam
+        >>> defines_both(Adam), defines_both(Adam, "_device_update")
+        (True, True)
+    """
+    known = _DEFINES_BOTH.get((cls, rule))
+    if known is None:
+        def owner(name):
+            return next((k for k in cls.__mro__ if name in vars(k)), None)
+
+        known = _DEFINES_BOTH[(cls, rule)] = owner("_update") is owner(rule)
+    return known

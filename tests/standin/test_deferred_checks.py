@@ -8,17 +8,6 @@ import pytest
 import dygraph
 import dygraph.nn.functional as F
 from dygraph.jit import cuda_graph
-from tools import cupy_standin
-
-
-@pytest.fixture
-def standin_gpu():
-    with cupy_standin.installed():
-        dygraph.set_device("gpu:0")
-        try:
-            yield
-        finally:
-            dygraph.set_device("cpu")
 
 
 def gathered(x, index):

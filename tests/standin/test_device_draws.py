@@ -11,24 +11,8 @@ import pytest
 import dygraph
 import dygraph.nn.functional as F
 from dygraph.jit import cuda_graph
+from tests.standin.conftest import no_host_copies
 from tools import cupy_standin
-
-
-@pytest.fixture
-def cp():
-    with cupy_standin.installed() as module:
-        dygraph.set_device("gpu:0")
-        try:
-            yield module
-        finally:
-            dygraph.set_device("cpu")
-
-
-def _refusing_host_copies(cp):
-    def refuse(size):
-        raise AssertionError("a copy from the host")
-    cp.cuda.set_pinned_memory_allocator(refuse)
-
 
 _N = 20000
 _DRAWS = {  # name: (draw of _N values, mean, variance)
@@ -44,14 +28,11 @@ _DRAWS = {  # name: (draw of _N values, mean, variance)
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name", list(_DRAWS))
-def test_draws_are_made_on_the_device_with_their_distribution(name, dtype, cp):
+def test_draws_are_made_on_the_device_with_their_distribution(name, dtype, standin_gpu):
     draw, mean, var = _DRAWS[name]
     draw(dtype)  # the first draw makes the device's counter
-    _refusing_host_copies(cp)
-    try:
+    with no_host_copies(standin_gpu):
         a, b = draw(dtype), draw(dtype)
-    finally:
-        cp.cuda.set_pinned_memory_allocator(None)
     assert type(a._data) is cupy_standin.ndarray and a.dtype == getattr(dygraph, dtype)
     values = a.numpy().astype(np.float64)
     assert abs(values.mean() - mean) < 5 * np.sqrt(var / _N)
@@ -75,7 +56,7 @@ def noisy_layer(x):
     return F.gumbel_softmax(x) + F.rrelu(x - 1.0) + dygraph.randn([4, 4]) + dygraph.rand_like(x)
 
 
-def test_a_captured_program_draws_new_values_at_each_replay_as_eager_does(cp):
+def test_a_captured_program_draws_new_values_at_each_replay_as_eager_does(standin_gpu):
     x = dygraph.full([4, 4], 0.5)
     dygraph.seed(2)
     eager = [noisy_layer(x).numpy() for _ in range(4)]
@@ -89,7 +70,7 @@ def test_a_captured_program_draws_new_values_at_each_replay_as_eager_does(cp):
     assert not np.array_equal(static[2], static[3])
 
 
-def test_the_gpu_streams_state_can_be_saved_and_restored(cp):
+def test_the_gpu_streams_state_can_be_saved_and_restored(standin_gpu):
     dygraph.rand([3])  # the device's stream exists once it has drawn
     state = dygraph.get_cuda_rng_state()
     assert len(state) == 1

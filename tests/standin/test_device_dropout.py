@@ -4,45 +4,25 @@ replay of a captured step, the same masks again after dygraph.seed, and the rate
 scale of dropout."""
 
 import numpy as np
-import pytest
 
 import dygraph
 import dygraph.nn.functional as F
 from dygraph.jit import cuda_graph
-from tools import cupy_standin
+from tests.standin.conftest import no_host_copies
 
 
-@pytest.fixture
-def cp():
-    with cupy_standin.installed() as module:
-        dygraph.set_device("gpu:0")
-        try:
-            yield module
-        finally:
-            dygraph.set_device("cpu")
-
-
-def _no_host_copies(cp):
-    def refuse(size):
-        raise AssertionError("a copy from the host")
-    cp.cuda.set_pinned_memory_allocator(refuse)
-
-
-def test_masks_come_from_the_device_with_dropouts_rate_and_scale(cp):
+def test_masks_come_from_the_device_with_dropouts_rate_and_scale(standin_gpu):
     x = dygraph.ones([256, 64])
     F.dropout(x, 0.3)  # the first draw makes the device's state
-    _no_host_copies(cp)
-    try:
+    with no_host_copies(standin_gpu):
         first, second = F.dropout(x, 0.3), F.dropout(x, 0.3)
-    finally:
-        cp.cuda.set_pinned_memory_allocator(None)
     a, b = first.numpy(), second.numpy()
     assert set(np.unique(a)) == {0.0, np.float32(1 / 0.7)}
     assert abs((a != 0).mean() - 0.7) < 4 * np.sqrt(0.21 / a.size)
     assert (a != b).mean() > 0.3  # the counter moved on
 
 
-def test_seed_starts_the_device_stream_again_and_the_gradient_is_the_mask(cp):
+def test_seed_starts_the_device_stream_again_and_the_gradient_is_the_mask(standin_gpu):
     x = dygraph.ones([8, 8])
     x.stop_gradient = False
     dygraph.seed(5)
@@ -55,7 +35,7 @@ def test_seed_starts_the_device_stream_again_and_the_gradient_is_the_mask(cp):
     assert (F.dropout(x, 0.5).numpy() != y.numpy()).any()
 
 
-def test_a_captured_step_draws_new_masks_at_each_replay_as_eager_does(cp):
+def test_a_captured_step_draws_new_masks_at_each_replay_as_eager_does(standin_gpu):
     def noisy(x):
         return F.dropout(x, 0.5) * 3.0
 

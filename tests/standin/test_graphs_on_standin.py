@@ -75,16 +75,6 @@ def _losses(name, static, steps=4):
     return losses, calls, len(model.parameters())
 
 
-@pytest.fixture
-def standin_gpu():
-    with cupy_standin.installed():
-        dygraph.set_device("gpu:0")
-        try:
-            yield
-        finally:
-            dygraph.set_device("cpu")
-
-
 @pytest.mark.parametrize("name", list(_MODELS))
 def test_a_training_step_is_captured_whole_and_replays_the_eager_losses(name, standin_gpu):
     eager, eager_calls, n_params = _losses(name, static=False)
