@@ -26,7 +26,7 @@ import numpy as np
 from dygraph.framework.random import default_generator
 from dygraph.kernels.cuda import random_draws as cuda_kernels
 
-__all__ = ["keep_mask", "uniform", "normal", "draw", "draw_like", "key_for"]
+__all__ = ["keep_mask", "uniform", "normal", "draw", "draw_like", "key_for", "restart"]
 
 _STATES = {}  # device id -> (the generator's seedings when keyed, [key, counter], counter)
 
@@ -41,22 +41,40 @@ def key_for(seed):
     return int(np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)[0])
 
 
+def _key():
+    seed = default_generator.initial_seed()
+    return key_for(seed) if seed is not None else default_generator.random()
+
+
 def _state(xp):
     device = xp.cuda.runtime.getDevice()
     entry = _STATES.get(device)
-    if entry is not None and entry[0] == default_generator.seedings:
-        return entry[1], entry[2]
-    seed = default_generator.initial_seed()
-    key = key_for(seed) if seed is not None else default_generator.random()
-    values = np.array([key, 0], np.uint64)
     if entry is None:
-        state = xp.asarray(values)
-        entry = (default_generator.seedings, state, state[1:])
-    else:  # seeded again: the same array (graphs hold it) starts over
-        entry[1][...] = xp.asarray(values)
-        entry = (default_generator.seedings, entry[1], entry[2])
-    _STATES[device] = entry
+        state = xp.asarray(np.array([_key(), 0], np.uint64))
+        entry = _STATES[device] = (default_generator.seedings, state, state[1:])
+    elif entry[0] != default_generator.seedings:  # seeded again (not through dygraph.seed)
+        entry = _start_over(device, entry)
     return entry[1], entry[2]
+
+
+def _start_over(device, entry):
+    """The stream of `device` from the current seed, in the same array (graphs hold it)."""
+    entry[1][...] = _device_values(entry[1], _key(), 0)
+    entry = _STATES[device] = (default_generator.seedings,) + entry[1:]
+    return entry
+
+
+def restart():
+    """Start every GPU stream that has drawn over from the global generator's seed now
+    (`dygraph.seed` calls it), writing the new key into the same device array, which the
+    captured graphs read.
+
+    Example:
+        >>> restart()
+    """
+    for device, entry in list(_STATES.items()):
+        if entry[0] != default_generator.seedings:
+            _start_over(device, entry)
 
 
 def get_states():

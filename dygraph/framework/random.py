@@ -69,7 +69,13 @@ def seed(value):
         >>> seed(2024).initial_seed()
         2024
     """
-    return default_generator.manual_seed(int(value))
+    generator = default_generator.manual_seed(int(value))
+    # The GPUs' streams start over now, not at their next draw: that draw may be inside a
+    # CUDA graph capture, which cannot hold the copy of the new key from the host.
+    from dygraph.backend import device_random
+
+    device_random.restart()
+    return generator
 
 
 def get_rng_state():

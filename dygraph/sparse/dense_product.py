@@ -30,6 +30,8 @@ import numpy as np
 
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
+from dygraph.backend import attr_on, get_array_module
+from dygraph.backend.scatter_at import add_at
 from dygraph.ops.manipulation.indexing import GetItem
 
 __all__ = ["RowLayout", "SparseDenseMatmul", "sampled_dot"]
@@ -110,8 +112,10 @@ def _reduce_rows(xp, indptr, cols, values, dense):
         filled = indptr[1:] > starts
         out[filled] = np.add.reduceat(terms, starts[filled], axis=0)
     else:
-        rows = xp.repeat(xp.arange(indptr.shape[0] - 1), xp.diff(indptr))
-        xp.add.at(out, rows, terms)
+        # Entry e's row is the number of row ends at or before it: a search on the
+        # device (a repeat by the row lengths would read them on the host).
+        rows = xp.searchsorted(indptr[1:], xp.arange(cols.shape[0]), side="right")
+        add_at(xp, out, rows, terms)
     return out
 
 
@@ -129,7 +133,9 @@ class SparseDenseMatmul(Op):
         self.shape = tuple(int(s) for s in shape)
 
     def _in_row_order(self, values):
-        return values if self.order is None else values[self.order]
+        if self.order is None:
+            return values
+        return values[attr_on(get_array_module(values), self, "order")]
 
     def forward(self, xp, values, dense):
         values = self._in_row_order(values)
@@ -139,7 +145,8 @@ class SparseDenseMatmul(Op):
             matrix = module.csr_matrix((values, self.entry_cols, self.indptr),
                                        shape=self.shape)
             return xp.asarray(matrix @ dense)
-        return _reduce_rows(xp, self.indptr, self.entry_cols, values, dense)
+        return _reduce_rows(xp, attr_on(xp, self, "indptr"), attr_on(xp, self, "entry_cols"),
+                            values, dense)
 
     def _entries(self, xp):
         """Each stored entry's (row, col), in the caller's order."""

@@ -21,6 +21,8 @@ Example:
 import contextlib
 import inspect
 
+import numpy as np
+
 from dygraph.amp.auto_cast import active_settings, settings_applied
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.grad_mode import enable_grad
@@ -68,9 +70,26 @@ class EagerCall(Op):
         """The auto_cast settings the op was recorded under, for its function's run."""
         return settings_applied(self.amp) if self.amp else contextlib.nullcontext()
 
+    def _constants_on(self, xp, kwargs):
+        """On a GPU, the function's NumPy array arguments (constants of the program, such
+        as a closure's ids or class weights) as device Tensors made once per op: a copy
+        from the host at each run costs a transfer, and a CUDA graph cannot hold one."""
+        if xp is np:
+            return kwargs
+        device = xp.cuda.runtime.getDevice()
+        kept = self.__dict__.setdefault("_constants_on_device", {})
+        for key, value in kwargs.items():
+            if type(value) is np.ndarray:
+                entry = kept.get((key, device))
+                if entry is None or entry[0] is not value:
+                    entry = kept[key, device] = (value, _new_tensor(xp.asarray(value), None,
+                                                                    0, True))
+                kwargs[key] = entry[1]
+        return kwargs
+
     def forward(self, xp, *arrays):
         tensors = [_new_tensor(a, None, 0, stop) for a, stop in zip(arrays, self.stops)]
-        kwargs = self._arguments(tensors)
+        kwargs = self._constants_on(xp, self._arguments(tensors))
         with enable_grad(), self._mixed_precision():
             out = self.fn(**kwargs)
         self.tensors = tensors

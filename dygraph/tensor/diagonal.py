@@ -4,6 +4,7 @@
 import numpy as np
 
 from dygraph.autograd.function import Op, apply
+from dygraph.backend import device_constant
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor, cast
 
@@ -80,6 +81,10 @@ class _FillDiagonalTensor(Op):
     def forward(self, xp, x, y):
         self.perm = self._perm(x.ndim)
         self.rows, self.cols = _diagonal_positions(x.shape, self.offset, self.dim1, self.dim2)
+        if xp is not np:  # moved once per layout: a copy per call cannot be in a CUDA graph
+            key = ("diagonal positions", x.shape, self.offset, self.dim1, self.dim2)
+            self.rows = device_constant(xp, key + ("rows",), lambda: self.rows)
+            self.cols = device_constant(xp, key + ("cols",), lambda: self.cols)
         out = x.copy()
         view = out.transpose(self.perm)  # shares out's memory
         view[..., self.rows, self.cols] = y

@@ -114,3 +114,16 @@ def test_integer_array_indices_wrap_around_as_cupys_do():
     index = cp.asarray(np.array([1, 5, -1]))
     np.testing.assert_array_equal(a[index].get(), [1.0, 1.0, 3.0])
     np.testing.assert_array_equal(cp.take(a, index).get(), [1.0, 1.0, 3.0])
+
+
+@pytest.mark.parametrize("ufunc, dtype", [("add", np.int64), ("add", np.complex64),
+                                          ("add", np.int8), ("maximum", np.int64),
+                                          ("maximum", np.float16), ("minimum", np.bool_)])
+def test_ufunc_at_takes_only_the_dtypes_of_cupys_scatter_kernels(ufunc, dtype):
+    a = cp.zeros(3, dtype)
+    with pytest.raises(TypeError, match="only supports"):
+        getattr(cp, ufunc).at(a, cp.asarray(np.array([0, 0])), cp.ones(2, dtype))
+    getattr(cp, ufunc).at(cp.zeros(3, np.float32), cp.asarray(np.array([0, 0])),
+                          cp.ones(2, np.float32))
+    with pytest.raises(NotImplementedError):
+        cp.multiply.at(cp.ones(3, np.float32), cp.asarray(np.array([0])), cp.ones(1))

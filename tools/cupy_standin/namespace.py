@@ -80,6 +80,15 @@ def _function(name, func, refuse=None):
     return _Ufunc(func, call) if isinstance(func, np.ufunc) else call
 
 
+# The ufuncs CuPy gives an `at` method, and the dtypes of its scatter kernels (cupy/_core/
+# _routines_indexing.pyx, _scatter_op): int64 has no atomic add or max there.
+_AT_DTYPES = {
+    "add": {"int32", "uint32", "uint64", "float16", "float32", "float64"},
+    "maximum": {"int32", "uint32", "uint64", "float32", "float64"},
+    "minimum": {"int32", "uint32", "uint64", "float32", "float64"},
+}
+
+
 class _Ufunc:
     """A ufunc of the stand-in module: called, or through its methods (`add.at`, which
     writes into its first argument, `maximum.reduce`, ...); other attributes NumPy's."""
@@ -91,6 +100,15 @@ class _Ufunc:
         return self._call_it(*args, **kwargs)
 
     def at(self, a, indices, b=None):
+        allowed = _AT_DTYPES.get(self.__name__)
+        if allowed is None:
+            raise NotImplementedError(f"the stand-in (as CuPy) has no {self.__name__}.at")
+        if np.dtype(a.dtype).name not in allowed:
+            # CuPy's scatter kernels rest on CUDA atomics, which exist for these only.
+            raise TypeError(f"{self.__name__}.at (CuPy's scatter_"
+                            f"{'add' if self.__name__ == 'add' else self.__name__[:3]}) "
+                            f"only supports {', '.join(sorted(allowed))}, got "
+                            f"{np.dtype(a.dtype).name}")
         args = (a, indices) if b is None else (a, indices, b)
         return _call(self._ufunc.at, args, {}, ufunc=True, writes=(a,),
                      name=f"{self.__name__}.at")

@@ -16,7 +16,7 @@ import numpy as np
 from dygraph import fft as _fft
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
-from dygraph.backend import get_array_module
+from dygraph.backend import defer_check, get_array_module
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor, float_operand
 from dygraph.ops.manipulation.rearrange import concat
@@ -26,9 +26,10 @@ from dygraph.tensor.tensor import _new_tensor, to_tensor
 __all__ = ["stft", "istft", "frame", "overlap_add"]
 
 
-def _frame_index(frame_length, hop_length, n_frames):
-    """index[j, k]: the sample at offset j of frame k."""
-    return np.arange(frame_length)[:, None] + hop_length * np.arange(n_frames)[None, :]
+def _frame_index(xp, frame_length, hop_length, n_frames):
+    """index[j, k]: the sample at offset j of frame k, an array of `xp` (made there: a copy
+    from the host could not be captured into a CUDA graph)."""
+    return xp.arange(frame_length)[:, None] + hop_length * xp.arange(n_frames)[None, :]
 
 
 class OverlapAdd(Op):
@@ -43,7 +44,7 @@ class OverlapAdd(Op):
 
     def forward(self, xp, x):
         length, n = x.shape[-2:]
-        self.index = xp.asarray(_frame_index(length, self.hop, n))
+        self.index = _frame_index(xp, length, self.hop, n)
         out = xp.zeros(x.shape[:-2] + ((n - 1) * self.hop + length,), dtype=x.dtype)
         end = (n - 1) * self.hop + 1
         for j in range(length):  # one strided add per offset, vectorised over frames
@@ -80,7 +81,7 @@ def frame(x, frame_length, hop_length, axis=-1, name=None):
     if frame_length > seq:
         raise op_error("frame", f"frame_length {frame_length} is longer than the sequence "
                        f"({seq} samples along axis {axis}, input shape {x.shape})")
-    index = _frame_index(frame_length, hop_length, 1 + (seq - frame_length) // hop_length)
+    index = _frame_index(np, frame_length, hop_length, 1 + (seq - frame_length) // hop_length)
     if axis == -1:
         return x[..., index]
     return x[index.T]
@@ -249,7 +250,8 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
     start = n_fft // 2 if center else 0
     stop = out._data.shape[-1] - start if length is None else start + int(length)
     out, envelope = out[..., start:stop], envelope[start:stop]
-    if envelope._data.size and float(abs(envelope._data).min()) < 1e-11:
-        raise op_error("istft", "the window's overlap-added square is zero somewhere (the "
-                       "Nonzero Overlap Add condition fails); use another window or hop_length")
+    if envelope._data.size:  # while a CUDA graph captures, checked after each run
+        defer_check(abs(envelope._data).min() < 1e-11, lambda: op_error(
+            "istft", "the window's overlap-added square is zero somewhere (the Nonzero "
+            "Overlap Add condition fails); use another window or hop_length"))
     return out / envelope

@@ -9,6 +9,8 @@ Each reduction is one pass over the values, whatever the order of the indices:
   on CuPy, `add.at` on the rows.
 - maximum and minimum: `maximum.at` / `minimum.at` on flat positions (NumPy) or rows (CuPy).
 
+(On CuPy through backend/scatter_at.py, which serves the dtypes CuPy's `ufunc.at` lacks.)
+
 Rows that no index reaches are 0, as in Paddle.
 
 Example:
@@ -22,6 +24,8 @@ Example:
 import math
 
 import numpy as np
+
+from dygraph.backend.scatter_at import add_at, bincount, extreme_at
 
 __all__ = ["reduce_rows", "gather_rows", "trunc_divide"]
 
@@ -72,7 +76,7 @@ def _sum_rows(xp, flat, index, rows):
         np.add.at(out, _flat_positions(np, index, width), flat.reshape(-1))
         return out.reshape(rows, width)
     out = xp.zeros((rows, width), flat.dtype)
-    xp.add.at(out, index, flat)
+    add_at(xp, out, index, flat)
     return out
 
 
@@ -85,13 +89,13 @@ def _extreme_rows(xp, flat, index, rows, reduce):
     else:
         info = np.iinfo(dtype)
         start = info.min if reduce == "max" else info.max
-    ufunc = xp.maximum if reduce == "max" else xp.minimum
     if xp is np:
         out = np.full(rows * flat.shape[1], start, dtype)
-        ufunc.at(out, _flat_positions(np, index, flat.shape[1]), flat.reshape(-1))
+        extreme_at(np, reduce, out, _flat_positions(np, index, flat.shape[1]),
+                   flat.reshape(-1))
         return out.reshape(rows, flat.shape[1])
     out = xp.full((rows, flat.shape[1]), start, dtype)
-    ufunc.at(out, index, flat)
+    extreme_at(xp, reduce, out, index, flat)
     return out
 
 
@@ -123,12 +127,15 @@ def reduce_rows(xp, values, index, rows, reduce):
     feature = values.shape[1:]
     width = math.prod(feature)
     flat = values.reshape(values.shape[0], width)
-    count = xp.bincount(index, minlength=rows)
+    count = bincount(xp, index, rows)
     if reduce in ("sum", "mean"):
         out = _sum_rows(xp, flat, index, rows)
         if reduce == "mean":
             out = trunc_divide(xp, out, xp.maximum(count, 1).astype(out.dtype)[:, None])
     else:
         out = _extreme_rows(xp, flat, index, rows, reduce)
-        out[count == 0] = 0
+        if xp is np:
+            out[count == 0] = 0
+        else:  # a masked write would read the mask's count on the host
+            out = xp.where((count == 0)[:, None], xp.zeros((), out.dtype), out)
     return out.reshape((rows,) + feature), count

@@ -26,7 +26,8 @@ Example:
 
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
-from dygraph.backend import get_array_module
+from dygraph.backend import capturing, defer_check, get_array_module, min_max
+from dygraph.backend.scatter_at import bincount
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor
 from dygraph.ops.geometric.scatter_rows import gather_rows, reduce_rows
@@ -44,7 +45,12 @@ def check_rows(index, rows, op, name):
     """
     if index.size == 0:
         return
-    low, high = int(index.min()), int(index.max())
+    if capturing():  # inside a CUDA graph no value reaches the host: checked after the run
+        defer_check(((index < 0) | (index >= rows)).any(), lambda: op_error(
+            op, f"{name} holds a row number out of range for {rows} rows: expected "
+            f"0 <= {name} < {rows}", IndexError))
+        return
+    low, high = min_max(index)
     if low < 0 or high >= rows:
         bad = low if low < 0 else high
         raise op_error(op, f"{name} holds {bad}, out of range for {rows} rows: expected "
@@ -144,7 +150,7 @@ class SendRecv(Op):
         gd, dst_data = m.data(g), m.data(dst)
         xp = get_array_module(gd)
         if self.reduce == "mean":
-            count = xp.maximum(xp.bincount(dst_data, minlength=gd.shape[0]), 1)
+            count = xp.maximum(bincount(xp, dst_data, gd.shape[0]), 1)
             g = g * (1 / count).astype(gd.dtype).reshape((-1,) + (1,) * (gd.ndim - 1))
         mask = None
         if self.reduce in ("max", "min"):

@@ -128,10 +128,31 @@ def _path(equation, shapes):
     return np.einsum_path(equation, *dummies, optimize="greedy")[0]
 
 
+def _pairwise(xp, equation, arrays):
+    """`equation` (letters only, with '->') as two-operand einsums along NumPy's path:
+    each step contracts a pair of the operands left, which go last as NumPy's paths
+    expect, keeping the letters that later operands or the output still need."""
+    inputs, out = equation.split("->")
+    subs, operands = inputs.split(","), list(arrays)
+    for step in _path(equation, tuple(a.shape for a in arrays))[1:]:
+        picked = sorted(step, reverse=True)
+        terms = [subs.pop(i) for i in picked]
+        parts = [operands.pop(i) for i in picked]
+        needed = set(out).union(*subs)
+        result = "".join(dict.fromkeys(c for c in "".join(terms) if c in needed))
+        operands.append(xp.einsum(",".join(terms) + "->" + result, *parts))
+        subs.append(result)
+    return xp.einsum(subs[0] + "->" + out, operands[0])
+
+
 def _run(xp, equation, arrays, optimize):
     if optimize and xp is np:
         return np.einsum(equation, *arrays,
                          optimize=_path(equation, tuple(a.shape for a in arrays)))
+    if len(arrays) > 2:
+        # CuPy's einsum of more operands calls cuBLAS itself, which a CUDA graph capture
+        # refuses; its two-operand einsums go through the capture's products.
+        return _pairwise(xp, equation, arrays)
     return xp.einsum(equation, *arrays)
 
 

@@ -276,7 +276,11 @@ def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
         bad = bool((counts < 0).any())
     if bad:
         raise op_error("repeat_interleave", f"repeats must be >= 0, got {repeats}")
-    idx = np.repeat(np.arange(n), counts)
+    # An int count makes the index on x's device (a copy from the host could not be
+    # captured into a CUDA graph); counts per slice are host values, copied.
+    xp = xp_of(x._data)
+    idx = (xp.repeat(xp.arange(n), counts) if isinstance(counts, int)
+           else xp.asarray(np.repeat(np.arange(n), counts)))
     if output_size is not None:
         idx = idx[:int(output_size)]
-    return apply(GetItem(_along(ax, xp_of(x._data).asarray(idx))), x)
+    return apply(GetItem(_along(ax, idx)), x)

@@ -6,6 +6,7 @@ from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.grad_mode import state as _state
 from dygraph.autograd.whole_call import captured_whole
+from dygraph.backend.scatter_at import add_at
 from dygraph.framework.errors import describe, op_error
 from dygraph.tensor.tensor import Tensor, _new_tensor
 
@@ -129,11 +130,8 @@ def _scatter_zeros(xp, shape, dtype, index, g):
     out = xp.zeros(shape, dtype)
     if _is_basic(index):
         out[index] = g
-    elif xp is not np and out.dtype.kind == "c":  # CuPy's add.at takes no complex numbers
-        xp.add.at(out.real, index, g.real)
-        xp.add.at(out.imag, index, g.imag)
     else:
-        xp.add.at(out, index, g)
+        add_at(xp, out, index, g)
     return out
 
 

@@ -12,6 +12,8 @@ import numpy as np
 
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
+from dygraph.backend import attr_on
+from dygraph.backend.scatter_at import add_at, bincount, extreme_at
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor, cast, check_axis
 from dygraph.ops.manipulation.args import check_bounds, constant, index_array, xp_of
@@ -20,7 +22,7 @@ from dygraph.ops.manipulation.shape import broadcast_to, reshape
 from dygraph.ops.math import arithmetic as _math
 from dygraph.ops.math import extrema
 from dygraph.ops.unary.core import where
-from dygraph.tensor.tensor import Tensor
+from dygraph.tensor.tensor import Tensor, _new_tensor
 
 __all__ = ["scatter", "scatter_nd_add", "index_add", "put_along_axis", "masked_fill"]
 
@@ -43,18 +45,26 @@ class Scatter(Op):
         out = x.copy()
         flat = out.reshape(-1)
         vals = v.reshape(-1)
+        pos = attr_on(xp, self, "pos")  # a program's positions are host arrays
         self.v_shape = v.shape
         self.winners = None
         if self.mode == "assign":
-            self.winners = _last_writes(xp, self.pos)
+            if xp is not np:
+                # Every write to a position writes the last write's value there, so the
+                # order of a GPU's writes does not matter and nothing is read on the host.
+                last = _last_write_at(xp, pos, flat.size)
+                flat[pos] = vals[last]
+                self.winners = last == xp.arange(pos.size)
+                return out
+            self.winners = _last_writes(xp, pos)
             if self.winners is None:
-                flat[self.pos] = vals
+                flat[pos] = vals
             else:
-                flat[self.pos[self.winners]] = vals[self.winners]
+                flat[pos[self.winners]] = vals[self.winners]
             return out
         if self.mode == "zero_add":
-            flat[self.pos] = 0
-        xp.add.at(flat, self.pos, vals)
+            flat[pos] = 0
+        add_at(xp, flat, pos, vals)
         return out
 
     def backward(self, m, g):
@@ -69,8 +79,9 @@ class Scatter(Op):
         return gx, gv
 
     def _kept(self, g):
-        keep = xp_of(g).ones(g.size, dtype=g.dtype)
-        keep[self.pos] = 0
+        xp = xp_of(g)
+        keep = xp.ones(g.size, dtype=g.dtype)
+        keep[attr_on(xp, self, "pos")] = 0
         return keep.reshape(g.shape)
 
 
@@ -85,6 +96,15 @@ def _last_writes(xp, pos):
     winners = xp.empty(pos.size, dtype=bool)
     winners[order] = last
     return winners
+
+
+def _last_write_at(xp, pos, size):
+    """For each write, the number of the last write to its position (of `size` positions):
+    one scatter of the write numbers by maximum, no read on the host."""
+    steps = xp.arange(pos.size)
+    latest = xp.full(size, -1, dtype=steps.dtype)
+    extreme_at(xp, "max", latest, pos, steps)
+    return latest[pos]
 
 
 def _write_rank(xp, pos):
@@ -277,11 +297,11 @@ def _values_like(values, arr, shape):
 def _put_mean(arr, pos, values, include_self):
     xp = xp_of(arr._data)
     total = apply(Scatter(pos, "add" if include_self else "zero_add"), arr, values)
-    counts = xp.bincount(pos, minlength=arr._data.size) + (1 if include_self else 0)
+    counts = bincount(xp, pos, arr._data.size) + (1 if include_self else 0)
     counts = xp.maximum(counts, 1).reshape(arr._data.shape).astype(arr._data.dtype)
     if arr._data.dtype.kind not in "fc":
         return cast(_math.divide(total, constant(counts, arr)), arr._data.dtype)
-    return total / counts
+    return total / _new_tensor(counts, None, 0, True)
 
 
 def _put_rounds(arr, pos, values, include_self, combine):

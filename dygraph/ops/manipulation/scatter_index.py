@@ -41,7 +41,7 @@ from dygraph.ops.manipulation.scatter import (
     scatter_nd_add,
 )
 from dygraph.ops.manipulation.shape import broadcast_to, reshape
-from dygraph.tensor.tensor import Tensor
+from dygraph.tensor.tensor import Tensor, _new_tensor
 
 __all__ = ["scatter_reduce", "scatter_add", "scatter_nd", "index_fill", "index_put",
            "masked_scatter", "diagonal_scatter", "select_scatter", "slice_scatter",
@@ -55,6 +55,9 @@ _REDUCE = {"sum": "add", "prod": "mul", "mean": "mean", "amin": "amin", "amax": 
 def _values_at(value, x, shape, op):
     """`value` (number or tensor) broadcast to `shape`, in x's dtype."""
     if not isinstance(value, Tensor):
+        xp = xp_of(x._data)
+        if xp is not np and np.ndim(value) == 0:  # a fill on the device, no host copy
+            return _new_tensor(xp.full(tuple(shape), value, x._data.dtype), None, 0, True)
         return constant(np.broadcast_to(np.asarray(value), shape), x)
     _same_dtype(x, value, op, "value")
     if value.shape != list(shape):

@@ -147,13 +147,18 @@ def as_strided(x, shape, stride, offset=0, name=None):
         raise op_error("as_strided", f"shape {shape} and stride {stride} must have the same "
                        "length")
     xp = xp_of(x._data)
-    pos = xp.full(shape, int(offset), dtype="int64")
+    start = int(offset)
+    pos = xp.full(shape, start, dtype="int64")
     for d, (n, s) in enumerate(zip(shape, stride)):
         view = [1] * len(shape)
         view[d] = n
         pos = pos + (xp.arange(n) * s).reshape(view)
     size = x._data.size
-    if pos.size and (int(pos.min()) < 0 or int(pos.max()) >= size):
+    # The lowest and highest positions, from the arguments (reading them from pos on the
+    # host would stop a CUDA graph capturing this).
+    low = start + sum(min(0, (n - 1) * s) for n, s in zip(shape, stride))
+    high = start + sum(max(0, (n - 1) * s) for n, s in zip(shape, stride))
+    if pos.size and (low < 0 or high >= size):
         raise op_error("as_strided", f"shape {shape}, stride {stride} and offset {offset} "
                        f"reach outside the {size} elements of x (shape {x.shape})")
     return _gather_flat(x, pos)

@@ -13,6 +13,7 @@ import numpy as np
 
 from dygraph.autograd.function import apply
 from dygraph.autograd.whole_call import captured_whole
+from dygraph.backend import device_constant
 from dygraph.framework.errors import AssertedValueError, RankIndexError, ValueTypeError, op_error
 from dygraph.ops.common import as_tensor, binary_operands, check_axis
 from dygraph.ops.linalg.products import bmm, matmul, outer
@@ -212,10 +213,13 @@ def pdist(x, p=2.0, name=None):
     x = as_tensor(x, "pdist")
     if x._data.ndim != 2:
         raise op_error("pdist", f"x must be 2-D, got shape {x.shape}", AssertedValueError)
-    rows, cols = np.triu_indices(x._data.shape[0], 1)
-    xp = xp_of(x._data)
-    first = apply(GetItem(xp.asarray(rows)), x)
-    second = apply(GetItem(xp.asarray(cols)), x)
+    n = x._data.shape[0]
+    # The rows i and j of each pair i < j; on a GPU made once per n, as a copy from the host
+    # at each call could not be captured into a CUDA graph.
+    pairs = device_constant(xp_of(x._data), ("pdist_pairs", n),
+                            lambda: np.stack(np.triu_indices(n, 1)))
+    first = apply(GetItem(pairs[0]), x)
+    second = apply(GetItem(pairs[1]), x)
     return norm(_math.subtract(first, second), p=float(p), axis=-1)
 
 

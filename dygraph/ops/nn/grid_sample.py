@@ -2,7 +2,8 @@
 
 The op is composed of differentiable ops, so gradients reach both the image and the grid
 and double backward works. Where a position lands (and how padding_mode folds it back) is
-piecewise linear in the grid: NumPy computes the position p and its slope s once, and the
+piecewise linear in the grid: the grid's array module (NumPy, or CuPy on a GPU, so that
+nothing is read on the host) computes the position p and its slope s once, and the
 differentiable position is (grid - grid_value) * s + p, which has p's value and the right
 derivative. Bilinear sampling then gathers the 2^d corner values in one indexing op and
 weights them with the fractional parts.
@@ -14,7 +15,6 @@ import numpy as np
 
 from dygraph.autograd.function import apply
 from dygraph.autograd.whole_call import captured_whole
-from dygraph.backend import as_numpy
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import float_operand
 from dygraph.ops.manipulation.args import constant, xp_of
@@ -29,33 +29,33 @@ NONDIFF = set()
 _PADDING = ("zeros", "border", "reflection")
 
 
-def _reflect(pos, twice_low, twice_high):
+def _reflect(xp, pos, twice_low, twice_high):
     """Fold positions into [low, high] by mirroring at the ends; returns (pos, slope)."""
     if twice_low == twice_high:
-        return np.zeros_like(pos), np.zeros_like(pos)
+        return xp.zeros_like(pos), xp.zeros_like(pos)
     low, span = twice_low / 2.0, (twice_high - twice_low) / 2.0
     shifted = pos - low
-    dist = np.abs(shifted)
-    extra = np.fmod(dist, span)
-    even = np.floor(dist / span) % 2 == 0
-    folded = np.where(even, extra + low, span - extra + low)
-    slope = np.where(shifted < 0, -1.0, 1.0) * np.where(even, 1.0, -1.0)
+    dist = xp.abs(shifted)
+    extra = xp.fmod(dist, span)
+    even = xp.floor(dist / span) % 2 == 0
+    folded = xp.where(even, extra + low, span - extra + low)
+    slope = xp.where(shifted < 0, -1.0, 1.0) * xp.where(even, 1.0, -1.0)
     return folded, slope
 
 
-def _source(coord, size, padding_mode, align_corners):
+def _source(xp, coord, size, padding_mode, align_corners):
     """Pixel position for normalized coordinates in [-1, 1], and d(position)/d(coord)."""
     scale = (size - 1) / 2.0 if align_corners else size / 2.0
     pos = (coord + 1.0) * scale - (0.0 if align_corners else 0.5)
-    slope = np.full_like(pos, scale)
+    slope = xp.full_like(pos, scale)
     if padding_mode == "zeros":
         return pos, slope
     if padding_mode == "reflection":
         bounds = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
-        pos, turn = _reflect(pos, *bounds)
+        pos, turn = _reflect(xp, pos, *bounds)
         slope = slope * turn
     inside = (pos > 0) & (pos < size - 1)
-    return np.clip(pos, 0, size - 1), slope * inside
+    return xp.clip(pos, 0, size - 1), slope * inside
 
 
 def _check(x, grid, mode, padding_mode, align_corners):
@@ -99,18 +99,19 @@ def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=Tr
     nd = len(spatial)
     out_spatial = list(grid._data.shape[1:-1])
     count = int(np.prod(out_spatial))
-    coords = as_numpy(grid._data).reshape(n, count, nd).astype(np.float64)
+    xp = xp_of(grid._data)
+    coords = grid._data.reshape(n, count, nd).astype(np.float64)
     # Grid coordinate k indexes spatial dim nd - 1 - k: (x, y, z) -> (W, H, D).
-    sources = [_source(coords[:, :, nd - 1 - d], spatial[d], padding_mode, bool(align_corners))
-               for d in range(nd)]
+    sources = [_source(xp, coords[:, :, nd - 1 - d], spatial[d], padding_mode,
+                       bool(align_corners)) for d in range(nd)]
     strides = np.cumprod([1] + spatial[:0:-1])[::-1]
     if mode == "nearest":
-        corners = [np.sign(p) * np.floor(np.abs(p) + 0.5) for p, _ in sources]
-        flat, valid = _corner(corners, spatial, strides)
+        corners = [xp.sign(p) * xp.floor(xp.abs(p) + 0.5) for p, _ in sources]
+        flat, valid = _corner(xp, corners, spatial, strides)
         flat = flat[:, None]
         weights = constant(valid[:, None], x)
     else:
-        lows = [np.floor(p) for p, _ in sources]
+        lows = [xp.floor(p) for p, _ in sources]
         fracs = []
         for d, (pos, slope) in enumerate(sources):
             g = reshape(grid[(Ellipsis, nd - 1 - d)], [n, count])
@@ -118,24 +119,24 @@ def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=Tr
                          + constant(pos - lows[d], grid))
         flats, terms = [], []
         for bits in itertools.product((0, 1), repeat=nd):
-            flat, valid = _corner([low + b for low, b in zip(lows, bits)], spatial, strides)
+            flat, valid = _corner(xp, [low + b for low, b in zip(lows, bits)], spatial,
+                                  strides)
             term = constant(valid, x)
             for frac, b in zip(fracs, bits):
                 term = term * (frac if b else 1.0 - frac)
             flats.append(flat)
             terms.append(term)
-        flat = np.stack(flats, axis=1)
+        flat = xp.stack(flats, axis=1)
         weights = stack(terms, axis=1)
     k = flat.shape[1]
     image = reshape(transpose(x, [0, *range(2, nd + 2), 1]), [n, -1, c])
-    xp = xp_of(x._data)
-    index = (xp.arange(n)[:, None], xp.asarray(flat.reshape(n, k * count)))
+    index = (xp.arange(n)[:, None], flat.reshape(n, k * count))
     values = reshape(apply(GetItem(index), image), [n, k, count, c])
     out = _sum(values * reshape(weights, [n, k, count, 1]), axis=1)
     return reshape(transpose(out, [0, 2, 1]), [n, c, *out_spatial])
 
 
-def _corner(positions, spatial, strides):
+def _corner(xp, positions, spatial, strides):
     """Flat indices [N, P] of integer positions (clamped into the image) and the mask of
     the positions that were inside it."""
     flat = 0
@@ -143,5 +144,5 @@ def _corner(positions, spatial, strides):
     for pos, size, stride in zip(positions, spatial, strides):
         idx = pos.astype(np.int64)
         valid = valid & (idx >= 0) & (idx < size)
-        flat = flat + np.clip(idx, 0, size - 1) * int(stride)
+        flat = flat + xp.clip(idx, 0, size - 1) * int(stride)
     return flat, valid

@@ -271,6 +271,8 @@ def _lookup(xp, w, ids, pad):
     out = w.take(ids, axis=0)
     if pad is not None:
         hit = ids == pad
+        if xp is not np:  # no read of `hit` on the host: a GPU would wait for it
+            return xp.where(hit[..., None], xp.zeros((), out.dtype), out)
         if hit.any():
             out[hit] = 0
     return out

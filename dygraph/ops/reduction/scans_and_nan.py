@@ -124,24 +124,43 @@ def logcumsumexp(x, axis=None, dtype=None, name=None):
     return apply(LogCumSumExp(axis), x)
 
 
+def running_extreme(xp, a, axis, larger):
+    """The running maximum (larger) or minimum of array `a` along `axis` (>= 0), NaN
+    propagating, as NumPy's maximum.accumulate / minimum.accumulate. CuPy has no such scan:
+    on a GPU each of ceil(log2(n)) steps takes the extreme of every element and the one
+    `step` before it, the step doubling, so that no value is read on the host.
+
+    Example:
+        >>> running_extreme(np, np.array([1, 3, 2, 5]), 0, True)
+        array([1, 3, 3, 5])
+    """
+    pair = xp.maximum if larger else xp.minimum
+    if xp is np:
+        return pair.accumulate(a, axis=axis)
+    head = (slice(None),) * axis
+    n, step = a.shape[axis], 1
+    while step < n:
+        out = a.copy()
+        pair(a[head + (slice(step, None),)], a[head + (slice(None, n - step),)],
+             out=out[head + (slice(step, None),)])
+        a, step = out, step * 2
+    return a
+
+
 def _cumulative_extreme(x, axis, dtype, op, larger):
     x, axis = _scan_input(x, axis, None, op)
     data = x._data
     xp = _xp(data)
     if data.ndim == 0:
         return x, _new_tensor(xp.zeros((), dtype=np.int64), None, 0, True)
-    # The running scan is done with NumPy's ufunc.accumulate (on the host for GPU data).
-    host = data if xp is np else xp.asnumpy(data)
-    running = (np.maximum if larger else np.minimum).accumulate(host, axis=axis)
-    shape = [1] * host.ndim
-    shape[axis] = host.shape[axis]
-    positions = np.arange(host.shape[axis]).reshape(shape)
+    running = running_extreme(xp, data, axis, larger)
+    shape = [1] * data.ndim
+    shape[axis] = data.shape[axis]
+    positions = xp.arange(data.shape[axis]).reshape(shape)
     # The index of the latest element equal to the running extreme (ties take the later
     # index, as in Paddle); NaN propagates and keeps its own index.
-    hit = (host == running) | np.isnan(host)
-    index = np.maximum.accumulate(np.where(hit, positions, 0), axis=axis)
-    if xp is not np:
-        index = xp.asarray(index)
+    hit = (data == running) | xp.isnan(data)
+    index = running_extreme(xp, xp.where(hit, positions, 0), axis, True)
     values = apply(_GatherRepeated(index, axis), x)
     from dygraph.framework.dtype import convert_dtype
 
@@ -289,7 +308,8 @@ def _nan_order(x, qs, axis, keepdim, interpolation, op):
         return empty_quantiles(data, len(qs), reduced), None, reduced
     order = stable_argsort(xp, data, data.ndim - 1)  # NaN sorts last
     count = (~xp.isnan(data)).sum(axis=-1, keepdims=True)
-    pos = xp.asarray(qs, dtype=np.float64).reshape([-1] + [1] * data.ndim) * (count - 1)
+    # One position per q, made on the device (an array of qs would be a copy from the host)
+    pos = xp.stack([(count - 1) * q for q in qs])
     lo, hi, frac = quantile_bounds(xp, pos, interpolation, op)
     empty = count == 0
     stacked = xp.broadcast_to(order, (len(qs),) + order.shape)
@@ -301,10 +321,17 @@ def _nan_order(x, qs, axis, keepdim, interpolation, op):
     lines_q = lines.unsqueeze(0).expand([len(qs)] + list(data.shape))
     low_index = pick(lo)
     out = gather_along(lines_q, low_index, data.ndim)
-    if bool((frac != 0).any()):
-        # a tensor of the data's array module (see statistics._order_statistic)
-        weight = _new_tensor(frac.astype(data.dtype), None, 0, True)
-        out = out + (gather_along(lines_q, pick(hi), data.ndim) - out) * weight
+    if interpolation in ("linear", "midpoint"):  # the others have no fraction
+        fractional = (frac != 0).any()
+        if xp is not np or fractional:
+            # a tensor of the data's array module (see statistics._order_statistic)
+            weight = _new_tensor(frac.astype(data.dtype), None, 0, True)
+            weighted = out + (gather_along(lines_q, pick(hi), data.ndim) - out) * weight
+            # Whether any line interpolates depends on the NaN counts: on a GPU it is
+            # chosen on the device, as a read on the host cannot be captured into a CUDA
+            # graph.
+            out = weighted if xp is np else _unary.where(
+                _new_tensor(fractional, None, 0, True), weighted, out)
     out = _unary.where(_new_tensor(empty[None], None, 0, True), float("nan"), out)
     index = xp.where(empty[None], -1, low_index)[..., 0]
     return reshape_computed(out, [len(qs)] + reduced), index, reduced

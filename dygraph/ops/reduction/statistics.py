@@ -302,6 +302,28 @@ def _positions(qs, n, interpolation, op):
     return lo.astype(np.int64), hi.astype(np.int64), frac
 
 
+def _take_at(xp, array, positions, axis):
+    """`array` taken at the host ints `positions` along `axis`; on a GPU joined from
+    slices, as an index array would be a copy from the host, which a CUDA graph cannot
+    capture."""
+    if xp is np:
+        return np.take(array, positions, axis=axis)
+    parts = [array[(slice(None),) * axis + (slice(p, p + 1),)] for p in positions.tolist()]
+    return parts[0] if len(parts) == 1 else xp.concatenate(parts, axis=axis)
+
+
+def _laid_along(xp, values, ndim, axis, dtype):
+    """The host floats `values` as an array of `xp` and `dtype` with ndim dims, laid along
+    `axis`; on a GPU each is filled in there, as an array of them would be a copy from
+    the host."""
+    if xp is np:
+        shape = [1] * ndim
+        shape[axis] = len(values)
+        return np.asarray(values.reshape(shape), dtype=dtype)
+    parts = [xp.full([1] * ndim, v, dtype=dtype) for v in values.tolist()]
+    return parts[0] if len(parts) == 1 else xp.concatenate(parts, axis=axis)
+
+
 # With more positions to place than this, one full sort is cheaper than partitioning.
 _MAX_KTH = 16
 
@@ -328,16 +350,14 @@ def _order_statistic(x, qs, axis, keepdim, interpolation, op):
     last = xp.full(has_nan.shape, n - 1, dtype=order.dtype)
 
     def pick(positions):
-        idx = xp.take(order, xp.asarray(positions), axis=ax)
+        idx = _take_at(xp, order, positions, ax)
         return xp.where(has_nan, xp.take_along_axis(order, last, ax), idx)
 
     out = gather_along(t, pick(lo), ax)
     if frac.any():
-        shape = [1] * data.ndim
-        shape[ax] = len(qs)
         # A tensor of x's array module, not a bare array: an array operand would become a
         # tensor on the default device, which is not x's in a program's CPU stand-ins.
-        weight = _new_tensor(xp.asarray(frac.reshape(shape), dtype=data.dtype), None, 0, True)
+        weight = _new_tensor(_laid_along(xp, frac, data.ndim, ax, data.dtype), None, 0, True)
         out = out + (gather_along(t, pick(hi), ax) - out) * weight
     if len(qs) > 1:
         out = transpose(out, [ax] + [d for d in range(data.ndim) if d != ax])

@@ -12,6 +12,7 @@ from dygraph.framework.errors import AssertedValueError, op_error
 from dygraph.ops.common import as_tensor, check_axis
 from dygraph.ops.manipulation.shape import squeeze
 from dygraph.ops.reduction.axes import index_dtype
+from dygraph.ops.reduction.scans_and_nan import running_extreme
 from dygraph.ops.search.sorting import (
     _const,
     _int_arg,
@@ -68,6 +69,28 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
     return values, indices
 
 
+def _run_lengths(xp, flat):
+    """For the sorted lines `flat` [rows, n]: each run of equal values' length at its last
+    element, 0 elsewhere."""
+    end = xp.ones(flat.shape, dtype=bool)
+    end[:, :-1] = flat[:, 1:] != flat[:, :-1]
+    if xp is np:  # each run's end less the end before it in its line
+        rows, cols = np.nonzero(end)
+        first = np.ones(rows.shape, dtype=bool)
+        first[1:] = rows[1:] != rows[:-1]
+        previous = np.where(first, -1, np.roll(cols, 1))
+        length = np.zeros(flat.shape, dtype=np.int64)
+        length[rows, cols] = cols - previous
+        return length
+    # On a GPU nonzero would read its count on the host: each run's start is found as
+    # the running maximum of the starts' positions instead.
+    start = xp.ones(flat.shape, dtype=bool)
+    start[:, 1:] = end[:, :-1]
+    positions = xp.arange(flat.shape[1])
+    first = running_extreme(xp, xp.where(start, positions, 0), 1, True)
+    return xp.where(end, positions + 1 - first, 0)
+
+
 @captured_whole
 def mode(x, axis=-1, keepdim=False, name=None):
     """The most frequent value along `axis` (the smallest one on a tie) and the index of
@@ -92,17 +115,9 @@ def mode(x, axis=-1, keepdim=False, name=None):
     flat = lines.reshape(-1, lines.shape[-1])
     # Runs of equal values in each sorted line: a run's length is how often its value
     # occurs, and its last element is the value's last occurrence (the sort is stable).
-    # Each run's length goes at its last element; argmax then finds the first longest run,
-    # the one with the smallest value.
-    end = xp.ones(flat.shape, dtype=bool)
-    end[:, :-1] = flat[:, 1:] != flat[:, :-1]
-    rows, cols = xp.nonzero(end)
-    first = xp.ones(rows.shape, dtype=bool)
-    first[1:] = rows[1:] != rows[:-1]
-    previous = xp.where(first, -1, xp.roll(cols, 1))
-    length = xp.zeros(flat.shape, dtype=np.int64)
-    length[rows, cols] = cols - previous
-    best = xp.argmax(length, axis=-1).reshape(lines.shape[:-1] + (1,))
+    # argmax of the run lengths finds the first longest run, the one with the smallest
+    # value.
+    best = xp.argmax(_run_lengths(xp, flat), axis=-1).reshape(lines.shape[:-1] + (1,))
     index = xp.moveaxis(xp.take_along_axis(xp.moveaxis(order, ax, -1), best, -1), -1, ax)
     values, indices = _pick(x, index, ax, keepdim)
     if nd == 0:

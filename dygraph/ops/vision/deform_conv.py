@@ -25,6 +25,8 @@ import numpy as np
 
 from dygraph import ops as P
 from dygraph.autograd.function import Op
+from dygraph.backend import device_constant
+from dygraph.backend.scatter_at import add_at
 from dygraph.tensor.tensor import _new_tensor
 
 __all__ = ["DeformConv", "deform_conv_tensors", "sampling_grid"]
@@ -102,11 +104,16 @@ class DeformConv(Op):
 
     def _positions(self, xp, x, offset, weight):
         n, c, h, w, _, taps, ho, wo = self._layout(x, offset, weight)
-        ys, xs = sampling_grid((ho, wo), weight.shape[2:], self.stride, self.padding,
-                               self.dilation)
+        grid = ((ho, wo), tuple(weight.shape[2:]), tuple(self.stride), tuple(self.padding),
+                tuple(self.dilation))
+        # (made once per GPU and layout: a copy from the host cannot be in a CUDA graph)
+        ys = device_constant(xp, ("deform_conv rows", x.dtype.str) + grid,
+                             lambda: sampling_grid(*grid)[0].astype(x.dtype))
+        xs = device_constant(xp, ("deform_conv columns", x.dtype.str) + grid,
+                             lambda: sampling_grid(*grid)[1].astype(x.dtype))
         shifts = offset.reshape(n, self.deformable_groups, taps, 2, ho * wo)
-        py = (shifts[:, :, :, 0] + xp.asarray(ys, x.dtype)).reshape(n, -1, taps * ho * wo)
-        px = (shifts[:, :, :, 1] + xp.asarray(xs, x.dtype)).reshape(n, -1, taps * ho * wo)
+        py = (shifts[:, :, :, 0] + ys).reshape(n, -1, taps * ho * wo)
+        px = (shifts[:, :, :, 1] + xs).reshape(n, -1, taps * ho * wo)
         return py, px
 
     def forward(self, xp, *arrays):
@@ -164,8 +171,11 @@ class DeformConv(Op):
             at = index[:, :, None, :]
             if self.edges[0] is not None:
                 share = g_samples * weight_yx[:, :, None, :]
-                g_planes += xp.bincount((base + at).ravel(), weights=share.ravel(),
-                                        minlength=planes.size)
+                if xp is np:
+                    g_planes += np.bincount((base + at).ravel(), weights=share.ravel(),
+                                            minlength=planes.size)
+                else:  # CuPy's bincount reads the largest index on the host
+                    add_at(xp, g_planes, (base + at).ravel(), share.ravel())
             if self.edges[1] is not None:
                 read = (xp.take_along_axis(planes, at, axis=3) * g_samples).sum(axis=2)
                 g_py += read * d_row
