@@ -26,35 +26,15 @@ Example:
 
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
-from dygraph.backend import capturing, defer_check, get_array_module, min_max
+from dygraph.backend import get_array_module
 from dygraph.backend.scatter_at import bincount
 from dygraph.framework.errors import op_error
 from dygraph.ops.common import as_tensor
 from dygraph.ops.geometric.scatter_rows import gather_rows, reduce_rows
+from dygraph.ops.manipulation.args import check_bounds
 from dygraph.tensor.tensor import Tensor
 
-__all__ = ["SendRecv", "SendUV", "check_rows"]
-
-
-def check_rows(index, rows, op, name):
-    """Raise IndexError unless every value of `index` is a row number below `rows`.
-
-    Example:
-        >>> import numpy as np
-        >>> check_rows(np.array([0, 2]), 3, "send_u_recv", "src_index")
-    """
-    if index.size == 0:
-        return
-    if capturing():  # inside a CUDA graph no value reaches the host: checked after the run
-        defer_check(((index < 0) | (index >= rows)).any(), lambda: op_error(
-            op, f"{name} holds a row number out of range for {rows} rows: expected "
-            f"0 <= {name} < {rows}", IndexError))
-        return
-    low, high = min_max(index)
-    if low < 0 or high >= rows:
-        bad = low if low < 0 else high
-        raise op_error(op, f"{name} holds {bad}, out of range for {rows} rows: expected "
-                       f"0 <= {name} < {rows}", IndexError)
+__all__ = ["SendRecv", "SendUV"]
 
 
 def _combine(a, b, message):
@@ -136,13 +116,13 @@ class SendRecv(Op):
         x, y, src, dst = self._parts(arrays)
         rows = x.shape[0] if self.out_rows is None else self.out_rows
         if src is not None:
-            check_rows(src, x.shape[0], self.api, "src_index")
+            check_bounds(src, x.shape[0], self.api, "src_index")
         edges = src.shape[0] if src is not None else x.shape[0]
         if dst.shape[0] != edges or (y is not None and y.shape[0] != edges):
             sizes = [a.shape[0] for a in (src, dst, y) if a is not None]
             raise op_error(self.api, f"the index and edge tensors have {sizes} rows "
                            f"(x of shape {list(x.shape)}); expected one row per edge each")
-        check_rows(dst, rows, self.api, "dst_index")
+        check_bounds(dst, rows, self.api, "dst_index")
         return _send_recv(xp, x, y, src, dst, self.message, self.reduce, rows)
 
     def backward(self, m, g):
@@ -199,14 +179,14 @@ class SendUV(Op):
     def forward(self, xp, *arrays):
         if self.message is None:
             x, src = arrays
-            check_rows(src, x.shape[0], self.api, "src_index")
+            check_bounds(src, x.shape[0], self.api, "src_index")
             return gather_rows(xp, x, src)
         x, y, src, dst = arrays
         if src.shape[0] != dst.shape[0]:
             raise op_error(self.api, f"src_index has {src.shape[0]} edges and dst_index "
                            f"{dst.shape[0]}; expected the same number")
-        check_rows(src, x.shape[0], self.api, "src_index")
-        check_rows(dst, y.shape[0], self.api, "dst_index")
+        check_bounds(src, x.shape[0], self.api, "src_index")
+        check_bounds(dst, y.shape[0], self.api, "dst_index")
         return _send_uv(xp, x, y, src, dst, self.message)
 
     def backward(self, m, g):
