@@ -284,10 +284,11 @@ class GraphedPlan:
         feed = dict(env)
         feed.update(inputs)
         persist = {n: a for n, a in env.items() if n not in inputs}
-        hook = _Capture(cp, self.plan.ops, pool)
+        plan = self.plan.for_gpu()  # element-wise chains fused (static/fuse_elementwise.py)
+        hook = _Capture(cp, plan.ops, pool)
         hook.start()
         try:
-            outs = self.plan.run_hooked(feed, hook)
+            outs = plan.run_hooked(feed, hook)
             hook.finish()
         except BaseException:
             if hook.capturing:
@@ -302,7 +303,7 @@ class GraphedPlan:
             # would not: later graphs read what the op kept for its gradient at this
             # call's addresses. So the step runs as a plan from now on.
             i, why = next(iter(hook.uncapturable.items()))
-            warnings.warn(f"to_static on the GPU: op {self.plan.ops[i].type!r} cannot be "
+            warnings.warn(f"to_static on the GPU: op {plan.ops[i].type!r} cannot be "
                           f"captured in a CUDA graph ({why}), so the step runs without CUDA "
                           "graphs", RuntimeWarning, stacklevel=3)
             self._replays[key] = None

@@ -5,7 +5,9 @@ A plan keeps the ops a fetch needs and frees each intermediate after its last re
 the Executor's plans do, and runs them with the Executor's generated straight-line code
 (dygraph.static.straight_line).
 Whole-plan rewrites of the static package (dygraph.static.rewrite) see the forward and the
-gradient ops together, so a swap of two forward ops swaps their gradient ops as well.
+gradient ops together, so a swap of two forward ops swaps their gradient ops as well. Runs
+on a GPU take the plan's device form, whose chains of element-wise ops run as one kernel
+each (dygraph.static.fuse_elementwise).
 
 Example:
     >>> import numpy as np
@@ -18,8 +20,12 @@ Example:
 
 import functools
 
+import numpy as np
+
 from dygraph.autograd.function import _FORWARD_ERRORS
+from dygraph.backend import plan_array_module
 from dygraph.framework.errors import op_error
+from dygraph.static import fuse_elementwise
 from dygraph.static.rewrite import pool_before_relu
 from dygraph.static.straight_line import straight_line
 
@@ -47,8 +53,11 @@ class Plan:
     """`ops` run on {name: array} feeds; plan(env) returns the values of `fetch_names` (a
     sequence)."""
 
-    def __init__(self, ops, feed_names, fetch_names):
+    def __init__(self, ops, feed_names, fetch_names, device=False):
         self.ops, self.fetch_names = list(ops), list(fetch_names)
+        self._feed_names = set(feed_names)
+        # The plan GPU runs take (this one once it is that form, or where nothing fuses).
+        self._device = self if device else None
         last = {}
         for i, o in enumerate(self.ops):
             for n in o.inputs:
@@ -60,6 +69,35 @@ class Plan:
                                            set(feed_names), self.fetch_names, set())
         self.run = functools.partial(self._generate(), {})
         self._hooked = None
+
+    def for_gpu(self):
+        """The plan a GPU run takes: `on_device()`, or this plan with DYGRAPH_FUSION=0.
+
+        Example:
+            >>> plan = Plan([], set(), [])
+            >>> plan.for_gpu() is plan
+            True
+        """
+        return self.on_device() if fuse_elementwise.enabled() else self
+
+    def on_device(self):
+        """The plan of GPU runs: this plan's ops with each chain of element-wise ops as
+        one op (dygraph.static.fuse_elementwise), or this plan where none fuse. Its ops are
+        the same Op instances, so their saved state is where this plan's runs leave it.
+
+        Example:
+            >>> from dygraph.static.program import Operator
+            >>> from dygraph.ops.unary.core import Exp, Tanh
+            >>> plan = Plan([Operator(Exp(), ['x'], ['y']), Operator(Tanh(), ['y'], ['z'])],
+            ...             {'x'}, ['z'])
+            >>> [o.type for o in plan.on_device().ops]
+            ['fused(exp, tanh)']
+        """
+        if self._device is None:
+            fused = fuse_elementwise.fuse_elementwise(self.ops, self.fetch_names)
+            self._device = (self if len(fused) == len(self.ops) else
+                            Plan(fused, self._feed_names, self.fetch_names, device=True))
+        return self._device
 
     def run_hooked(self, env, hook):
         """One run with every op's forward called through hook(i, forward, args) (CUDA
@@ -76,6 +114,10 @@ class Plan:
                            type(exc)) from None
 
     def __call__(self, env):
+        if self._device is not self and plan_array_module(env, {}) is not np:
+            plan = self.for_gpu()
+            if plan is not self:
+                return plan(env)
         try:
             return self.run(env)
         except _FORWARD_ERRORS as exc:

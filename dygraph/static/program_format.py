@@ -102,7 +102,7 @@ OP_MODULES = (
     "dygraph.ops.vision.roi_pool", "dygraph.sparse.dense_product", "dygraph.static.backward",
     "dygraph.static.block_op", "dygraph.static.capture", "dygraph.static.cond_block",
     "dygraph.static.control_flow", "dygraph.static.eager_call", "dygraph.static.ema",
-    "dygraph.static.metric", "dygraph.static.nn.py_func", "dygraph.static.optimize",
+    "dygraph.static.fuse_elementwise", "dygraph.static.metric", "dygraph.static.nn.py_func", "dygraph.static.optimize",
     "dygraph.static.print_op", "dygraph.static.program", "dygraph.static.tensor_array",
     "dygraph.static.while_loop", "dygraph.tensor.diagonal", "dygraph.tensor.operators",
     "dygraph.tensor.plumbing",

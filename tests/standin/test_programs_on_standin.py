@@ -8,8 +8,8 @@ The entries whose program runs without CUDA graphs (an op that cannot be capture
 a data-dependent shape, a value read on the host) are listed in
 tests/data/standin_uncapturable_specs.txt with the op named; an entry that starts or stops
 falling back fails until the list is updated (`DYGRAPH_RECORD_UNCAPTURABLE=1` rewrites
-it). Entries whose op needs SciPy's special functions on the GPU (cupyx, which the stand-in
-lacks) are skipped."""
+it). SciPy's special functions on the GPU (cupyx.scipy.special) are the stand-in's SciPy
+ones; without SciPy, the entries that need them are skipped."""
 
 import os
 
@@ -58,7 +58,7 @@ def test_to_static_on_the_standin_gpu_gives_eager_numbers(spec, standin_gpu, mon
     except ImportError as exc:
         if "SciPy" not in str(exc):
             raise
-        pytest.skip(f"needs cupyx.scipy.special: {exc}")
+        pytest.skip(f"needs SciPy (cupyx.scipy.special on the stand-in): {exc}")
     name, ops = _ids(spec), ", ".join(sorted(set(fallbacks)))
     if os.environ.get("DYGRAPH_RECORD_UNCAPTURABLE"):
         if ops:

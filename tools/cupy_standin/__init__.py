@@ -26,8 +26,9 @@ rules CuPy enforces are enforced, with CuPy's messages:
 `stats["calls"]` counts the calls into the module and its arrays (a graph launch is one),
 `stats["host_reads"]` the reads of device values on the host (each waits for the GPU).
 What it cannot tell: speed; what CUDA C computes (an `ElementwiseKernel` runs the NumPy
-statement of that kernel, from dygraph/kernels/cuda/references.py); CuPy functions that
-NumPy has and CuPy lacks. The GPU run (tests/gpu) stays the judge; this one runs in CI.
+statement of that kernel, from dygraph/kernels/cuda/references.py or, for a generated
+chain, dygraph/kernels/cuda/elementwise_chains.py; `cupyx.scipy.special` is SciPy's);
+CuPy functions that NumPy has and CuPy lacks. The GPU run (tests/gpu) stays the judge; this one runs in CI.
 
 Example:
     >>> cp = module()
@@ -41,7 +42,7 @@ import contextlib
 import sys
 
 from tools.cupy_standin.arrays import ndarray
-from tools.cupy_standin.namespace import module
+from tools.cupy_standin.namespace import cupyx_modules, module
 from tools.cupy_standin.state import _STATE, _default_pinned, calls_by_name, stats
 
 __all__ = ["module", "installed", "stats", "calls_by_name", "ndarray"]
@@ -66,11 +67,15 @@ def installed():
     from dygraph import backend
     from dygraph.backend import capture_products, cudnn, device_random
     from dygraph.kernels.cuda import registry
+    from dygraph.ops.unary import special
 
     cp = module()
     saved = backend._cupy, sys.modules.get("cupy"), capture_products.prepare
+    extras = cupyx_modules()
+    saved_extras = {name: sys.modules.get(name) for name in extras}
     backend._cupy = cp
     sys.modules["cupy"] = cp
+    sys.modules.update(extras)
     # No cuBLAS handle to make: the stand-in's own products stand for the rerouted ones.
     capture_products.prepare = _no_handle
     try:
@@ -83,6 +88,12 @@ def installed():
         else:
             sys.modules["cupy"] = saved[1]
         capture_products.prepare = saved[2]
+        for name, value in saved_extras.items():
+            if value is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = value
+        special._SPECIAL.pop(cp, None)
         backend._CONSTANTS.clear()
         device_random._STATES.clear()
         registry._KERNELS.clear()

@@ -33,7 +33,7 @@ from tools.cupy_standin.state import (
     stats,
 )
 
-__all__ = ["module", "ElementwiseKernel"]
+__all__ = ["module", "ElementwiseKernel", "cupyx_modules"]
 
 # -- the module ---------------------------------------------------------------------------
 # Module functions that CuPy runs through cuBLAS or cuSOLVER, refused while capturing
@@ -262,13 +262,15 @@ _CUDA = _cuda()
 
 class ElementwiseKernel:
     """A CuPy kernel of DyGraph's, run as the NumPy statement of what it computes
-    (dygraph/kernels/cuda/references.py, by the kernel's name)."""
+    (dygraph/kernels/cuda/references.py, by the kernel's name; a generated chain's in
+    dygraph/kernels/cuda/elementwise_chains.py)."""
 
     def __init__(self, in_params, out_params, operation, name="kernel", **options):
-        from dygraph.kernels.cuda import references
+        from dygraph.kernels.cuda import elementwise_chains, references
 
         self.name, self.n_in = name, len(in_params.split(","))
-        self.reference = references.KERNELS.get(name)
+        self.reference = (references.KERNELS.get(name) or
+                          elementwise_chains.STATEMENTS.get(name))
         if self.reference is None:
             raise NotImplementedError(f"the CuPy stand-in has no NumPy statement of kernel "
                                       f"{name!r} (dygraph/kernels/cuda/references.py)")
@@ -299,6 +301,24 @@ def _submodule(name, source):
         return _Namespace(source, RuntimeError(
             "random numbers drawn while a stream captures would repeat at every replay"))
     return _Namespace(source)
+
+
+def cupyx_modules():
+    """{name: module} for sys.modules: `cupyx.scipy.special` as SciPy's special functions
+    over device arrays (CuPy's runs each as one kernel); empty without SciPy.
+
+    Example:
+        >>> sorted(cupyx_modules())[-1:] in ([], ["cupyx.scipy.special"])
+        True
+    """
+    try:
+        import scipy.special
+    except ImportError:
+        return {}
+    cupyx = types.ModuleType("cupyx", "The stand-in's cupyx (tools/cupy_standin/)")
+    cupyx.scipy = types.ModuleType("cupyx.scipy")
+    cupyx.scipy.special = _Namespace(scipy.special)
+    return {"cupyx": cupyx, "cupyx.scipy": cupyx.scipy, "cupyx.scipy.special": cupyx.scipy.special}
 
 
 def _get_array_module(*args):

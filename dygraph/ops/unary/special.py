@@ -15,6 +15,7 @@ from dygraph.autograd import grad_mode
 from dygraph.autograd.backward_math import register
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
+from dygraph.backend import device_constant
 from dygraph.framework.errors import AssertedValueError, UnsupportedDTypeError, op_error
 from dygraph.ops.common import as_tensor, binary_operands, float_operand
 from dygraph.ops.inplace import make_inplace, run_inplace
@@ -30,7 +31,13 @@ _SPECIAL = {}
 _DIGAMMA_SERIES = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12)
 
 
-def _special(xp):
+def special_module(xp):
+    """scipy.special for NumPy arrays, cupyx.scipy.special for CuPy's; None when missing.
+
+    Example:
+        >>> special_module(np) is None or hasattr(special_module(np), 'erf')
+        True
+    """
     if xp not in _SPECIAL:
         try:
             if xp is np:
@@ -44,7 +51,7 @@ def _special(xp):
 
 
 def _need(xp, op):
-    special = _special(xp)
+    special = special_module(xp)
     if special is None:
         raise op_error(op, "needs SciPy (scipy.special; cupyx.scipy.special on GPU), which "
                        "is not installed: pip install scipy", ImportError)
@@ -83,10 +90,13 @@ _SPECIAL = {name: operator.attrgetter(name) for name in (
 
 def _eval(xp, name, x, *extra, op=None):
     """scipy.special.<name>(*extra, x) in x's dtype; the NumPy fallbacks without SciPy."""
-    special = _special(xp)
+    special = special_module(xp)
     if special is not None:
-        # CuPy's polygamma needs its order as an array (SciPy takes either)
-        out = _SPECIAL[name](special)(*(xp.asarray(e) for e in extra), x)
+        # CuPy's polygamma needs its order as an array (SciPy takes either): made on the
+        # device once per value, so a call copies nothing from the host
+        extra = [device_constant(xp, ("special_order", e), lambda e=e: np.asarray(e))
+                 for e in extra]
+        out = _SPECIAL[name](special)(*extra, x)
     elif name == "gammaln":  # math.lgamma per element, on the host
         from dygraph.backend import as_numpy
 
@@ -278,7 +288,7 @@ class _IncompleteGamma(Op):
         # NaN; only the in-place forms reach them (the others refuse negatives). At a = 0
         # SciPy's limits are kept (P(0, y > 0) = 1), where Paddle's kernel gives 0.
         outside = (a < 0) | (y < 0)
-        if outside.any():
+        if xp is not np or outside.any():  # on a GPU without reading the mask on the host
             out = xp.where(outside, 1.0 if self.upper else 0.0, out)
         return out.astype(y.dtype, copy=False)
 
