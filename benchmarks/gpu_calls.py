@@ -10,7 +10,9 @@ every call into CuPy and its arrays (views included; a CUDA graph launch counts 
 For each model (benchmarks/models.py, at its benchmark batch) and mode (eager; to_static,
 whose step runs as CUDA graphs on a GPU), the table gives the calls of the fourth step
 (after a warm-up step, the capture and one replay), its reads of device values on the host
-(each one waits for the GPU), and whether that step replayed graphs.
+(each one waits for the GPU), and whether that step replayed graphs; for to_static also
+the calls its graphs ran on the device (the kernels and copies a GPU replays), with the
+element-wise chains fused (dygraph/static/fuse_elementwise.py) and with DYGRAPH_FUSION=0.
 
 Not counted: cuDNN, which the stand-in does not have (convolutions and batch norm take
 their CuPy paths here, so the conv nets' eager counts are those of that path, not of a
@@ -32,7 +34,7 @@ MODES = ("eager", "to_static")
 
 def count(name, mode, steps=4):
     """(calls of the last step, its host reads, whether it replayed CUDA graphs, fallback
-    warnings)."""
+    warnings, the calls its graphs ran)."""
     import models
 
     import dygraph
@@ -50,15 +52,25 @@ def count(name, mode, steps=4):
                 train()
             before, replays = cupy_standin.stats["calls"], cuda_graph.stats["replays"]
             reads = cupy_standin.stats["host_reads"]
+            in_graphs = cupy_standin.stats["graph_calls"]
             train()
             calls = cupy_standin.stats["calls"] - before
+            in_graphs = cupy_standin.stats["graph_calls"] - in_graphs
             reads = cupy_standin.stats["host_reads"] - reads
             replayed = cuda_graph.stats["replays"] > replays
         finally:
             dygraph.set_device("cpu")
     fallbacks = sorted({str(w.message).split(" (")[0] for w in caught
                         if "CUDA graph" in str(w.message)})
-    return calls, reads, replayed, fallbacks
+    return calls, reads, replayed, fallbacks, in_graphs
+
+
+def _unfused_graph_calls(name):
+    os.environ["DYGRAPH_FUSION"] = "0"
+    try:
+        return count(name, "to_static")[4]
+    finally:
+        del os.environ["DYGRAPH_FUSION"]
 
 
 def main():
@@ -68,14 +80,15 @@ def main():
     args = parser.parse_args()
     lines = ["CuPy calls per training step (Adam), counted on the CuPy stand-in "
              "(tools/cupy_standin/); cuDNN not simulated",
-             f"{'model':<13}{'eager':>8}{'reads':>7}{'to_static':>11}{'reads':>7}  "
-             "to_static replays graphs"]
+             f"{'model':<17}{'eager':>8}{'reads':>7}{'to_static':>11}{'reads':>7}"
+             f"{'in graphs':>11}{'unfused':>9}  to_static replays graphs"]
     for name in args.models.split(","):
-        eager, eager_reads, _, _ = count(name, "eager")
-        static, static_reads, replayed, fallbacks = count(name, "to_static")
+        eager, eager_reads, _, _, _ = count(name, "eager")
+        static, static_reads, replayed, fallbacks, in_graphs = count(name, "to_static")
+        unfused = _unfused_graph_calls(name)
         note = "yes" if replayed else "no: " + "; ".join(fallbacks)
-        lines.append(f"{name:<13}{eager:>8}{eager_reads:>7}{static:>11}{static_reads:>7}  "
-                     f"{note}")
+        lines.append(f"{name:<17}{eager:>8}{eager_reads:>7}{static:>11}{static_reads:>7}"
+                     f"{in_graphs:>11}{unfused:>9}  {note}")
     text = "\n".join(lines)
     print(text)
     if args.out:

@@ -8,7 +8,10 @@ clear grads):
   gru          -- 1-layer GRU (input 64, hidden 256) + linear head, B32 T48
   transformer  -- 2-layer TransformerEncoder (d_model 128, 4 heads, ff 512, no dropout)
                   + mean-pool + linear head, B16 T32
-and two compute-bound ones, run only when --models names them:
+and, run only when --models names them, the transformer with GELU (exact, through erf)
+instead of ReLU:
+  transformer_gelu -- as transformer, activation "gelu"
+and two compute-bound ones:
   resnet50_b64     -- vision.models.resnet50(num_classes=10), batch 64, 3x224x224
   transformer_big  -- 2-layer TransformerEncoder (d_model 1024, 16 heads, ff 4096, no
                       dropout) + mean-pool + linear head, B32 T512
@@ -54,7 +57,7 @@ MODES = ("eager", "to_static")
 DEFAULT_MODELS = "resnet18,mobilenetv2,lstm,gru,transformer"
 # Inputs per model: (batch, ...) of float32 features; labels are 10 classes.
 SHAPES = {"resnet18": (16, 3, 32, 32), "mobilenetv2": (16, 3, 32, 32), "lstm": (32, 32, 64),
-          "gru": (32, 48, 64), "transformer": (16, 32, 128),
+          "gru": (32, 48, 64), "transformer": (16, 32, 128), "transformer_gelu": (16, 32, 128),
           "resnet50_b64": (64, 3, 224, 224), "transformer_big": (32, 512, 1024)}
 
 
@@ -154,8 +157,9 @@ def build_dygraph(name):
             elif name == "gru":
                 self.body = nn.GRU(64, 256)
             else:
-                width, heads, ff, layers = transformer
-                layer = nn.TransformerEncoderLayer(width, heads, ff, dropout=0.0)
+                width, heads, ff, layers, activation = transformer
+                layer = nn.TransformerEncoderLayer(width, heads, ff, dropout=0.0,
+                                                   activation=activation)
                 self.body = nn.TransformerEncoder(layer, layers)
             self.head = nn.Linear(width, 10)
 

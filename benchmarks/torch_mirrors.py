@@ -11,9 +11,11 @@ import numpy as np
 import torch
 from torch import nn
 
-# benchmarks/models.py's transformer classifiers: d_model, heads, feed-forward width, layers
-# (no dropout; mean-pool over the sequence and a linear head to 10 classes).
-TRANSFORMERS = {"transformer": (128, 4, 512, 2), "transformer_big": (1024, 16, 4096, 2)}
+# benchmarks/models.py's transformer classifiers: d_model, heads, feed-forward width, layers,
+# activation (no dropout; mean-pool over the sequence and a linear head to 10 classes).
+TRANSFORMERS = {"transformer": (128, 4, 512, 2, "relu"),
+                "transformer_gelu": (128, 4, 512, 2, "gelu"),
+                "transformer_big": (1024, 16, 4096, 2, "relu")}
 
 
 class _BasicBlock(nn.Module):
@@ -142,8 +144,9 @@ class _SequenceClassifier(nn.Module):
         elif name == "gru":
             self.body = nn.GRU(64, 256, batch_first=True)
         else:
-            width, heads, ff, layers = TRANSFORMERS[name]
-            layer = nn.TransformerEncoderLayer(width, heads, ff, dropout=0.0, batch_first=True)
+            width, heads, ff, layers, activation = TRANSFORMERS[name]
+            layer = nn.TransformerEncoderLayer(width, heads, ff, dropout=0.0, batch_first=True,
+                                               activation=activation)
             self.body = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
         self.head = nn.Linear(width, 10)
 

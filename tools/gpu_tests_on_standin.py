@@ -3,9 +3,9 @@
 tests/gpu skips itself without CuPy and a GPU. This puts the stand-in
 (tools/cupy_standin/) in CuPy's place and lifts the skip, then runs pytest with the
 arguments given: a dry run of what a GPU session will run, for the logic the stand-in can
-check. Expected failures here: the entries that need cupyx.scipy.special, the tests that
-start a subprocess on the GPU (the main job), cuDNN's tests (tests/gpu/test_cudnn.py) and
-the products made through cuBLAS directly (`-k "not products"`).
+check. Expected failures here: the tests that start a subprocess on the GPU (the main job,
+two MPI ranks), cuDNN's tests (tests/gpu/test_cudnn.py) and the products made through
+cuBLAS directly (`-k "not products"`); `cupyx.scipy.special` is SciPy's here.
 
 Run: python -m tools.gpu_tests_on_standin tests/gpu/test_programs_on_gpu.py -k "not products"
 """

@@ -51,6 +51,10 @@ for stage in ${*:-tests bench big amp overhead profile}; do
         timeout 90 python3 benchmarks/models.py --device gpu --modes eager,to_static \
             --models resnet18,transformer --amp bfloat16 --steps 10 --repeats 3 \
             --out "$OUT/$DAY-gpu-bfloat16.txt" ;;
+    gelu)  # the transformer with exact GELU: erf on the GPU, element-wise chains fused
+        timeout 90 python3 benchmarks/models.py --device gpu --modes eager,to_static \
+            --models transformer_gelu --steps 10 --repeats 3 \
+            --out "$OUT/$DAY-gpu-gelu.txt" ;;
     overhead)
         timeout 60 python3 benchmarks/op_overhead.py --device gpu --repeats 3 \
             2>&1 | tee "$OUT/$DAY-gpu-op-overhead.txt" ;;

@@ -24,11 +24,14 @@ rules CuPy enforces are enforced, with CuPy's messages:
   same arrays, as a CUDA graph replays its kernels on the same addresses.
 
 `stats["calls"]` counts the calls into the module and its arrays (a graph launch is one),
-`stats["host_reads"]` the reads of device values on the host (each waits for the GPU).
+`stats["host_reads"]` the reads of device values on the host (each waits for the GPU),
+`stats["graph_calls"]` the recorded calls that graph launches ran (a GPU's kernels and
+copies inside graphs).
 What it cannot tell: speed; what CUDA C computes (an `ElementwiseKernel` runs the NumPy
 statement of that kernel, from dygraph/kernels/cuda/references.py or, for a generated
 chain, dygraph/kernels/cuda/elementwise_chains.py; `cupyx.scipy.special` is SciPy's);
-CuPy functions that NumPy has and CuPy lacks. The GPU run (tests/gpu) stays the judge; this one runs in CI.
+CuPy functions that NumPy has and CuPy lacks. The GPU run (tests/gpu) stays the judge;
+this one runs in CI.
 
 Example:
     >>> cp = module()

@@ -191,6 +191,7 @@ class _Graph:
 
     def launch(self, stream=None):
         stats["calls"] += 1
+        stats["graph_calls"] += len(self.records)  # what a GPU would run: kernels, copies
         for record in self.records:
             _rerun(record)
 
