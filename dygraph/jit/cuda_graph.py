@@ -236,10 +236,12 @@ class _Replay:
 
 
 class GraphedPlan:
-    """`plan` (dygraph.jit.plan.Plan) run as CUDA graphs when fed GPU arrays; `call_names`
-    are the feeds that change from call to call (copied into the graphs' buffers); the
-    other feeds (parameters, buffers) must keep their arrays. Device outputs come back as
-    copies (the graphs write the same buffers at every call)."""
+    """`plan` (dygraph.jit.plan.Plan) run as CUDA graphs when fed GPU arrays, for runs
+    whose saved values no backward outside the plan reads (inference, a whole training
+    step; a recorded call runs its plan itself); `call_names` are the feeds that change
+    from call to call (copied into the graphs' buffers); the other feeds (parameters,
+    buffers) must keep their arrays. Device outputs come back as copies (the graphs write
+    the same buffers at every call)."""
 
     def __init__(self, plan, call_names):
         self.plan = plan
@@ -250,16 +252,22 @@ class GraphedPlan:
 
     def __call__(self, env):
         cp = plan_array_module(env, {})
-        if cp.__name__ != "cupy" or not enabled():
+        if cp.__name__ != "cupy":
             return self.plan(env)
+        # No backward outside the plan reads what its ops save (inference, or a training
+        # step whose gradient ops are in the plan), so fused chains write only what the
+        # plan's own ops read (dygraph/static/fuse_elementwise.py).
+        plan = self.plan.for_gpu(saved="plan")
+        if not enabled():
+            return plan(env)
         key = tuple((env[n].shape, env[n].dtype.str) if isinstance(env[n], cp.ndarray)
                     else None for n in self.call_names)
         if key not in self._replays:  # the first call: a warm-up, run as usual
             self._replays[key] = None if None in key else False
-            return self.plan(env)
+            return plan(env)
         replay = self._replays[key]
         if replay is None:
-            return self.plan(env)
+            return plan(env)
         if replay and all(env[n] is a for n, a in replay.persist.items()):
             self.replays += 1
             stats["replays"] += 1
@@ -271,11 +279,11 @@ class GraphedPlan:
                           RuntimeWarning, stacklevel=3)
             self._replays[key] = None
             stats["plain"] += 1
-            return self.plan(env)
+            return plan(env)
         stats["captures"] += 1
-        return _copies(cp, self._capture(cp, env, key))
+        return _copies(cp, self._capture(cp, plan, env, key))
 
-    def _capture(self, cp, env, key):
+    def _capture(self, cp, plan, env, key):
         pool = cp.cuda.MemoryPool()
         with cp.cuda.using_allocator(pool.malloc):
             inputs = {n: cp.empty_like(env[n]) for n in self.call_names}
@@ -284,7 +292,6 @@ class GraphedPlan:
         feed = dict(env)
         feed.update(inputs)
         persist = {n: a for n, a in env.items() if n not in inputs}
-        plan = self.plan.for_gpu()  # element-wise chains fused (static/fuse_elementwise.py)
         hook = _Capture(cp, plan.ops, pool)
         hook.start()
         try:

@@ -56,8 +56,9 @@ class Plan:
     def __init__(self, ops, feed_names, fetch_names, device=False):
         self.ops, self.fetch_names = list(ops), list(fetch_names)
         self._feed_names = set(feed_names)
-        # The plan GPU runs take (this one once it is that form, or where nothing fuses).
-        self._device = self if device else None
+        # The plans GPU runs take, by what their ops save (fuse_elementwise's `saved`):
+        # this one once it is that form, or where nothing fuses.
+        self._device = {"all": self, "plan": self} if device else {}
         last = {}
         for i, o in enumerate(self.ops):
             for n in o.inputs:
@@ -70,20 +71,23 @@ class Plan:
         self.run = functools.partial(self._generate(), {})
         self._hooked = None
 
-    def for_gpu(self):
-        """The plan a GPU run takes: `on_device()`, or this plan with DYGRAPH_FUSION=0.
+    def for_gpu(self, saved="all"):
+        """The plan a GPU run takes: `on_device(saved)`, or this plan with
+        DYGRAPH_FUSION=0.
 
         Example:
             >>> plan = Plan([], set(), [])
             >>> plan.for_gpu() is plan
             True
         """
-        return self.on_device() if fuse_elementwise.enabled() else self
+        return self.on_device(saved) if fuse_elementwise.enabled() else self
 
-    def on_device(self):
+    def on_device(self, saved="all"):
         """The plan of GPU runs: this plan's ops with each chain of element-wise ops as
-        one op (dygraph.static.fuse_elementwise), or this plan where none fuse. Its ops are
-        the same Op instances, so their saved state is where this plan's runs leave it.
+        one op (dygraph.static.fuse_elementwise; `saved`: "all" where a backward outside
+        the plan reads the ops' saved values, "plan" where only the plan's own gradient
+        ops do), or this plan where none fuse. Its ops are the same Op instances, so their
+        saved state is where this plan's runs leave it.
 
         Example:
             >>> from dygraph.static.program import Operator
@@ -93,11 +97,13 @@ class Plan:
             >>> [o.type for o in plan.on_device().ops]
             ['fused(exp, tanh)']
         """
-        if self._device is None:
-            fused = fuse_elementwise.fuse_elementwise(self.ops, self.fetch_names)
-            self._device = (self if len(fused) == len(self.ops) else
-                            Plan(fused, self._feed_names, self.fetch_names, device=True))
-        return self._device
+        device = self._device.get(saved)
+        if device is None:
+            fused = fuse_elementwise.fuse_elementwise(self.ops, self.fetch_names, saved)
+            device = self._device[saved] = (
+                self if len(fused) == len(self.ops) else
+                Plan(fused, self._feed_names, self.fetch_names, device=True))
+        return device
 
     def run_hooked(self, env, hook):
         """One run with every op's forward called through hook(i, forward, args) (CUDA
@@ -114,7 +120,7 @@ class Plan:
                            type(exc)) from None
 
     def __call__(self, env):
-        if self._device is not self and plan_array_module(env, {}) is not np:
+        if self._device.get("all") is not self and plan_array_module(env, {}) is not np:
             plan = self.for_gpu()
             if plan is not self:
                 return plan(env)

@@ -10,7 +10,9 @@ writes only:
 
 - the values an op outside the chain reads, or that the plan fetches;
 - the values the chain's ops keep for their gradients (the inputs of an op that saves its
-  inputs, the result of one that saves its output).
+  inputs, the result of one that saves its output): for every op where the plan's run is
+  recorded for a backward that runs later (`saved="all"`), for the ops whose gradient ops
+  are in the plan where it is not (`saved="plan"`: a whole training step, inference).
 
 So `relu(x + b)` in a training step writes relu's result alone (relu's gradient reads its
 output; the sum is never stored), and a chain in inference writes its last value.
@@ -41,6 +43,7 @@ import numpy as np
 
 from dygraph.autograd.function import Op
 from dygraph.kernels.cuda import elementwise_chains
+from dygraph.static.backward import GradOf
 from dygraph.static.program import Operator
 
 __all__ = ["FusedElementwise", "fuse_elementwise", "enabled"]
@@ -138,8 +141,8 @@ class FusedElementwise(Op):
                 for slot, (kind, k) in zip(op.inputs, refs):
                     slot._data = (args[k] if kind == "in" else values[k] if k in values
                                   else Unkept(signature.shape, signature.dtypes[k]))
-            if op.save_output:
-                op.out_data = (values[j],)
+            if op.save_output:  # unkept where no gradient of this run reads it
+                op.out_data = (values[j],) if j in values else None
         return self._returned(values)
 
     def _returned(self, values):
@@ -205,8 +208,9 @@ def _chains(ops):
     return chains
 
 
-def _fused(ops, start, end, kept_names):
-    """The Operator of the chain ops[start:end]."""
+def _fused(ops, start, end, kept_names, graded):
+    """The Operator of the chain ops[start:end]; `graded`: the ids of the ops whose
+    saved values are kept (None: all)."""
     chain = ops[start:end]
     made = {o.outputs[0]: j for j, o in enumerate(chain)}
     inputs, members = [], []
@@ -226,6 +230,8 @@ def _fused(ops, start, end, kept_names):
     returned = returned or [len(chain) - 1]
     kept = set()
     for j, (op, refs) in enumerate(members):
+        if graded is not None and id(op) not in graded:
+            continue
         if op.save_output:
             kept.add(j)
         if op.save_inputs:
@@ -237,11 +243,16 @@ def _fused(ops, start, end, kept_names):
     return operator
 
 
-def fuse_elementwise(ops, kept):
+def fuse_elementwise(ops, kept, saved="all"):
     """`ops` (a plan's Operators) with each chain of element-wise ops as one
     FusedElementwise Operator (see the module docstring); `kept`: the names the plan
-    fetches. The program's own Operators are not changed."""
+    fetches; `saved`: "all" (a backward outside the plan reads the ops' saved values) or
+    "plan" (only the plan's own gradient ops do). The program's own Operators are not
+    changed."""
     ops = list(ops)
+    graded = None
+    if saved == "plan":
+        graded = {id(o.op.fwd) for o in ops if isinstance(o.op, GradOf)}
     for start, end in reversed(_chains(ops)):
-        ops[start:end] = [_fused(ops, start, end, set(kept))]
+        ops[start:end] = [_fused(ops, start, end, set(kept), graded)]
     return ops

@@ -102,7 +102,8 @@ def test_fused_steps_give_the_eager_numbers(standin_gpu, record, monkeypatch):
                (f(x) for _ in range(3))]
     else:
         got, f = _step(fn, x, params, static=True)
-    fused = [o for o in _device_ops(f) if o.type.startswith("fused")]
+    fused = [o for o in _device_ops(f, "all" if record else "plan")
+             if o.type.startswith("fused")]
     assert fused and all(s.kernel is not None for o in fused
                          for s in o.op._signatures.values())
     for g, e in zip(got, eager):
@@ -110,9 +111,11 @@ def test_fused_steps_give_the_eager_numbers(standin_gpu, record, monkeypatch):
             np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
 
 
-def _device_ops(static_function):
+def _device_ops(static_function, saved="plan"):
+    """The ops of the GPU plan that ran: "all" for calls recorded for a later backward,
+    "plan" for the others (dygraph/static/fuse_elementwise.py)."""
     compiled = static_function._cache.last.compiled
-    return compiled._forward_plan.on_device().ops
+    return compiled._forward_plan.on_device(saved).ops
 
 
 def test_fusion_writes_less_and_calls_less(standin_gpu, monkeypatch):
@@ -202,3 +205,27 @@ def test_the_kernel_source_is_made_once_per_signature(standin_gpu):
     cp = standin_gpu
     out, = k1(cp.asarray(np.array([-1.0, 2.0], np.float32)), cp.asarray(np.float32(0.5)))
     np.testing.assert_array_equal(cp.asnumpy(out), [0.0, 2.5])
+
+
+def test_inference_and_whole_steps_keep_only_what_their_plan_reads(standin_gpu):
+    """A call recorded for a later backward keeps every saved value; a call without
+    gradients (and a whole step, whose gradient ops are in its plan) only what its own
+    ops read: here, in inference, the chain's result alone."""
+    rng = np.random.default_rng(4)
+    x = dygraph.to_tensor(rng.standard_normal((5, 6)).astype(np.float32))
+    fn, params = _model()
+    f = dygraph.jit.to_static(fn)
+    with dygraph.no_grad():
+        want = [float(fn(x)) for _ in range(3)]
+        got = [float(f(x)) for _ in range(3)]
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    plan = f._cache.last.compiled._forward_plan
+    lean = [o.op for o in plan.on_device("plan").ops if o.type.startswith("fused")]
+    full = [o.op for o in plan.on_device("all").ops if o.type.startswith("fused")]
+    # the chain: add, relu, gelu, *h, *scale, tanh, sigmoid, /3, subtract, h*h
+    assert [op.kept for op in lean] == [[]]
+    assert [op.kept for op in full] == [[1, 2, 3, 5, 6, 8]]
+    # the inference runs took the lean plan, with its kernels
+    assert all(s.kernel is not None for op in lean for s in op._signatures.values())
+    assert all(op._signatures for op in lean) and not any(
+        getattr(op, "_signatures", None) for op in full)
