@@ -12,7 +12,8 @@ whose step runs as CUDA graphs on a GPU), the table gives the calls of the fourt
 (after a warm-up step, the capture and one replay), its reads of device values on the host
 (each one waits for the GPU), and whether that step replayed graphs; for to_static also
 the calls its graphs ran on the device (the kernels and copies a GPU replays), with the
-element-wise chains fused (dygraph/static/fuse_elementwise.py) and with DYGRAPH_FUSION=0.
+element-wise chains fused (dygraph/static/fuse_elementwise.py) and with DYGRAPH_FUSION=0;
+and the calls of an eager inference forward (eval mode, no gradients).
 
 Not counted: cuDNN, which the stand-in does not have (convolutions and batch norm take
 their CuPy paths here, so the conv nets' eager counts are those of that path, not of a
@@ -65,6 +66,29 @@ def count(name, mode, steps=4):
     return calls, reads, replayed, fallbacks, in_graphs
 
 
+def count_inference(name):
+    """Calls of one eager forward in eval mode without gradients (after a first one)."""
+    import models
+
+    import dygraph
+    from tools import cupy_standin
+
+    x, _ = models.make_batch(name)
+    with cupy_standin.installed():
+        dygraph.set_device("gpu:0")
+        try:
+            model = models.build_dygraph(name)
+            model.eval()
+            xt = dygraph.to_tensor(x)
+            with dygraph.no_grad():
+                model(xt)
+                before = cupy_standin.stats["calls"]
+                model(xt)
+                return cupy_standin.stats["calls"] - before
+        finally:
+            dygraph.set_device("cpu")
+
+
 def _unfused_graph_calls(name):
     os.environ["DYGRAPH_FUSION"] = "0"
     try:
@@ -81,14 +105,15 @@ def main():
     lines = ["CuPy calls per training step (Adam), counted on the CuPy stand-in "
              "(tools/cupy_standin/); cuDNN not simulated",
              f"{'model':<17}{'eager':>8}{'reads':>7}{'to_static':>11}{'reads':>7}"
-             f"{'in graphs':>11}{'unfused':>9}  to_static replays graphs"]
+             f"{'in graphs':>11}{'unfused':>9}{'inference':>11}  to_static replays graphs"]
     for name in args.models.split(","):
         eager, eager_reads, _, _, _ = count(name, "eager")
         static, static_reads, replayed, fallbacks, in_graphs = count(name, "to_static")
         unfused = _unfused_graph_calls(name)
+        inference = count_inference(name)
         note = "yes" if replayed else "no: " + "; ".join(fallbacks)
         lines.append(f"{name:<17}{eager:>8}{eager_reads:>7}{static:>11}{static_reads:>7}"
-                     f"{in_graphs:>11}{unfused:>9}  {note}")
+                     f"{in_graphs:>11}{unfused:>9}{inference:>11}  {note}")
     text = "\n".join(lines)
     print(text)
     if args.out:

@@ -109,3 +109,26 @@ def test_uniform_and_normal_draws_equal_their_numpy_statements(dtype):
         else:
             np.testing.assert_allclose(got.get(), want, rtol=1e-5 if dtype == "float32"
                                        else 1e-12, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype, rtol", [("float32", 1e-6), ("float64", 1e-14)])
+def test_inference_batch_norm_equals_its_numpy_statement(dtype, rtol):
+    import cupy
+
+    from dygraph.kernels.cuda import batch_norm
+    from dygraph.kernels.cuda.references import KERNELS
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((8, 16, 5, 5)).astype(dtype)
+    stats = [rng.standard_normal((1, 16, 1, 1)).astype(dtype) for _ in range(4)]
+    stats[1] = np.abs(stats[1]) + 0.1  # a variance
+    for w, b in ((stats[2], stats[3]), (None, stats[3]), (None, None)):
+        got = batch_norm.batch_norm_inference(
+            cupy.asarray(x), cupy.asarray(stats[0]), cupy.asarray(stats[1]),
+            None if w is None else cupy.asarray(w), None if b is None else cupy.asarray(b),
+            1e-5)
+        t = np.dtype(dtype).type
+        want = KERNELS["dygraph_batch_norm_inference"](
+            x, stats[0], stats[1], x if w is None else w, x if b is None else b, t(1e-5),
+            w is not None, b is not None)
+        np.testing.assert_allclose(got.get(), want, rtol=rtol, atol=rtol)

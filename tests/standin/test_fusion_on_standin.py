@@ -114,8 +114,9 @@ def test_fused_steps_give_the_eager_numbers(standin_gpu, record, monkeypatch):
 def _device_ops(static_function, saved="plan"):
     """The ops of the GPU plan that ran: "all" for calls recorded for a later backward,
     "plan" for the others (dygraph/static/fuse_elementwise.py)."""
-    compiled = static_function._cache.last.compiled
-    return compiled._forward_plan.on_device(saved).ops
+    concrete = static_function._cache.last
+    assert concrete is not None, f"ran eagerly: {static_function._fallback}"
+    return concrete.compiled._forward_plan.on_device(saved).ops
 
 
 def test_fusion_writes_less_and_calls_less(standin_gpu, monkeypatch):

@@ -8,6 +8,7 @@ Example:
 
 from dygraph.kernels.cuda import (  # noqa: F401 - each family defines its kernels
     activations,
+    batch_norm,
     layer_norm,
     optimizer_updates,
     precision,

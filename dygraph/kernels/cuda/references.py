@@ -222,7 +222,21 @@ def dropout_mask(state, p, scale, keep):
     keep[...] = np.where(u >= p, scale, keep.dtype.type(0))
 
 
-KERNELS = {"dygraph_adam": adam, "dygraph_momentum": momentum, "dygraph_dropout_mask": dropout_mask,
+def batch_norm_inference(x, mean, var, w, b, eps, has_w, has_b, y=None):
+    t = x.dtype.type
+    r = t(1) / np.sqrt(var + eps)
+    out = (x - mean) * r
+    if has_w:
+        out = out * w
+    if has_b:
+        out = out + b
+    if y is None:
+        return out
+    y[...] = out
+
+
+KERNELS = {"dygraph_batch_norm_inference": batch_norm_inference,
+           "dygraph_adam": adam, "dygraph_momentum": momentum, "dygraph_dropout_mask": dropout_mask,
            "dygraph_uniform_draw": uniform_draw, "dygraph_normal_draw": normal_draw,
            "dygraph_lstm_forward": lstm_forward, "dygraph_lstm_backward": lstm_backward,
            "dygraph_gru_forward": gru_forward, "dygraph_gru_backward": gru_backward,

@@ -21,11 +21,13 @@ from dygraph.autograd.whole_call import register_whole_call
 from dygraph.backend import compiled, cudnn, get_array_module
 from dygraph.backend.workspace import workspace
 from dygraph.framework.errors import UnsupportedDTypeError, op_error
+from dygraph.kernels.cuda import batch_norm as cuda_batch_norm
 from dygraph.ops.common import as_tensor, cast
 from dygraph.ops.conv.spatial_args import to_channels_first, to_channels_last
 from dygraph.ops.normalization import layer_rows
 from dygraph.ops.normalization.sums import axis_dots, axis_sums
 from dygraph.ops.pool.windows import PoolGeometry
+from dygraph.tensor.tensor import _new_tensor
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "local_response_norm"]
 NONDIFF = set()
@@ -327,6 +329,18 @@ def _normalize(x, w, b, op_obj):
     return apply(op_obj, x, w) if b is None else apply(op_obj, x, w, b)
 
 
+def _inference_kernel(x, mean, var, w, b):
+    """Whether batch norm on running statistics runs as one GPU kernel: CuPy float32/64
+    arrays of one dtype, and no gradient to record."""
+    d = x._data
+    if type(d) is np.ndarray or d.dtype not in _BLAS_FLOATS:
+        return False
+    tensors = [t for t in (x, w, b) if t is not None]
+    if _state.grad_on and not all(t._sg for t in tensors):
+        return False
+    return all(t._data.dtype == d.dtype for t in (mean, var, *tensors))
+
+
 def _float_input(x, op, min_ndim):
     x = as_tensor(x, op)
     if x._data.dtype.kind != "f":
@@ -402,6 +416,12 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
                                   momentum, not use_global)
     if use_global:
         dtype = x._data.dtype
+        if _inference_kernel(x, running_mean, running_var, w, b):
+            # A GPU without gradients: one kernel (kernels/cuda/batch_norm.py).
+            return _new_tensor(cuda_batch_norm.batch_norm_inference(
+                x._data, running_mean._data.reshape(pshape), running_var._data.reshape(pshape),
+                None if w is None else w._data.reshape(pshape),
+                None if b is None else b._data.reshape(pshape), epsilon), None, 0, True)
         mean = running_mean._data.reshape(pshape).astype(dtype)
         rstd = (1.0 / (running_var._data.reshape(pshape).astype(dtype) + epsilon) ** 0.5)
         return _normalize(x, w, b, Normalize(axes, epsilon, None, pshape,
