@@ -19,8 +19,8 @@ output; the sum is never stored), and a chain in inference writes its last value
 
 The kernel is chosen at the first run of each input signature (shapes and dtypes): the
 chain fuses where every op's result has the shape of the chain's last (inputs may
-broadcast into it) and is float32 or float64, and its inputs are floats, integers or
-bool of at most 8 bytes; otherwise, and on the CPU, the ops run one by one as before.
+broadcast into it) and is float32 or float64, and its inputs are float32/64, signed
+integers, uint8 or bool; otherwise, and on the CPU, the ops run one by one as before.
 The ops' saved state is set as their own runs set it, so their gradient ops, the CUDA
 graph capture and a recorded call's backward work unchanged. Off: DYGRAPH_FUSION=0.
 
@@ -47,9 +47,6 @@ from dygraph.static.backward import GradOf
 from dygraph.static.program import Operator
 
 __all__ = ["FusedElementwise", "fuse_elementwise", "enabled"]
-
-_INPUT_KINDS = frozenset("biuf")
-
 
 def enabled():
     """Whether GPU plans fuse element-wise chains (DYGRAPH_FUSION, default on).
@@ -154,9 +151,8 @@ class FusedElementwise(Op):
         """The signature of `args`: its kernel where the chain fuses for them (see the
         module docstring), else none."""
         none = _Signature(None, (), (), ())
-        if any(a.dtype.kind not in _INPUT_KINDS or a.dtype.itemsize > 8 or
-               a.dtype == np.float16 for a in args):
-            return none
+        if any(a.dtype.name not in elementwise_chains.C_TYPES for a in args):
+            return none  # float16, complex, the wide unsigned integers
         shapes = []
         for _, refs in self.members:
             try:
