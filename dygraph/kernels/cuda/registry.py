@@ -18,7 +18,7 @@ dygraph/kernels/cuda/references.py, which tests/gpu compares it with and the CuP
 Example:
     >>> import dygraph.kernels.cuda
     >>> sorted(KERNEL_SPECS)[:2]
-    ['adam', 'dropout_mask']
+    ['adam', 'batch_norm_inference']
 """
 
 __all__ = ["KERNEL_SPECS", "define", "kernel"]

@@ -18,7 +18,7 @@ from dygraph.autograd.function import Op, apply
 from dygraph.autograd.grad_mode import no_grad
 from dygraph.autograd.grad_mode import state as _state
 from dygraph.autograd.whole_call import register_whole_call
-from dygraph.backend import compiled, cudnn, get_array_module
+from dygraph.backend import compiled, cudnn, get_array_module, is_gpu_array
 from dygraph.backend.workspace import workspace
 from dygraph.framework.errors import UnsupportedDTypeError, op_error
 from dygraph.kernels.cuda import batch_norm as cuda_batch_norm
@@ -333,7 +333,7 @@ def _inference_kernel(x, mean, var, w, b):
     """Whether batch norm on running statistics runs as one GPU kernel: CuPy float32/64
     arrays of one dtype, and no gradient to record."""
     d = x._data
-    if type(d) is np.ndarray or d.dtype not in _BLAS_FLOATS:
+    if not is_gpu_array(d) or d.dtype not in _BLAS_FLOATS:
         return False
     tensors = [t for t in (x, w, b) if t is not None]
     if _state.grad_on and not all(t._sg for t in tensors):
