@@ -96,7 +96,7 @@ def installed():
                 sys.modules.pop(name, None)
             else:
                 sys.modules[name] = value
-        special._SPECIAL.pop(cp, None)
+        special._MODULES.pop(cp, None)
         backend._CONSTANTS.clear()
         device_random._STATES.clear()
         registry._KERNELS.clear()

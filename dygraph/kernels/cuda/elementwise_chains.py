@@ -27,6 +27,7 @@ Example:
     out0 = v1;
 """
 
+import functools
 import hashlib
 from collections import namedtuple
 
@@ -151,13 +152,10 @@ def _builders():
     }
 
 
-_BUILDERS = []  # [the table], made at the first use (the op modules import late)
-
-
+@functools.cache
 def _table():
-    if not _BUILDERS:
-        _BUILDERS.append(_builders())
-    return _BUILDERS[0]
+    """The builders, made at the first use (the op modules import late)."""
+    return _builders()
 
 
 class _Unsayable(Exception):

@@ -26,7 +26,7 @@ __all__ = ["digamma", "lgamma", "gammaln", "polygamma", "multigammaln", "i0", "i
 NONDIFF = set()
 
 # {array module: scipy.special-like module or False when missing}
-_SPECIAL = {}
+_MODULES = {}
 # Bernoulli numbers B2k / (2k) for the digamma asymptotic series.
 _DIGAMMA_SERIES = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12)
 
@@ -38,7 +38,7 @@ def special_module(xp):
         >>> special_module(np) is None or hasattr(special_module(np), 'erf')
         True
     """
-    if xp not in _SPECIAL:
+    if xp not in _MODULES:
         try:
             if xp is np:
                 import scipy.special as module
@@ -46,8 +46,8 @@ def special_module(xp):
                 import cupyx.scipy.special as module
         except ImportError:
             module = False
-        _SPECIAL[xp] = module
-    return _SPECIAL[xp] or None
+        _MODULES[xp] = module
+    return _MODULES[xp] or None
 
 
 def _need(xp, op):

@@ -17,11 +17,11 @@ def _t(values, dtype=None):
 
 @pytest.fixture
 def without_scipy():
-    saved = dict(special._SPECIAL)
-    special._SPECIAL[np] = False
+    saved = dict(special._MODULES)
+    special._MODULES[np] = False
     yield
-    special._SPECIAL.clear()
-    special._SPECIAL.update(saved)
+    special._MODULES.clear()
+    special._MODULES.update(saved)
 
 
 def test_special_fallbacks_without_scipy(without_scipy):

@@ -47,7 +47,7 @@ def test_fallback_keeps_float32():
 @pytest.fixture(params=["fallback", "scipy"])
 def special_path(request, monkeypatch):
     if request.param == "fallback":
-        monkeypatch.setitem(special_functions._SPECIAL, np, False)
+        monkeypatch.setitem(special_functions._MODULES, np, False)
     else:
         pytest.importorskip("scipy.special")
     return request.param
