@@ -132,3 +132,31 @@ def test_inference_batch_norm_equals_its_numpy_statement(dtype, rtol):
             x, stats[0], stats[1], x if w is None else w, x if b is None else b, t(1e-5),
             w is not None, b is not None)
         np.testing.assert_allclose(got.get(), want, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 37, 256, 1000])
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_row_kernels_equal_their_numpy_statements(dtype, n, log):
+    """One block per row, forward and backward, with a NaN row and an all -inf row; the
+    block's sums add in another order than NumPy's, hence a few units in the last place."""
+    import cupy
+
+    from dygraph.kernels.cuda import softmax_rows
+    from dygraph.kernels.cuda.references import KERNELS
+
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal((6, n)) * 5).astype(dtype)
+    x[1, n // 2], x[2, :] = np.nan, -np.inf
+    g = rng.standard_normal((6, n)).astype(dtype)
+    y = softmax_rows.softmax_rows(cupy, cupy.asarray(x), log)
+    dx = softmax_rows.softmax_rows_grad(cupy, y, cupy.asarray(g), log)
+    want_y, want_dx = np.empty_like(x), np.empty_like(x)
+    with np.errstate(invalid="ignore"):
+        KERNELS[f"dygraph_softmax_rows_{dtype}"](x, want_y, np.int64(n), np.int32(log))
+        KERNELS[f"dygraph_softmax_rows_grad_{dtype}"](want_y, g, want_dx, np.int64(n),
+                                                      np.int32(log))
+    tol = 32 * np.finfo(dtype).eps
+    for got, want in ((y.get(), want_y), (dx.get(), want_dx)):
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)

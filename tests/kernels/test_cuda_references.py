@@ -85,7 +85,9 @@ def _kernels():
 
 def test_every_kernel_has_a_reference():
     names = {f"dygraph_{name}" for name, *_ in _kernels()}
-    assert len(names) == 17 and names == set(KERNELS)
+    names |= {f"dygraph_{name}_{dtype}" for name in registry.ROW_KERNEL_SPECS
+              for dtype in registry.ROW_TYPES}
+    assert len(names) == 17 + 2 * 2 and names == set(KERNELS)
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")

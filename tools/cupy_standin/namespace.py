@@ -1,6 +1,6 @@
 """The stand-in's `cupy` module: NumPy's functions over device arrays, its `cuda`
-namespace (devices, streams that capture, graphs, memory pools), `ElementwiseKernel` and
-the submodules (`linalg` and `random` refused while capturing).
+namespace (devices, streams that capture, graphs, memory pools), `ElementwiseKernel`,
+`RawKernel` and the submodules (`linalg` and `random` refused while capturing).
 
 Example:
     >>> cp = module()
@@ -33,7 +33,7 @@ from tools.cupy_standin.state import (
     stats,
 )
 
-__all__ = ["module", "ElementwiseKernel", "cupyx_modules"]
+__all__ = ["module", "ElementwiseKernel", "RawKernel", "cupyx_modules"]
 
 # -- the module ---------------------------------------------------------------------------
 # Module functions that CuPy runs through cuBLAS or cuSOLVER, refused while capturing
@@ -280,6 +280,29 @@ class ElementwiseKernel:
         return _call(self.reference, args, kwargs, writes=args[self.n_in:])
 
 
+class RawKernel:
+    """A raw CUDA kernel of DyGraph's (a row kernel, dygraph/kernels/cuda/registry.py), run
+    as its NumPy statement (dygraph/kernels/cuda/references.py, by the function's name);
+    the launch's grid and block shapes are CuPy's to check, not the stand-in's."""
+
+    def __init__(self, code, name, options=(), **kwargs):
+        from dygraph.kernels.cuda import references
+
+        self.name = name
+        self.reference = references.KERNELS.get(name)
+        if self.reference is None:
+            raise NotImplementedError(f"the CuPy stand-in has no NumPy statement of kernel "
+                                      f"{name!r} (dygraph/kernels/cuda/references.py)")
+
+    def __call__(self, grid, block, args, *, shared_mem=0, stream=None):
+        if not (isinstance(grid, tuple) and isinstance(block, tuple)
+                and isinstance(args, tuple)):
+            raise TypeError("a RawKernel takes the grid, the block and the arguments as tuples")
+        # Which arguments the kernel writes is in its C; the stand-in takes every array.
+        _call(self.reference, args, {}, writes=[a for a in args if isinstance(a, ndarray)],
+              name=self.name)
+
+
 class _Module(types.ModuleType):
     """The stand-in's `cupy`: NumPy's functions over device arrays."""
 
@@ -351,6 +374,7 @@ def module():
         cp.get_array_module = _get_array_module
         cp.asnumpy = _asnumpy
         cp.ElementwiseKernel = ElementwiseKernel
+        cp.RawKernel = RawKernel
         pool = _MemoryPool()
         cp.get_default_memory_pool = lambda: pool
         cp.get_default_pinned_memory_pool = lambda: types.SimpleNamespace(

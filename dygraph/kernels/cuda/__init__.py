@@ -14,4 +14,5 @@ from dygraph.kernels.cuda import (  # noqa: F401 - each family defines its kerne
     precision,
     random_draws,
     recurrent,
+    softmax_rows,
 )

@@ -235,6 +235,24 @@ def batch_norm_inference(x, mean, var, w, b, eps, has_w, has_b, y=None):
     y[...] = out
 
 
+def softmax_rows(x, y, n, log_out):
+    rows = x.reshape(-1, int(n))
+    shifted = rows - rows.max(axis=1, keepdims=True)
+    s = np.exp(shifted).sum(axis=1, keepdims=True)
+    out = shifted - np.log(s) if log_out else np.exp(shifted) / s
+    y[...] = out.reshape(y.shape)
+
+
+def softmax_rows_grad(y, g, dx, n, log_out):
+    y2, g2 = y.reshape(-1, int(n)), g.reshape(-1, int(n))
+    if log_out:
+        out = g2 - np.exp(y2) * g2.sum(axis=1, keepdims=True)
+    else:
+        gy = g2 * y2
+        out = gy - y2 * gy.sum(axis=1, keepdims=True)
+    dx[...] = out.reshape(dx.shape)
+
+
 KERNELS = {"dygraph_batch_norm_inference": batch_norm_inference,
            "dygraph_adam": adam, "dygraph_momentum": momentum, "dygraph_dropout_mask": dropout_mask,
            "dygraph_uniform_draw": uniform_draw, "dygraph_normal_draw": normal_draw,
@@ -245,3 +263,7 @@ KERNELS = {"dygraph_batch_norm_inference": batch_norm_inference,
            "dygraph_layer_norm_products": layer_norm_products,
            "dygraph_layer_norm_dx": layer_norm_dx, "dygraph_relu_grad": relu_grad,
            "dygraph_relu6_grad": relu6_grad, "dygraph_round_bfloat16": round_bfloat16}
+# The row kernels (registry.define_rows), compiled per dtype: dygraph_<name>_<dtype>.
+KERNELS.update({f"dygraph_{name}_{dtype}": statement for dtype in ("float32", "float64")
+                for name, statement in (("softmax_rows", softmax_rows),
+                                        ("softmax_rows_grad", softmax_rows_grad))})

@@ -15,17 +15,29 @@ the CPU's in the last bit (tests/gpu compares them). Each kernel has its NumPy s
 dygraph/kernels/cuda/references.py, which tests/gpu compares it with and the CuPy stand-in
 (tools/cupy_standin/) runs; tests/kernels compiles every body with nvcc where installed.
 
+Work along rows (a softmax: a maximum, a sum, then the elements) is a raw kernel instead,
+one thread block per row (`define_rows`, `row_kernel`): written once in a type `T` and
+compiled for float and double, its NumPy statement in references.py as well.
+
 Example:
     >>> import dygraph.kernels.cuda
     >>> sorted(KERNEL_SPECS)[:2]
     ['adam', 'batch_norm_inference']
 """
 
-__all__ = ["KERNEL_SPECS", "define", "kernel"]
+__all__ = ["KERNEL_SPECS", "ROW_KERNEL_SPECS", "define", "kernel", "define_rows",
+           "row_kernel", "row_source", "row_threads", "launch_rows"]
 
 # name -> (input parameters, output parameters, body) of each ElementwiseKernel.
 KERNEL_SPECS = {}
 _KERNELS = {}  # name -> the compiled cupy.ElementwiseKernel
+# name -> CUDA C of a __global__ function named KERNEL over the type T (see define_rows).
+ROW_KERNEL_SPECS = {}
+_ROW_KERNELS = {}  # (name, dtype name) -> the compiled cupy.RawKernel
+ROW_TYPES = {"float32": "float", "float64": "double"}
+# Threads per block of a row kernel: a power of two (the kernels' tree reductions halve
+# it), at most the 256 their shared buffers hold; 32 (a warp) at the least.
+MAX_ROW_THREADS = 256
 
 
 def define(name, in_params, out_params, body):
@@ -54,3 +66,73 @@ def kernel(name):
         compiled = _KERNELS[name] = cupy.ElementwiseKernel(in_params, out_params, body,
                                                            f"dygraph_{name}")
     return compiled
+
+
+def define_rows(name, source):
+    """Define the row kernel `name`: CUDA C of `extern "C" __global__ void KERNEL(...)`
+    over the type T, launched with one thread block per row (`launch_rows`).
+
+    Example:
+        >>> define_rows("example_rows", 'extern "C" __global__ void KERNEL(T* y) {}')
+        >>> "example_rows" in ROW_KERNEL_SPECS and bool(ROW_KERNEL_SPECS.pop("example_rows"))
+        True
+    """
+    ROW_KERNEL_SPECS[name] = source
+
+
+def row_source(name, dtype):
+    """The CUDA C of row kernel `name` for `dtype` (float32 or float64), its function named
+    dygraph_<name>_<dtype>.
+
+    Example:
+        >>> import dygraph.kernels.cuda
+        >>> row_source("softmax_rows", "float64").splitlines()[0]
+        'typedef double T;'
+    """
+    return (f"typedef {ROW_TYPES[str(dtype)]} T;\n"
+            + ROW_KERNEL_SPECS[name].replace("KERNEL", f"dygraph_{name}_{dtype}"))
+
+
+def row_kernel(name, dtype):
+    """The row kernel `name` for `dtype`, compiled by CuPy at its first use (without
+    contracted multiply-adds, so that products and sums round as the NumPy paths do).
+
+    Example:
+        >>> callable(row_kernel)
+        True
+    """
+    key = (name, str(dtype))
+    compiled = _ROW_KERNELS.get(key)
+    if compiled is None:
+        import cupy
+
+        compiled = _ROW_KERNELS[key] = cupy.RawKernel(
+            row_source(name, key[1]), f"dygraph_{name}_{key[1]}", options=("--fmad=false",))
+    return compiled
+
+
+def row_threads(n):
+    """Threads per block for rows of n elements: the power of two at or above n, between
+    32 (a warp) and MAX_ROW_THREADS (each thread then loops over several elements).
+
+    Example:
+        >>> row_threads(10), row_threads(100), row_threads(5000)
+        (32, 128, 256)
+    """
+    threads = 32
+    while threads < n and threads < MAX_ROW_THREADS:
+        threads *= 2
+    return threads
+
+
+def launch_rows(name, rows, n, args):
+    """Run row kernel `name` over `rows` rows of `n` elements, one block per row
+    (`row_threads(n)` threads). `args` are the kernel's arguments (CuPy arrays, NumPy
+    scalars); the first array sets the dtype.
+
+    Example:
+        >>> callable(launch_rows)
+        True
+    """
+    dtype = next(a.dtype for a in args if hasattr(a, "shape"))
+    row_kernel(name, dtype)((rows,), (row_threads(n),), args)

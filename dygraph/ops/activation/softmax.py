@@ -2,16 +2,19 @@
 gumbel_softmax and glu.
 
 softmax and log_softmax are hot in training: one pass of NumPy forward (after subtracting
-the maximum, so exp never overflows) and a closed-form backward from the saved output.
+the maximum, so exp never overflows) and a closed-form backward from the saved output. On a
+GPU, along the last axis, each is one kernel (dygraph/kernels/cuda/softmax_rows.py).
 """
 
 import numpy as np
 
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
+from dygraph.backend import is_gpu_array
 from dygraph.backend.workspace import POOLED_SIZE, workspace
 from dygraph.framework import random as _random
 from dygraph.framework.errors import op_error
+from dygraph.kernels.cuda import softmax_rows as rows
 from dygraph.ops.activation.smooth import sigmoid
 from dygraph.ops.common import cast, check_axis, float_operand
 from dygraph.tensor.tensor import _new_tensor
@@ -31,6 +34,8 @@ class Softmax(Op):
     def forward(self, xp, x):
         if x.ndim == 0:
             return xp.ones_like(x)
+        if is_gpu_array(x) and rows.applies(x, self.axis):
+            return rows.softmax_rows(xp, x)
         peak = x.max(axis=self.axis, keepdims=True)
         # A big result reuses workspace memory (backend/workspace.py).
         e = (x - peak if x.size < POOLED_SIZE else
@@ -41,6 +46,10 @@ class Softmax(Op):
 
     def backward(self, m, g):
         y = self.y(m)
+        if not m.tensor_mode and is_gpu_array(y) and rows.applies(y, self.axis):
+            dx = rows.softmax_rows_grad(m.xp, y, g)
+            if dx is not None:
+                return (dx,)
         gy = g * y
         return (gy - y * m.sum(gy, axis=self.axis, keepdims=True),)
 
@@ -56,12 +65,18 @@ class LogSoftmax(Op):
     def forward(self, xp, x):
         if x.ndim == 0:
             return xp.zeros_like(x)
+        if is_gpu_array(x) and rows.applies(x, self.axis):
+            return rows.softmax_rows(xp, x, log=True)
         shifted = x - x.max(axis=self.axis, keepdims=True)
         shifted -= xp.log(xp.exp(shifted).sum(axis=self.axis, keepdims=True))
         return shifted
 
     def backward(self, m, g):
         y = self.y(m)
+        if not m.tensor_mode and is_gpu_array(y) and rows.applies(y, self.axis):
+            dx = rows.softmax_rows_grad(m.xp, y, g, log=True)
+            if dx is not None:
+                return (dx,)
         return (g - m.exp(y) * m.sum(g, axis=self.axis, keepdims=True),)
 
 
