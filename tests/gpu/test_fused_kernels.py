@@ -160,3 +160,30 @@ def test_softmax_row_kernels_equal_their_numpy_statements(dtype, n, log):
     for got, want in ((y.get(), want_y), (dx.get(), want_dx)):
         np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
         np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [5, 256, 1000])
+def test_layer_norm_row_kernels_equal_their_numpy_statements(dtype, n):
+    import cupy
+
+    from dygraph.kernels.cuda import layer_norm
+    from dygraph.kernels.cuda.references import KERNELS
+
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal((7, n)) * 3 + 1).astype(dtype)
+    w, b, g = (rng.standard_normal(s).astype(dtype) for s in (n, n, (7, n)))
+    y, xhat, rstd = cupy.empty((7, n), dtype), cupy.empty((7, n), dtype), cupy.empty(7, dtype)
+    layer_norm.layer_norm_rows(cupy.asarray(x), cupy.asarray(w), cupy.asarray(b), 1e-5, y,
+                               xhat, rstd)
+    dx, gxw = cupy.empty((7, n), dtype), cupy.empty((7, n), dtype)
+    layer_norm.layer_norm_rows_grad(cupy.asarray(g), xhat, cupy.asarray(w), rstd, dx, gxw)
+    want = [np.empty((7, n), dtype), np.empty((7, n), dtype), np.empty(7, dtype)]
+    t, one = np.dtype(dtype).type, np.int32(1)
+    KERNELS[f"dygraph_layer_norm_rows_{dtype}"](x, w, b, *want, np.int64(n), t(1e-5), one, one)
+    want += [np.empty((7, n), dtype), np.empty((7, n), dtype)]
+    KERNELS[f"dygraph_layer_norm_rows_grad_{dtype}"](g, want[1], w, want[2], want[3], want[4],
+                                                     np.int64(n), one, one, one)
+    tol = 64 * np.finfo(dtype).eps
+    for got, expected in zip((y, xhat, rstd, dx, gxw), want):
+        np.testing.assert_allclose(got.get(), expected, rtol=tol, atol=tol)

@@ -1,12 +1,13 @@
-"""The row kernels' CUDA C (dygraph/kernels/cuda/registry.define_rows: softmax and
-log_softmax, forward and backward), checked without a GPU: the source is compiled as host
-C++ (g++, no contraction of multiply-adds, as the kernels are compiled with --fmad=false)
-and run as a GPU runs it, one thread block per row with one host thread per CUDA thread,
-`__syncthreads()` a barrier and `__shared__` memory shared by the block's threads. So the
-indexing, the strided loops and the tree reductions are what run here; only the math
-library (exp, log) is the host's. Results are compared with the NumPy statements
-(dygraph/kernels/cuda/references.py, which the CuPy stand-in runs) and with the ops'
-own NumPy paths; and the source is compiled for the GPU by nvcc where it is installed."""
+"""The row kernels' CUDA C (dygraph/kernels/cuda/registry.define_rows: softmax,
+log_softmax and layer norm, forward and backward), checked without a GPU: the source is
+compiled as host C++ (g++, no contraction of multiply-adds, as the kernels are compiled
+with --fmad=false) and run as a GPU runs it, one thread block per row with one host
+thread per CUDA thread, `__syncthreads()` a barrier and `__shared__` memory shared by the
+block's threads. So the indexing, the strided loops and the tree reductions are what run
+here; only the math library (exp, log, sqrt) is the host's. Results are compared with
+the NumPy statements (dygraph/kernels/cuda/references.py, which the CuPy stand-in runs)
+and with the ops' own NumPy paths; and the source is compiled for the GPU by nvcc where
+it is installed."""
 
 import ctypes
 import re
@@ -20,6 +21,7 @@ from dygraph.autograd.backward_math import ArrayMath
 from dygraph.kernels.cuda import registry
 from dygraph.kernels.cuda.references import KERNELS
 from dygraph.ops.activation.softmax import LogSoftmax, Softmax
+from dygraph.ops.normalization import layer_rows
 
 # What a CUDA thread block is made of, on host threads.
 _EMULATION = """
@@ -59,7 +61,7 @@ def _launcher(name, dtype):
     source = registry.row_source(name, dtype)
     params = re.search(rf"{function}\(([^)]*)\)", source).group(1)
     ctype = registry.ROW_TYPES[dtype]
-    typed = params.replace("T*", f"{ctype}*")
+    typed = re.sub(r"\bT\b", ctype, params)
     names = ", ".join(p.split()[-1] for p in params.split(","))
     return (f"namespace k_{function} {{\n{source}\n}}\n"
             f'extern "C" void launch_{function}(int blocks, int threads, {typed}) {{\n'
@@ -93,6 +95,8 @@ def _launch(library, name, rows, n, args):
             converted.append(a.ctypes.data_as(ctypes.c_void_p))
         elif isinstance(a, np.int64):
             converted.append(ctypes.c_longlong(int(a)))
+        elif isinstance(a, np.floating):
+            converted.append((ctypes.c_float if a.dtype == np.float32 else ctypes.c_double)(a))
         else:
             converted.append(ctypes.c_int(int(a)))
     function(rows, registry.row_threads(n), *converted)
@@ -156,6 +160,54 @@ def test_backward_computes_what_the_op_computes(library, dtype, n, log):
     (want,) = op.backward(ArrayMath(np), g)
     _close(dx, statement, dtype, "against the NumPy statement")
     _close(dx, want, dtype, "against the op's NumPy backward")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_norm_computes_what_the_cpu_path_computes(library, dtype, n, affine):
+    """Forward (y, xhat, rstd) and backward (dx; g * xhat, whose sums down the rows are
+    the weight's gradient), against the NumPy statements and the CPU's layer_rows."""
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal((5, n)) * 3 + 1).astype(dtype)
+    w, b = (rng.standard_normal(n).astype(dtype) for _ in range(2))
+    g = rng.standard_normal((5, n)).astype(dtype)
+    w, b = (w, b) if affine else (None, None)
+    t = np.dtype(dtype).type
+    outs = [np.full_like(x, -7.0), np.full_like(x, -7.0), np.full(5, -7.0, dtype)]
+    args = (x, x if w is None else w, x if b is None else b, *outs, np.int64(n), t(1e-5),
+            np.int32(affine), np.int32(affine))
+    _launch(library, "layer_norm_rows", 5, n, args)
+    statement = [np.empty_like(o) for o in outs]
+    KERNELS[f"dygraph_layer_norm_rows_{dtype}"](*args[:3], *statement, *args[6:])
+    y, xhat, rstd = layer_rows.forward(np, x, w, b, n, 1e-5)
+    for got, want, cpu in zip(outs, statement, (y, xhat, rstd.reshape(-1))):
+        _close(got, want, dtype, "forward against the NumPy statement")
+        _close(got, cpu, dtype, "forward against the CPU path")
+    dx, gxw = np.full_like(x, -7.0), np.full_like(x, -7.0)
+    args = (g, xhat, g if w is None else w, rstd.reshape(-1), dx, gxw, np.int64(n),
+            np.int32(affine), np.int32(1), np.int32(1))
+    _launch(library, "layer_norm_rows_grad", 5, n, args)
+    want_dx, want_gxw = np.empty_like(x), np.empty_like(x)
+    KERNELS[f"dygraph_layer_norm_rows_grad_{dtype}"](*args[:4], want_dx, want_gxw, *args[6:])
+    grads = layer_rows.backward(np, g, xhat, rstd, w, (1, 1 if affine else None), x.shape,
+                                (n,))
+    _close(dx, want_dx, dtype, "dx against the NumPy statement")
+    _close(dx, grads[0], dtype, "dx against the CPU path")
+    _close(gxw, want_gxw, dtype, "g * xhat against the NumPy statement")
+    if affine:
+        _close(gxw.sum(axis=0), grads[1], dtype, "the weight's gradient")
+
+
+def test_layer_norm_backward_writes_only_what_is_asked(library):
+    g = np.ones((2, 40), np.float32)
+    xhat = np.linspace(-1, 1, 80, dtype=np.float32).reshape(2, 40)
+    for want_dx, want_gxw in ((1, 0), (0, 1)):
+        dx, gxw = np.full_like(g, -7.0), np.full_like(g, -7.0)
+        _launch(library, "layer_norm_rows_grad", 2, 40,
+                (g, xhat, g, np.ones(2, np.float32), dx, gxw, np.int64(40), np.int32(0),
+                 np.int32(want_dx), np.int32(want_gxw)))
+        assert (dx == -7.0).all() != bool(want_dx) and (gxw == -7.0).all() != bool(want_gxw)
 
 
 def test_a_block_of_threads_is_what_runs():

@@ -1,118 +1,130 @@
-"""Layer norm's element-wise work on a GPU as four kernels around cuBLAS's row sums
-(dygraph/ops/normalization/layer_rows.py): two forward, two backward.
+"""Layer norm on a GPU as one kernel forward and one back (dygraph/ops/normalization/
+layer_rows.py): a thread block per row of n elements sums the row, then writes it. The
+weight's and bias's gradients, sums down the rows, stay cuBLAS products. Before, the row
+sums were cuBLAS products too, with four element-wise kernels between them: eight
+launches a layer norm forward and backward instead of two.
+
+The kernels compute what the CPU path computes, in its order: mean = sum(x * (1/n)),
+var = sum((x - mean)^2) / n, rstd = 1 / sqrt(var + eps), xhat = (x - mean) * rstd,
+y = xhat * w + b; back, gh = g * w, dx = (gh - (xhat * (sum(gh * xhat) / n) +
+sum(gh * (1/n)))) * rstd. The sums add in another order than the CPU's BLAS, so results
+can differ from the CPU's in the last bits (tests/gpu compares them).
 
 Example:
-    >>> from dygraph.kernels.cuda.registry import KERNEL_SPECS
-    >>> sorted(n for n in KERNEL_SPECS if n.startswith("layer_norm"))[0]
-    'layer_norm_center'
+    >>> from dygraph.kernels.cuda.registry import ROW_KERNEL_SPECS
+    >>> sorted(n for n in ROW_KERNEL_SPECS if n.startswith("layer_norm"))
+    ['layer_norm_rows', 'layer_norm_rows_grad']
 """
 
-from dygraph.kernels.cuda.registry import define, kernel
+import numpy as np
 
-__all__ = ["layer_norm_center", "layer_norm_scale", "layer_norm_products", "layer_norm_dx"]
+from dygraph.kernels.cuda.block_reductions import BLOCK_SUM
+from dygraph.kernels.cuda.registry import define_rows, launch_rows
 
-# Layer norm over rows of n elements (i = row * n + j), around cuBLAS's row sums
-# (dygraph/ops/normalization/layer_rows.py). Center: x minus its row's mean, and its square.
-_LAYER_NORM_CENTER = """
-const T c = x - mean[i / n];
-xhat = c;
-sq = c * c;
+__all__ = ["layer_norm_rows", "layer_norm_rows_grad"]
+
+# Forward over row blockIdx.x of x [rows, n]: y and xhat [rows, n], rstd [rows]. w and b
+# ([n]) are read where has_w / has_b (another valid pointer is passed otherwise).
+_FORWARD = BLOCK_SUM + """
+extern "C" __global__ void KERNEL(const T* x, const T* w, const T* b, T* y, T* xhat,
+                                  T* rstd, long long n, T eps, int has_w, int has_b) {
+    __shared__ T part[256];
+    const long long row = blockIdx.x;
+    const T* xr = x + row * n;
+    T* yr = y + row * n;
+    T* hr = xhat + row * n;
+    const T inv_n = (T)(1.0 / (double)n);
+    T s = 0;
+    for (long long j = threadIdx.x; j < n; j += blockDim.x) s += xr[j] * inv_n;
+    const T mean = block_sum(s, part);
+    T q = 0;
+    for (long long j = threadIdx.x; j < n; j += blockDim.x) {
+        const T c = xr[j] - mean;
+        q += c * c;
+    }
+    const T var = block_sum(q, part) / (T)n;
+    const T r = (T)1 / sqrt(var + eps);
+    if (threadIdx.x == 0) rstd[row] = r;
+    for (long long j = threadIdx.x; j < n; j += blockDim.x) {
+        const T h = (xr[j] - mean) * r;
+        hr[j] = h;
+        T v = has_w ? h * w[j] : h;
+        if (has_b) v += b[j];
+        yr[j] = v;
+    }
+}
 """
 
-# Scale: from the row's sum of squares `var`, rstd = 1 / sqrt(var / n + eps) (kept per row)
-# normalizes xhat in place; y = xhat * w + b.
-_LAYER_NORM_SCALE = """
-const ptrdiff_t row = i / n, j = i - row * n;
-const T one = 1;
-const T r = one / sqrt(var[row] / (T)n + eps);
-const T h = xhat * r;
-xhat = h;
-T v = has_w ? h * w[j] : h;
-if (has_b) v += b[j];
-y = v;
-if (j == 0) rstd[row] = r;
+# Backward over row blockIdx.x from the output's gradient g and the saved xhat [rows, n],
+# rstd [rows]: dx where want_dx, and g * xhat (whose sums down the rows make the weight's
+# gradient) into gxw where want_gxw.
+_BACKWARD = BLOCK_SUM + """
+extern "C" __global__ void KERNEL(const T* g, const T* xhat, const T* w, const T* rstd,
+                                  T* dx, T* gxw, long long n, int has_w, int want_dx,
+                                  int want_gxw) {
+    __shared__ T part[256];
+    const long long row = blockIdx.x;
+    const T* gr = g + row * n;
+    const T* hr = xhat + row * n;
+    if (want_dx) {
+        T* dr = dx + row * n;
+        const T inv_n = (T)(1.0 / (double)n);
+        T s = 0, sx = 0;
+        for (long long j = threadIdx.x; j < n; j += blockDim.x) {
+            const T gh = has_w ? gr[j] * w[j] : gr[j];
+            s += gh * inv_n;
+            sx += gh * hr[j];
+        }
+        const T mean_g = block_sum(s, part);
+        const T mean_gx = block_sum(sx, part) / (T)n;
+        const T r = rstd[row];
+        for (long long j = threadIdx.x; j < n; j += blockDim.x) {
+            const T gh = has_w ? gr[j] * w[j] : gr[j];
+            dr[j] = (gh - (hr[j] * mean_gx + mean_g)) * r;
+        }
+    }
+    if (want_gxw) {
+        T* pr = gxw + row * n;
+        for (long long j = threadIdx.x; j < n; j += blockDim.x) pr[j] = gr[j] * hr[j];
+    }
+}
 """
 
-# Backward, the products: gh = g * w, gx = gh * xhat (their row sums make dx) and, for the
-# weight's gradient, g * xhat.
-_LAYER_NORM_PRODUCTS = """
-const T gw = has_w ? g * w[i % n] : g;
-gh = gw;
-gx = gw * xhat;
-if (has_gxw) gxw[i] = g * xhat;
-"""
-
-# dx = (gh - (xhat * sum_gx / n + mean_g)) * rstd, the sums per row.
-_LAYER_NORM_DX = """
-const ptrdiff_t row = i / n;
-dx = (gh - (xhat * (sum_gx[row] / (T)n) + mean_g[row])) * rstd[row];
-"""
-
-define("layer_norm_center", "T x, raw T mean, int64 n", "T xhat, T sq", _LAYER_NORM_CENTER)
-define("layer_norm_scale", "raw T var, raw T w, raw T b, T eps, int64 n, bool has_w, "
-                         "bool has_b", "T xhat, T y, raw T rstd", _LAYER_NORM_SCALE)
-define("layer_norm_products", "T g, T xhat, raw T w, int64 n, bool has_w, bool has_gxw",
-                            "T gh, T gx, raw T gxw", _LAYER_NORM_PRODUCTS)
-define("layer_norm_dx", "T gh, T xhat, raw T mean_g, raw T sum_gx, raw T rstd, int64 n",
-                      "T dx", _LAYER_NORM_DX)
+define_rows("layer_norm_rows", _FORWARD)
+define_rows("layer_norm_rows_grad", _BACKWARD)
 
 
-def layer_norm_center(x, mean, xhat, sq):
-    """xhat = x - mean (per row of x [rows, n]) and sq = xhat ** 2, one kernel.
+def layer_norm_rows(x, w, b, eps, y, xhat, rstd):
+    """Layer norm of x [rows, n] (C-ordered, float32 or float64) into y and xhat
+    ([rows, n]) and rstd ([rows]); w and b: [n] or None. One kernel.
 
     Example:
         >>> import cupy  # doctest: +SKIP
-        >>> x, xhat = cupy.array([[1.0, 3.0]]), cupy.empty((1, 2))  # doctest: +SKIP
-        >>> sq = cupy.empty((1, 2))  # doctest: +SKIP
-        >>> layer_norm_center(x, cupy.array([2.0]), xhat, sq); sq  # doctest: +SKIP
-        array([[1., 1.]])
-    """
-    kernel("layer_norm_center")(x, mean, x.shape[1], xhat, sq)
-
-
-def layer_norm_scale(var, w, b, eps, xhat, y, rstd):
-    """From the rows' sums of squares `var` ([rows]) of the centered xhat [rows, n]:
-    rstd = 1 / sqrt(var / n + eps) into `rstd` ([rows]), xhat normalized in place and
-    y = xhat * w + b (w, b: [n] or None), one kernel.
-
-    Example:
-        >>> import cupy  # doctest: +SKIP
-        >>> xhat, y = cupy.array([[-1.0, 1.0]]), cupy.empty((1, 2))  # doctest: +SKIP
-        >>> rstd = cupy.empty(1)  # doctest: +SKIP
-        >>> layer_norm_scale(cupy.array([2.0]), None, None, 0.0, xhat, y, rstd); y  # doctest: +SKIP
+        >>> x = cupy.array([[1.0, 3.0]])  # doctest: +SKIP
+        >>> y, xhat, rstd = cupy.empty((1, 2)), cupy.empty((1, 2)), cupy.empty(1)  # doctest: +SKIP
+        >>> layer_norm_rows(x, None, None, 0.0, y, xhat, rstd); y  # doctest: +SKIP
         array([[-1.,  1.]])
     """
-    t = xhat.dtype.type
-    kernel("layer_norm_scale")(var, xhat if w is None else w, xhat if b is None else b,
-                                t(eps), xhat.shape[1], w is not None, b is not None, xhat,
-                                y, rstd)
+    rows, n = x.shape
+    t = x.dtype.type
+    launch_rows("layer_norm_rows", rows, n,
+                (x, x if w is None else w, x if b is None else b, y, xhat, rstd, np.int64(n),
+                 t(eps), np.int32(w is not None), np.int32(b is not None)))
 
 
-def layer_norm_products(g, xhat, w, gh, gx, gxw):
-    """gh = g * w (g where w is None), gx = gh * xhat and, unless gxw is gx, gxw =
-    g * xhat, for arrays [rows, n], one kernel.
+def layer_norm_rows_grad(g, xhat, w, rstd, dx, gxw):
+    """From the output's gradient g and xhat ([rows, n], C-ordered) and rstd ([rows]):
+    dx unless it is None, and g * xhat into gxw unless it is None. One kernel.
 
     Example:
         >>> import cupy  # doctest: +SKIP
         >>> g, xhat = cupy.ones((1, 2)), cupy.array([[-1.0, 1.0]])  # doctest: +SKIP
-        >>> gh, gx = cupy.empty((1, 2)), cupy.empty((1, 2))  # doctest: +SKIP
-        >>> layer_norm_products(g, xhat, None, gh, gx, gx); gx  # doctest: +SKIP
-        array([[-1.,  1.]])
-    """
-    kernel("layer_norm_products")(g, xhat, xhat if w is None else w, g.shape[1],
-                                   w is not None, gxw is not gx, gh, gx, gxw)
-
-
-def layer_norm_dx(gh, xhat, mean_g, sum_gx, rstd, dx):
-    """dx = (gh - (xhat * sum_gx / n + mean_g)) * rstd, the last three per row of the
-    [rows, n] arrays, one kernel.
-
-    Example:
-        >>> import cupy  # doctest: +SKIP
-        >>> gh, xhat = cupy.ones((1, 2)), cupy.zeros((1, 2))  # doctest: +SKIP
         >>> dx = cupy.empty((1, 2))  # doctest: +SKIP
-        >>> one = cupy.ones(1)  # doctest: +SKIP
-        >>> layer_norm_dx(gh, xhat, one, one, one, dx); dx  # doctest: +SKIP
+        >>> layer_norm_rows_grad(g, xhat, None, cupy.ones(1), dx, None); dx  # doctest: +SKIP
         array([[0., 0.]])
     """
-    kernel("layer_norm_dx")(gh, xhat, mean_g, sum_gx, rstd, gh.shape[1], dx)
+    rows, n = g.shape
+    launch_rows("layer_norm_rows_grad", rows, n,
+                (g, xhat, g if w is None else w, rstd, g if dx is None else dx,
+                 g if gxw is None else gxw, np.int64(n), np.int32(w is not None),
+                 np.int32(dx is not None), np.int32(gxw is not None)))

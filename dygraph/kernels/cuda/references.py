@@ -93,36 +93,32 @@ def gru_backward(act, prod, z_in, g_out, t, width, cells, has_g, tmp, dhz, d_hid
     dhz[...] = d * act[t, 1]
 
 
-def layer_norm_center(x, mean, n, xhat, sq):
-    c = x - mean.reshape(-1, 1)
-    xhat[...] = c
-    sq[...] = c * c
-
-
-def layer_norm_scale(var, w, b, eps, n, has_w, has_b, xhat, y, rstd):
-    t = xhat.dtype.type
-    r = t(1) / np.sqrt(var.reshape(-1, 1) / t(int(n)) + eps)
-    xhat *= r
-    v = xhat * w.reshape(-1) if has_w else xhat.copy()
+def layer_norm_rows(x, w, b, y, xhat, rstd, n, eps, has_w, has_b):
+    n = int(n)
+    x2, t = x.reshape(-1, n), x.dtype.type
+    mean = (x2 * t(1.0 / n)).sum(axis=1, keepdims=True)
+    c = x2 - mean
+    var = (c * c).sum(axis=1, keepdims=True) / t(n)
+    r = t(1) / np.sqrt(var + eps)
+    h = (x2 - mean) * r
+    xhat[...] = h.reshape(xhat.shape)
+    v = h * w.reshape(-1) if has_w else h
     if has_b:
-        v += b.reshape(-1)
-    y[...] = v
+        v = v + b.reshape(-1)
+    y[...] = v.reshape(y.shape)
     rstd[...] = r.reshape(rstd.shape)
 
 
-def layer_norm_products(g, xhat, w, n, has_w, has_gxw, gh, gx, gxw):
-    gw = g * w.reshape(-1) if has_w else g
-    gh[...] = gw
-    gx[...] = gw * xhat
-    if has_gxw:
-        gxw[...] = g * xhat
-
-
-def layer_norm_dx(gh, xhat, mean_g, sum_gx, rstd, n, dx):
-    t = gh.dtype.type
-    column = (-1, 1)
-    dx[...] = (gh - (xhat * (sum_gx.reshape(column) / t(int(n))) + mean_g.reshape(column))
-               ) * rstd.reshape(column)
+def layer_norm_rows_grad(g, xhat, w, rstd, dx, gxw, n, has_w, want_dx, want_gxw):
+    n = int(n)
+    g2, h, t = g.reshape(-1, n), xhat.reshape(-1, n), g.dtype.type
+    if want_dx:
+        gh = g2 * w.reshape(-1) if has_w else g2
+        mean_g = (gh * t(1.0 / n)).sum(axis=1, keepdims=True)
+        mean_gx = (gh * h).sum(axis=1, keepdims=True) / t(n)
+        dx[...] = ((gh - (h * mean_gx + mean_g)) * rstd.reshape(-1, 1)).reshape(dx.shape)
+    if want_gxw:
+        gxw[...] = (g2 * h).reshape(gxw.shape)
 
 
 def relu_grad(g, y, dx=None):
@@ -258,12 +254,11 @@ KERNELS = {"dygraph_batch_norm_inference": batch_norm_inference,
            "dygraph_uniform_draw": uniform_draw, "dygraph_normal_draw": normal_draw,
            "dygraph_lstm_forward": lstm_forward, "dygraph_lstm_backward": lstm_backward,
            "dygraph_gru_forward": gru_forward, "dygraph_gru_backward": gru_backward,
-           "dygraph_layer_norm_center": layer_norm_center,
-           "dygraph_layer_norm_scale": layer_norm_scale,
-           "dygraph_layer_norm_products": layer_norm_products,
-           "dygraph_layer_norm_dx": layer_norm_dx, "dygraph_relu_grad": relu_grad,
+           "dygraph_relu_grad": relu_grad,
            "dygraph_relu6_grad": relu6_grad, "dygraph_round_bfloat16": round_bfloat16}
 # The row kernels (registry.define_rows), compiled per dtype: dygraph_<name>_<dtype>.
 KERNELS.update({f"dygraph_{name}_{dtype}": statement for dtype in ("float32", "float64")
                 for name, statement in (("softmax_rows", softmax_rows),
-                                        ("softmax_rows_grad", softmax_rows_grad))})
+                                        ("softmax_rows_grad", softmax_rows_grad),
+                                        ("layer_norm_rows", layer_norm_rows),
+                                        ("layer_norm_rows_grad", layer_norm_rows_grad))})

@@ -19,49 +19,16 @@ Example:
 
 import numpy as np
 
+from dygraph.kernels.cuda.block_reductions import BLOCK_MAX, BLOCK_SUM
 from dygraph.kernels.cuda.registry import ROW_TYPES, define_rows, launch_rows
 
 __all__ = ["applies", "softmax_rows", "softmax_rows_grad"]
-
-# Block-wide reductions over the shared buffer `part` (one slot per thread; blockDim.x is
-# a power of two). Every thread gets the result; the last barrier lets the next reduction
-# reuse `part`.
-_REDUCTIONS = """
-__device__ T block_max(T v, T* part) {
-    const int tid = threadIdx.x;
-    part[tid] = v;
-    __syncthreads();
-    for (int half = blockDim.x / 2; half > 0; half /= 2) {
-        if (tid < half) {
-            const T b = part[tid + half];
-            if (b > part[tid]) part[tid] = b;
-        }
-        __syncthreads();
-    }
-    const T result = part[0];
-    __syncthreads();
-    return result;
-}
-
-__device__ T block_sum(T v, T* part) {
-    const int tid = threadIdx.x;
-    part[tid] = v;
-    __syncthreads();
-    for (int half = blockDim.x / 2; half > 0; half /= 2) {
-        if (tid < half) part[tid] = part[tid] + part[tid + half];
-        __syncthreads();
-    }
-    const T result = part[0];
-    __syncthreads();
-    return result;
-}
-"""
 
 # Forward over row blockIdx.x of x [rows, n] into y; `log_out` chooses log_softmax. The
 # maximum starts from the row's first element (every thread's), so no infinity constant
 # is needed. A NaN in the row makes its sum NaN, so the whole row is NaN, as in the NumPy
 # formula (whose maximum is NaN then).
-_FORWARD = _REDUCTIONS + """
+_FORWARD = BLOCK_MAX + BLOCK_SUM + """
 extern "C" __global__ void KERNEL(const T* x, T* y, long long n, int log_out) {
     __shared__ T part[256];
     const T* xr = x + (long long)blockIdx.x * n;
@@ -85,7 +52,7 @@ extern "C" __global__ void KERNEL(const T* x, T* y, long long n, int log_out) {
 """
 
 # Backward from the output y and its gradient g (both [rows, n]) into dx.
-_BACKWARD = _REDUCTIONS + """
+_BACKWARD = BLOCK_SUM + """
 extern "C" __global__ void KERNEL(const T* y, const T* g, T* dx, long long n, int log_out) {
     __shared__ T part[256];
     const long long start = (long long)blockIdx.x * n;

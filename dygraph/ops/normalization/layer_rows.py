@@ -3,10 +3,10 @@
 
 On the CPU the row sums are products with a vector (BLAS) and the sums of squares one
 einsum, instead of reductions over short rows and their temporaries (figures:
-docs/PERFORMANCE.md#normalization). On a GPU the same sums are cuBLAS products and the
-element-wise work between them is four fused kernels (dygraph/kernels/cuda), so a layer
-norm costs eight kernels forward and backward instead of twenty-five: on a GPU an eager
-step is bound by its launches.
+docs/PERFORMANCE.md#normalization). On a GPU a layer norm is one kernel forward and one
+back, a thread block per row (dygraph/kernels/cuda/layer_norm.py), and the weight's and
+bias's gradients cuBLAS sums down the rows: on a GPU an eager step is bound by its
+launches.
 
 Example:
     >>> import numpy as np
@@ -20,6 +20,7 @@ import numpy as np
 from dygraph.backend import device_constant
 from dygraph.backend.workspace import workspace
 from dygraph.kernels.cuda import layer_norm as cuda_kernels
+from dygraph.kernels.cuda.registry import ROW_TYPES
 
 __all__ = ["forward", "backward"]
 
@@ -34,15 +35,15 @@ def forward(xp, x, w, b, n, eps):
     """(y, xhat, rstd) of a layer norm of x over its trailing n elements; xhat [rows, n]
     and rstd [rows, 1] are what backward needs."""
     x2 = x.reshape(-1, n)
+    if xp is not np and _on_rows(x2, w, b):  # the GPU: one kernel
+        xhat, y, rstd = xp.empty_like(x2), xp.empty_like(x), xp.empty(len(x2), x.dtype)
+        cuda_kernels.layer_norm_rows(x2, _flat(w), _flat(b), eps, y.reshape(x2.shape), xhat,
+                                     rstd)
+        return y, xhat, rstd.reshape(-1, 1)
     mean = xp.matmul(x2, _vector(xp, n, 1.0 / n, x.dtype))
     xhat = workspace.output(xp, x2.shape, x.dtype)
     y = workspace.output(xp, x.shape, x.dtype)
     rows = y.reshape(x2.shape)
-    if xp is not np:  # the GPU: cuBLAS sums and two fused kernels
-        cuda_kernels.layer_norm_center(x2, mean, xhat, rows)  # rows: the squares, for now
-        var = xp.matmul(rows, _vector(xp, n, 1.0, x.dtype))
-        cuda_kernels.layer_norm_scale(var, w, b, eps, xhat, rows, mean)  # mean: rstd now
-        return y, xhat, mean.reshape(-1, 1)
     xp.subtract(x2, mean[:, None], out=xhat)
     var = xp.einsum("ij,ij->i", xhat, xhat) / n
     rstd = (1.0 / xp.sqrt(var + eps)).astype(x.dtype, copy=False)[:, None]
@@ -63,7 +64,7 @@ def backward(xp, g, xhat, rstd, w, edges, x_shape, b_shape):
     g2 = g.reshape(-1, n)
     grads = [None] * len(edges)
     want_w = w is not None and edges[1] is not None
-    if xp is not np:
+    if xp is not np and _on_rows(g2, w, None) and xhat.dtype == g.dtype:
         return _backward_gpu(xp, g2, xhat, rstd, w, edges, x_shape, b_shape, want_w, grads)
     if edges[0] is not None:
         gh = g2
@@ -86,21 +87,29 @@ def backward(xp, g, xhat, rstd, w, edges, x_shape, b_shape):
     return tuple(grads)
 
 
+def _on_rows(x2, w, b):
+    """Whether the row kernels take x2 [rows, n] (a CuPy array) with w and b: C-ordered
+    float32 or float64 data of one dtype."""
+    return (x2.dtype.name in ROW_TYPES and x2.flags.c_contiguous and x2.size > 0
+            and all(a is None or (a.dtype == x2.dtype and a.flags.c_contiguous)
+                    for a in (w, b)))
+
+
+def _flat(a):
+    return None if a is None else a.reshape(-1)
+
+
 def _backward_gpu(xp, g2, xhat, rstd, w, edges, x_shape, b_shape, want_w, grads):
-    """The same on the GPU: one kernel for the products of g, cuBLAS for the sums, one
-    kernel for dx."""
-    n, dtype = xhat.shape[1], g2.dtype
+    """The same on the GPU: one kernel for dx and g * xhat, cuBLAS for the sums down the
+    rows."""
+    dtype = g2.dtype
     ones_rows = _vector(xp, len(g2), 1.0, dtype)
     if edges[0] is not None or want_w:
-        gh, gx = xp.empty_like(xhat), xp.empty_like(xhat)
-        gxw = xp.empty_like(xhat) if want_w and w is not None else gx
-        cuda_kernels.layer_norm_products(g2, xhat, w, gh, gx, gxw)
-        if edges[0] is not None:
-            mean_g = xp.matmul(gh, _vector(xp, n, 1.0 / n, dtype))
-            sum_gx = xp.matmul(gx, _vector(xp, n, 1.0, dtype))
-            out = workspace.output(xp, x_shape, dtype)
-            cuda_kernels.layer_norm_dx(gh, xhat, mean_g, sum_gx, rstd, out.reshape(g2.shape))
-            grads[0] = out
+        out = xp.empty(x_shape, dtype) if edges[0] is not None else None
+        gxw = xp.empty_like(xhat) if want_w else None
+        cuda_kernels.layer_norm_rows_grad(g2, xhat, _flat(w), rstd.reshape(-1),
+                                          None if out is None else out.reshape(g2.shape), gxw)
+        grads[0] = out
         if want_w:
             grads[1] = xp.matmul(ones_rows, gxw).reshape(w.shape)
     if len(edges) > 2 and edges[2] is not None:
