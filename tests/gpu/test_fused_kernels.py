@@ -175,7 +175,7 @@ def test_layer_norm_row_kernels_equal_their_numpy_statements(dtype, n):
     w, b, g = (rng.standard_normal(s).astype(dtype) for s in (n, n, (7, n)))
     y, xhat, rstd = cupy.empty((7, n), dtype), cupy.empty((7, n), dtype), cupy.empty(7, dtype)
     layer_norm.layer_norm_rows(cupy.asarray(x), cupy.asarray(w), cupy.asarray(b), 1e-5, y,
-                               xhat, rstd)
+                               xhat, rstd, n)
     dx, gxw = cupy.empty((7, n), dtype), cupy.empty((7, n), dtype)
     layer_norm.layer_norm_rows_grad(cupy.asarray(g), xhat, cupy.asarray(w), rstd, dx, gxw)
     want = [np.empty((7, n), dtype), np.empty((7, n), dtype), np.empty(7, dtype)]

@@ -94,27 +94,28 @@ define_rows("layer_norm_rows", _FORWARD)
 define_rows("layer_norm_rows_grad", _BACKWARD)
 
 
-def layer_norm_rows(x, w, b, eps, y, xhat, rstd):
-    """Layer norm of x [rows, n] (C-ordered, float32 or float64) into y and xhat
-    ([rows, n]) and rstd ([rows]); w and b: [n] or None. One kernel.
+def layer_norm_rows(x, w, b, eps, y, xhat, rstd, n):
+    """Layer norm of x over rows of its n trailing elements (C-ordered, float32 or float64)
+    into y (x's size), xhat ([rows, n]) and rstd ([rows] or [rows, 1]); w and b: n
+    elements or None. One kernel; the arrays are indexed flat, whatever their shapes.
 
     Example:
         >>> import cupy  # doctest: +SKIP
         >>> x = cupy.array([[1.0, 3.0]])  # doctest: +SKIP
         >>> y, xhat, rstd = cupy.empty((1, 2)), cupy.empty((1, 2)), cupy.empty(1)  # doctest: +SKIP
-        >>> layer_norm_rows(x, None, None, 0.0, y, xhat, rstd); y  # doctest: +SKIP
+        >>> layer_norm_rows(x, None, None, 0.0, y, xhat, rstd, 2); y  # doctest: +SKIP
         array([[-1.,  1.]])
     """
-    rows, n = x.shape
     t = x.dtype.type
-    launch_rows("layer_norm_rows", rows, n,
+    launch_rows("layer_norm_rows", x.size // n, n,
                 (x, x if w is None else w, x if b is None else b, y, xhat, rstd, np.int64(n),
                  t(eps), np.int32(w is not None), np.int32(b is not None)))
 
 
 def layer_norm_rows_grad(g, xhat, w, rstd, dx, gxw):
-    """From the output's gradient g and xhat ([rows, n], C-ordered) and rstd ([rows]):
-    dx unless it is None, and g * xhat into gxw unless it is None. One kernel.
+    """From the output's gradient g (C-ordered, xhat's size), xhat ([rows, n]) and rstd
+    (rows elements): dx unless it is None, and g * xhat into gxw unless it is None. One
+    kernel; the arrays are indexed flat.
 
     Example:
         >>> import cupy  # doctest: +SKIP
@@ -123,7 +124,7 @@ def layer_norm_rows_grad(g, xhat, w, rstd, dx, gxw):
         >>> layer_norm_rows_grad(g, xhat, None, cupy.ones(1), dx, None); dx  # doctest: +SKIP
         array([[0., 0.]])
     """
-    rows, n = g.shape
+    rows, n = xhat.shape
     launch_rows("layer_norm_rows_grad", rows, n,
                 (g, xhat, g if w is None else w, rstd, g if dx is None else dx,
                  g if gxw is None else gxw, np.int64(n), np.int32(w is not None),

@@ -34,12 +34,14 @@ def _vector(xp, n, value, dtype):
 def forward(xp, x, w, b, n, eps):
     """(y, xhat, rstd) of a layer norm of x over its trailing n elements; xhat [rows, n]
     and rstd [rows, 1] are what backward needs."""
+    if xp is not np and _on_rows(x, w, b):  # the GPU: one kernel
+        x = x if x.flags.c_contiguous else xp.ascontiguousarray(x)
+        rows = x.size // n
+        xhat, y, rstd = xp.empty((rows, n), x.dtype), xp.empty_like(x), xp.empty((rows, 1),
+                                                                               x.dtype)
+        cuda_kernels.layer_norm_rows(x, w, b, eps, y, xhat, rstd, n)
+        return y, xhat, rstd
     x2 = x.reshape(-1, n)
-    if xp is not np and _on_rows(x2, w, b):  # the GPU: one kernel
-        xhat, y, rstd = xp.empty_like(x2), xp.empty_like(x), xp.empty(len(x2), x.dtype)
-        cuda_kernels.layer_norm_rows(x2, _flat(w), _flat(b), eps, y.reshape(x2.shape), xhat,
-                                     rstd)
-        return y, xhat, rstd.reshape(-1, 1)
     mean = xp.matmul(x2, _vector(xp, n, 1.0 / n, x.dtype))
     xhat = workspace.output(xp, x2.shape, x.dtype)
     y = workspace.output(xp, x.shape, x.dtype)
@@ -61,11 +63,11 @@ def backward(xp, g, xhat, rstd, w, edges, x_shape, b_shape):
     """(dx, dw, db) of `forward` (None where `edges` has none) from the output's
     gradient g."""
     n = xhat.shape[1]
-    g2 = g.reshape(-1, n)
     grads = [None] * len(edges)
     want_w = w is not None and edges[1] is not None
-    if xp is not np and _on_rows(g2, w, None) and xhat.dtype == g.dtype:
-        return _backward_gpu(xp, g2, xhat, rstd, w, edges, x_shape, b_shape, want_w, grads)
+    if xp is not np and _on_rows(g, w, None) and xhat.dtype == g.dtype:
+        return _backward_gpu(xp, g, xhat, rstd, w, edges, x_shape, b_shape, want_w, grads)
+    g2 = g.reshape(-1, n)
     if edges[0] is not None:
         gh = g2
         if w is not None:
@@ -87,31 +89,28 @@ def backward(xp, g, xhat, rstd, w, edges, x_shape, b_shape):
     return tuple(grads)
 
 
-def _on_rows(x2, w, b):
-    """Whether the row kernels take x2 [rows, n] (a CuPy array) with w and b: C-ordered
-    float32 or float64 data of one dtype."""
-    return (x2.dtype.name in ROW_TYPES and x2.flags.c_contiguous and x2.size > 0
-            and all(a is None or (a.dtype == x2.dtype and a.flags.c_contiguous)
+def _on_rows(x, w, b):
+    """Whether the row kernels take x (a CuPy array) with w and b: float32 or float64 data
+    of one dtype, w and b C-ordered (x is made so)."""
+    return (x.dtype.name in ROW_TYPES and x.size > 0
+            and all(a is None or (a.dtype == x.dtype and a.flags.c_contiguous)
                     for a in (w, b)))
 
 
-def _flat(a):
-    return None if a is None else a.reshape(-1)
-
-
-def _backward_gpu(xp, g2, xhat, rstd, w, edges, x_shape, b_shape, want_w, grads):
+def _backward_gpu(xp, g, xhat, rstd, w, edges, x_shape, b_shape, want_w, grads):
     """The same on the GPU: one kernel for dx and g * xhat, cuBLAS for the sums down the
-    rows."""
-    dtype = g2.dtype
-    ones_rows = _vector(xp, len(g2), 1.0, dtype)
+    rows. The kernels index the arrays flat, so no shape is made for them."""
+    g = g if g.flags.c_contiguous else xp.ascontiguousarray(g)  # e.g. a sum's broadcast
+    ones_rows = _vector(xp, len(xhat), 1.0, g.dtype)
     if edges[0] is not None or want_w:
-        out = xp.empty(x_shape, dtype) if edges[0] is not None else None
+        out = xp.empty(x_shape, g.dtype) if edges[0] is not None else None
         gxw = xp.empty_like(xhat) if want_w else None
-        cuda_kernels.layer_norm_rows_grad(g2, xhat, _flat(w), rstd.reshape(-1),
-                                          None if out is None else out.reshape(g2.shape), gxw)
+        cuda_kernels.layer_norm_rows_grad(g, xhat, w, rstd, out, gxw)
         grads[0] = out
         if want_w:
-            grads[1] = xp.matmul(ones_rows, gxw).reshape(w.shape)
+            dw = xp.matmul(ones_rows, gxw)
+            grads[1] = dw if dw.shape == w.shape else dw.reshape(w.shape)
     if len(edges) > 2 and edges[2] is not None:
-        grads[2] = xp.matmul(ones_rows, g2).reshape(b_shape)
+        db = xp.matmul(ones_rows, g.reshape(xhat.shape))
+        grads[2] = db if db.shape == b_shape else db.reshape(b_shape)
     return tuple(grads)
