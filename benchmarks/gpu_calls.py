@@ -19,7 +19,11 @@ Not counted: cuDNN, which the stand-in does not have (convolutions and batch nor
 their CuPy paths here, so the conv nets' eager counts are those of that path, not of a
 GPU run with cuDNN); the kernels' own time.
 
-Run: python benchmarks/gpu_calls.py [--models resnet18,lstm] [--out FILE]
+With --by-op MODEL it attributes the calls of one eager training step of MODEL to the op
+(class and forward or backward method) or else the DyGraph function that made them, and
+counts apart the launches: the calls other than views and allocations.
+
+Run: python benchmarks/gpu_calls.py [--models resnet18,lstm] [--by-op transformer] [--out FILE]
 """
 
 import argparse
@@ -89,6 +93,82 @@ def count_inference(name):
             dygraph.set_device("cpu")
 
 
+# Calls that launch nothing on the device: views and allocations (from CuPy's pool).
+_NOT_LAUNCHES = frozenset({"view", "reshape", "transpose", "swapaxes", "broadcast_to",
+                           "as_strided", "expand_dims", "squeeze", "empty", "empty_like",
+                           "may_share_memory"})
+
+
+def _maker(package):
+    """The op (class.method) or else the function of `package` whose code made the call
+    being counted (the innermost such frame)."""
+    from dygraph.autograd.function import Op
+
+    frame, first = sys._getframe(2), None
+    while frame is not None:
+        code = frame.f_code
+        if code.co_filename.startswith(package):
+            owner = frame.f_locals.get("self")
+            if isinstance(owner, Op):
+                return f"{type(owner).__name__}.{code.co_name}"
+            if first is None:
+                where = os.path.relpath(code.co_filename, os.path.dirname(package))
+                first = f"{where}:{code.co_name}"
+        frame = frame.f_back
+    return first or "(outside dygraph)"
+
+
+def count_by_op(name, steps=4):
+    """{maker: Counter of call names} for the last of `steps` eager training steps."""
+    import collections
+
+    import models
+
+    import dygraph
+    from tools import cupy_standin
+
+    package = os.path.dirname(os.path.abspath(dygraph.__file__)) + os.sep
+    made = collections.defaultdict(collections.Counter)
+
+    def observe(call):
+        made[_maker(package)][call] += 1
+
+    x, y = models.make_batch(name)
+    with cupy_standin.installed(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        dygraph.set_device("gpu:0")
+        try:
+            model = models.build_dygraph(name)
+            _, _, train = models.dygraph_step(model, x, y, device="gpu", mode="eager")
+            for _ in range(steps - 1):
+                train()
+            cupy_standin.observers.append(observe)
+            try:
+                train()
+            finally:
+                cupy_standin.observers.remove(observe)
+        finally:
+            dygraph.set_device("cpu")
+    return made
+
+
+def by_op_lines(name):
+    made = count_by_op(name)
+    lines = [f"CuPy calls of one eager training step of {name} (Adam) by the op or function "
+             "that made them, counted on the CuPy stand-in; launches: the calls other than "
+             "views and allocations",
+             f"{'made by':<48}{'calls':>7}{'launches':>10}  calls by name"]
+    rows = sorted(made.items(), key=lambda item: -sum(item[1].values()))
+    for maker, calls in rows:
+        launches = sum(n for call, n in calls.items() if call not in _NOT_LAUNCHES)
+        names = " ".join(f"{call}:{n}" for call, n in calls.most_common(6))
+        lines.append(f"{maker:<48}{sum(calls.values()):>7}{launches:>10}  {names}")
+    total = sum(sum(c.values()) for c in made.values())
+    launches = sum(n for c in made.values() for call, n in c.items() if call not in _NOT_LAUNCHES)
+    lines.append(f"{'total':<48}{total:>7}{launches:>10}")
+    return lines
+
+
 def _unfused_graph_calls(name):
     os.environ["DYGRAPH_FUSION"] = "0"
     try:
@@ -100,8 +180,12 @@ def _unfused_graph_calls(name):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="resnet18,mobilenetv2,lstm,gru,transformer")
+    parser.add_argument("--by-op", default=None, metavar="MODEL")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    if args.by_op:
+        _write("\n".join(by_op_lines(args.by_op)), args.out)
+        return
     lines = ["CuPy calls per training step (Adam), counted on the CuPy stand-in "
              "(tools/cupy_standin/); cuDNN not simulated",
              f"{'model':<17}{'eager':>8}{'reads':>7}{'to_static':>11}{'reads':>7}"
@@ -114,10 +198,13 @@ def main():
         note = "yes" if replayed else "no: " + "; ".join(fallbacks)
         lines.append(f"{name:<17}{eager:>8}{eager_reads:>7}{static:>11}{static_reads:>7}"
                      f"{in_graphs:>11}{unfused:>9}{inference:>11}  {note}")
-    text = "\n".join(lines)
+    _write("\n".join(lines), args.out)
+
+
+def _write(text, out):
     print(text)
-    if args.out:
-        with open(args.out, "w") as f:
+    if out:
+        with open(out, "w") as f:
             f.write(text + "\n")
 
 

@@ -46,9 +46,9 @@ import sys
 
 from tools.cupy_standin.arrays import ndarray
 from tools.cupy_standin.namespace import cupyx_modules, module
-from tools.cupy_standin.state import _STATE, _default_pinned, calls_by_name, stats
+from tools.cupy_standin.state import _STATE, _default_pinned, calls_by_name, observers, stats
 
-__all__ = ["module", "installed", "stats", "calls_by_name", "ndarray"]
+__all__ = ["module", "installed", "stats", "calls_by_name", "observers", "ndarray"]
 
 
 def _no_handle(cupy):

@@ -30,6 +30,7 @@ from tools.cupy_standin.state import (
     _d2h,
     _default_pinned,
     _h2d,
+    count_call,
     stats,
 )
 
@@ -65,7 +66,7 @@ def _function(name, func, refuse=None):
             if _has_device([value]):
                 return _call(func, args, kwargs)
             _h2d(np.asarray(value).nbytes)
-            stats["calls"] += 1
+            count_call(name)
             return np.array(func(*args, **kwargs), copy=True).view(ndarray)
         if name == "einsum" and sum(isinstance(a, ndarray) for a in args) > 2:
             if _capturing():
@@ -190,7 +191,7 @@ class _Graph:
         self.records = records
 
     def launch(self, stream=None):
-        stats["calls"] += 1
+        count_call("graph launch")
         stats["graph_calls"] += len(self.records)  # what a GPU would run: kernels, copies
         for record in self.records:
             _rerun(record)

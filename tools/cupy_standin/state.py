@@ -8,7 +8,7 @@ Example:
 
 import collections
 
-__all__ = ["stats", "calls_by_name"]
+__all__ = ["stats", "calls_by_name", "observers", "count_call"]
 
 D2H = "the current stream is capturing, so D2H transfers are disallowed"
 CUBLAS = "calling cuBLAS API during stream capture is currently unsupported"
@@ -18,6 +18,17 @@ stats = {"calls": 0, "host_reads": 0, "graph_calls": 0}
 # Calls by the name of what was called (function, method or kernel), for finding the
 # calls a step could do without.
 calls_by_name = collections.Counter()
+# Functions called with the name of each call into a function, method or kernel (the calls
+# calls_by_name counts), for attributing calls to what made them (benchmarks/gpu_calls.py).
+observers = []
+
+
+def count_call(name):
+    """Count one call into CuPy (a function, method, kernel, view or graph launch)."""
+    stats["calls"] += 1
+    calls_by_name[name] += 1
+    for observe in observers:
+        observe(name)
 
 
 class _State:
