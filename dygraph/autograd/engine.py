@@ -14,6 +14,8 @@ from dygraph.autograd.backward_math import math_for
 from dygraph.backend import get_array_module, is_writeable
 from dygraph.backend.workspace import POOLED_SIZE, workspace
 from dygraph.framework.errors import AssertedValueError, op_error
+from dygraph.tensor import deferred_grads
+from dygraph.tensor.deferred_grads import PENDING
 from dygraph.tensor.tensor import Tensor, _new_tensor
 
 __all__ = ["grad"]
@@ -215,8 +217,11 @@ def _execute(roots, root_grads, retain_graph, create_graph, capture=None,
             root_nodes = [n for n in root_nodes if n in reach]
         deps = _collect(root_nodes, leaves, reach, leaf_edges)
         with grad_mode.set_grad_enabled(create_graph):
-            _propagate(root_nodes, buffers, deps, m, retain_graph, capture, accumulate, stop,
-                       runs, hooked, leaf_edges)
+            try:
+                _propagate(root_nodes, buffers, deps, m, retain_graph, capture, accumulate,
+                           stop, runs, hooked, leaf_edges)
+            finally:
+                deferred_grads.flush()
     for t, g in hooked.values():
         _accumulate_leaf(t, g, m)
     if accumulate and capture is None:
@@ -285,9 +290,12 @@ def _propagate(root_nodes, buffers, deps, m, retain_graph, capture, accumulate, 
                                 and not leaf._hooks and not leaf._sg
                                 and old._data.shape == g.shape):
                             if leaf._grad_stale:
-                                old._data[...] = g
+                                if type(g) is np.ndarray:
+                                    old._data[...] = g
+                                else:  # a device array: copied with the others at the end
+                                    deferred_grads.defer(old, g)
                                 leaf._grad_stale = False
-                            else:
+                            elif not (PENDING and deferred_grads.add_to_pending(old, g)):
                                 old._data += g
                             old._version[0] += 1
                         else:

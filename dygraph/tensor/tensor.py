@@ -16,6 +16,8 @@ import numpy as np
 from dygraph.framework import dtype as _dt
 from dygraph.framework.errors import InplaceLeafError, op_error
 from dygraph.framework.step_calls import made_at_each_run
+from dygraph.tensor.deferred_grads import PENDING
+from dygraph.tensor.deferred_grads import flush as flush_deferred_grads
 
 __all__ = ["Tensor", "to_tensor"]
 
@@ -95,6 +97,8 @@ class Tensor:
         next backward writes its gradient over the old values instead of zero-filling
         them and adding (a kernel saved per parameter and step, on a GPU a launch), and
         any other reader gets the zeros here."""
+        if PENDING:  # a backward pass's copies into gradients on a GPU, not made yet
+            flush_deferred_grads()
         grad = self._grad_slot
         if self._grad_stale:
             grad._data[...] = 0

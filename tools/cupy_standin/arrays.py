@@ -310,3 +310,12 @@ class ndarray(np.ndarray):
     @property
     def data(self):
         return _Pointer(self)
+
+    @property
+    def base(self):
+        """The array that owns the memory, as CuPy gives it: the root of a chain of views,
+        a device array (None for an owner)."""
+        root = np.ndarray.base.__get__(self)
+        while isinstance(root, np.ndarray) and np.ndarray.base.__get__(root) is not None:
+            root = np.ndarray.base.__get__(root)
+        return root.view(ndarray) if isinstance(root, np.ndarray) else None
