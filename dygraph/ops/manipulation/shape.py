@@ -1,7 +1,10 @@
 """Shape ops: reshape, transpose, broadcast, squeeze/unsqueeze (the family extends this file).
 
 Results are copies when NumPy would return a view, so an in-place change to one tensor never
-silently changes another (Paddle's copy semantics).
+silently changes another. Paddle 3.3 differs: its reshape, transpose, squeeze, unsqueeze,
+flatten and slices are views (an in-place change through one changes the input, and its
+autograd does not see that change); DyGraph keeps the copies, which cost a pass over memory
+(on a GPU a launch) per call.
 """
 
 import numpy as np
