@@ -187,3 +187,28 @@ def test_layer_norm_row_kernels_equal_their_numpy_statements(dtype, n):
     tol = 64 * np.finfo(dtype).eps
     for got, expected in zip((y, xhat, rstd, dx, gxw), want):
         np.testing.assert_allclose(got.get(), expected, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [3, 37, 1000])
+def test_cross_entropy_row_kernels_equal_their_numpy_statements(dtype, n):
+    import cupy
+
+    from dygraph.kernels.cuda import cross_entropy_rows
+    from dygraph.kernels.cuda.references import KERNELS
+
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal((9, n)) * 4).astype(dtype)
+    label = rng.integers(0, n, (9, 1)).astype(np.int64)
+    c = (rng.random((9, 1)) + 0.5).astype(dtype)
+    prob, per = cross_entropy_rows.cross_entropy_rows(cupy, cupy.asarray(x),
+                                                      cupy.asarray(label))
+    dx = cross_entropy_rows.cross_entropy_rows_grad(cupy, prob, cupy.asarray(label),
+                                                    cupy.asarray(c))
+    want = [np.empty_like(x), np.empty((9, 1), dtype), np.empty_like(x)]
+    KERNELS[f"dygraph_cross_entropy_rows_{dtype}"](x, label, want[0], want[1], np.int64(n))
+    KERNELS[f"dygraph_cross_entropy_rows_grad_{dtype}"](want[0], label, c, want[2],
+                                                        np.int64(n), np.int32(1))
+    tol = 32 * np.finfo(dtype).eps
+    for got, expected in zip((prob, per, dx), want):
+        np.testing.assert_allclose(got.get(), expected, rtol=tol, atol=tol)

@@ -1,13 +1,13 @@
 """The row kernels' CUDA C (dygraph/kernels/cuda/registry.define_rows: softmax,
-log_softmax and layer norm, forward and backward), checked without a GPU: the source is
-compiled as host C++ (g++, no contraction of multiply-adds, as the kernels are compiled
-with --fmad=false) and run as a GPU runs it, one thread block per row with one host
-thread per CUDA thread, `__syncthreads()` a barrier and `__shared__` memory shared by the
-block's threads. So the indexing, the strided loops and the tree reductions are what run
-here; only the math library (exp, log, sqrt) is the host's. Results are compared with
-the NumPy statements (dygraph/kernels/cuda/references.py, which the CuPy stand-in runs)
-and with the ops' own NumPy paths; and the source is compiled for the GPU by nvcc where
-it is installed."""
+log_softmax, layer norm and cross entropy, forward and backward), checked without a GPU:
+the source is compiled as host C++ (g++, no contraction of multiply-adds, as the kernels
+are compiled with --fmad=false) and run as a GPU runs it, one thread block per row with
+one host thread per CUDA thread, `__syncthreads()` a barrier and `__shared__` memory
+shared by the block's threads. So the indexing, the strided loops and the tree reductions
+are what run here; only the math library (exp, log, sqrt) is the host's. Results are
+compared with the NumPy statements (dygraph/kernels/cuda/references.py, which the CuPy
+stand-in runs) and with the ops' own NumPy paths; and the source is compiled for the GPU
+by nvcc where it is installed."""
 
 import ctypes
 import re
@@ -21,6 +21,7 @@ from dygraph.autograd.backward_math import ArrayMath
 from dygraph.kernels.cuda import registry
 from dygraph.kernels.cuda.references import KERNELS
 from dygraph.ops.activation.softmax import LogSoftmax, Softmax
+from dygraph.ops.loss.cross_entropy import SoftmaxCrossEntropy
 from dygraph.ops.normalization import layer_rows
 
 # What a CUDA thread block is made of, on host threads.
@@ -210,12 +211,42 @@ def test_layer_norm_backward_writes_only_what_is_asked(library):
         assert (dx == -7.0).all() != bool(want_dx) and (gxw == -7.0).all() != bool(want_gxw)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("per_row", [False, True])
+def test_cross_entropy_computes_what_the_op_computes(library, dtype, n, per_row):
+    """The softmax and the loss per row, then the gradient with one coefficient or one per
+    row, against the NumPy statements and the op's CPU forward and backward."""
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal((6, n)) * 4).astype(dtype)
+    label = rng.integers(0, n, (6, 1)).astype(np.int64)
+    prob, per = np.full_like(x, -7.0), np.full((6, 1), -7.0, dtype)
+    _launch(library, "cross_entropy_rows", 6, n, (x, label, prob, per, np.int64(n)))
+    want_prob, want_per = np.empty_like(x), np.empty_like(per)
+    KERNELS[f"dygraph_cross_entropy_rows_{dtype}"](x, label, want_prob, want_per, np.int64(n))
+    op = SoftmaxCrossEntropy(1, label, None, None, 1.0, "none", (6, 1))
+    cpu_per = op.forward(np, x)
+    for got, want, cpu in ((prob, want_prob, op.prob), (per, want_per, cpu_per)):
+        _close(got, want, dtype, "forward against the NumPy statement")
+        _close(got, cpu, dtype, "forward against the op's forward")
+    c = (rng.random((6, 1)) + 0.5).astype(dtype) if per_row else np.asarray(0.25, dtype)
+    dx = np.full_like(x, -7.0)
+    args = (prob, label, c, dx, np.int64(n), np.int32(per_row))
+    _launch(library, "cross_entropy_rows_grad", 6, n, args)
+    want_dx = np.empty_like(x)
+    KERNELS[f"dygraph_cross_entropy_rows_grad_{dtype}"](prob, label, c, want_dx, *args[4:])
+    cpu_dx = op.add_at_label(ArrayMath(np), op.prob * c, c, -1)
+    _close(dx, want_dx, dtype, "backward against the NumPy statement")
+    _close(dx, cpu_dx, dtype, "backward against the op's backward")
+
+
 def test_a_block_of_threads_is_what_runs():
     """The block's width follows n: a warp for short rows, 256 threads at most."""
     assert [registry.row_threads(n) for n in SIZES] == [32, 32, 32, 64, 256, 256, 256]
     assert registry.MAX_ROW_THREADS == 256
-    for name in registry.ROW_KERNEL_SPECS:  # the shared buffers hold a slot per thread
-        assert "__shared__ T part[256];" in registry.ROW_KERNEL_SPECS[name]
+    for source in registry.ROW_KERNEL_SPECS.values():  # a shared slot per thread
+        if "block_sum(" in source.split("KERNEL")[-1]:
+            assert "__shared__ T part[256];" in source
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")

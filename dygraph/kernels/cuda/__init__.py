@@ -9,6 +9,7 @@ Example:
 from dygraph.kernels.cuda import (  # noqa: F401 - each family defines its kernels
     activations,
     batch_norm,
+    cross_entropy_rows,
     layer_norm,
     optimizer_updates,
     precision,

@@ -249,6 +249,24 @@ def softmax_rows_grad(y, g, dx, n, log_out):
     dx[...] = out.reshape(dx.shape)
 
 
+def cross_entropy_rows(x, label, prob, per, n):
+    x2, lab = x.reshape(-1, int(n)), label.reshape(-1)
+    m = x2.max(axis=1, keepdims=True)
+    s = np.exp(x2 - m).sum(axis=1, keepdims=True)
+    prob[...] = (np.exp(x2 - m) / s).reshape(prob.shape)
+    rows = np.arange(len(x2))
+    per[...] = (np.log(s[:, 0]) - (x2[rows, lab] - m[:, 0])).reshape(per.shape)
+
+
+def cross_entropy_rows_grad(prob, label, coef, dx, n, per_row):
+    p2, lab = prob.reshape(-1, int(n)), label.reshape(-1)
+    c = coef.reshape(-1, 1) if per_row else coef.reshape(-1)[:1].reshape(1, 1)
+    out = p2 * c
+    rows = np.arange(len(p2))
+    out[rows, lab] = out[rows, lab] + (-c[:, 0] if per_row else -c[0, 0])
+    dx[...] = out.reshape(dx.shape)
+
+
 KERNELS = {"dygraph_batch_norm_inference": batch_norm_inference,
            "dygraph_adam": adam, "dygraph_momentum": momentum, "dygraph_dropout_mask": dropout_mask,
            "dygraph_uniform_draw": uniform_draw, "dygraph_normal_draw": normal_draw,
@@ -261,4 +279,6 @@ KERNELS.update({f"dygraph_{name}_{dtype}": statement for dtype in ("float32", "f
                 for name, statement in (("softmax_rows", softmax_rows),
                                         ("softmax_rows_grad", softmax_rows_grad),
                                         ("layer_norm_rows", layer_norm_rows),
-                                        ("layer_norm_rows_grad", layer_norm_rows_grad))})
+                                        ("layer_norm_rows_grad", layer_norm_rows_grad),
+                                        ("cross_entropy_rows", cross_entropy_rows),
+                                        ("cross_entropy_rows_grad", cross_entropy_rows_grad))})

@@ -3,9 +3,10 @@
 cross_entropy runs in the training step of every classifier, so its usual form (logits,
 constant labels) is one fused op: log-softmax, pick at the label, weight and reduce in
 the forward; (softmax - onehot) * coef in the backward, from the softmax saved by the
-forward. Under create_graph the backward recomputes the softmax with ops, so the gradient
-is differentiable again. Rare forms (probabilities as input, soft labels that need a
-gradient) are composed of ops.
+forward. On a GPU, classes on the last axis, each way is one kernel
+(dygraph/kernels/cuda/cross_entropy_rows.py). Under create_graph the backward recomputes
+the softmax with ops, so the gradient is differentiable again. Rare forms (probabilities
+as input, soft labels that need a gradient) are composed of ops.
 """
 
 import numpy as np
@@ -13,8 +14,9 @@ import numpy as np
 from dygraph.autograd import grad_mode
 from dygraph.autograd.function import Op, apply
 from dygraph.autograd.whole_call import captured_whole
-from dygraph.backend import capturing
+from dygraph.backend import capturing, is_gpu_array
 from dygraph.framework.errors import describe, op_error
+from dygraph.kernels.cuda import cross_entropy_rows as ce_rows
 from dygraph.ops.activation.softmax import log_softmax, softmax
 from dygraph.ops.common import as_tensor, check_axis, float_operand
 from dygraph.ops.loss.common import (
@@ -76,6 +78,9 @@ class SoftmaxCrossEntropy(_PickLoss):
     def forward(self, xp, x):
         axis = self.axis
         self.keep = keep_shape(x.shape, axis)
+        if self.soft is None and is_gpu_array(x) and ce_rows.applies(x, self.index, axis):
+            self.prob, per = ce_rows.cross_entropy_rows(xp, x, self.index)  # one kernel
+            return self.finish(xp, per)
         shifted = x - x.max(axis=axis, keepdims=True)
         e = xp.exp(shifted)
         s = e.sum(axis=axis, keepdims=True)
@@ -99,6 +104,10 @@ class SoftmaxCrossEntropy(_PickLoss):
             onehot = self.onehot(_xp_of(self.prob), self.index, self.prob.shape,
                                  self.prob.dtype)
             return ((p - constant(m, onehot)) * c,)
+        if is_gpu_array(p) and ce_rows.applies(p, self.index, self.axis):
+            dx = ce_rows.cross_entropy_rows_grad(m.xp, p, self.index, c)
+            if dx is not None:
+                return (dx,)
         return (self.add_at_label(m, p * c, c, -1),)
 
 
