@@ -212,3 +212,28 @@ def test_cross_entropy_row_kernels_equal_their_numpy_statements(dtype, n):
     tol = 32 * np.finfo(dtype).eps
     for got, expected in zip((prob, per, dx), want):
         np.testing.assert_allclose(got.get(), expected, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("hidden", [200, 300])  # one kernel a step; above FUSED_WIDTH, two
+def test_lstm_steps_with_their_product_equal_the_cpu(hidden):
+    import dygraph
+
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((3, 7, 16))
+    weights = rng.standard_normal((3, 7, hidden))
+    results = []
+    for place in ("cpu", "gpu:0"):
+        dygraph.seed(0)
+        lstm = dygraph.nn.LSTM(16, hidden)
+        lstm.to(place, dtype="float64")
+        dygraph.set_device(place)
+        try:
+            xt = dygraph.to_tensor(x, stop_gradient=False)
+            out, (h, c) = lstm(xt)
+            ((out * dygraph.to_tensor(weights)).sum() + (h * c).sum()).backward()
+            results.append([out.numpy(), xt.grad.numpy()]
+                           + [p.grad.numpy() for p in lstm.parameters()])
+        finally:
+            dygraph.set_device("cpu")
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)

@@ -1,5 +1,6 @@
 """The row kernels' CUDA C (dygraph/kernels/cuda/registry.define_rows: softmax,
-log_softmax, layer norm and cross entropy, forward and backward), checked without a GPU:
+log_softmax, layer norm, cross entropy and the LSTM step, forward and backward), checked
+without a GPU:
 the source is compiled as host C++ (g++, no contraction of multiply-adds, as the kernels
 are compiled with --fmad=false) and run as a GPU runs it, one thread block per row with
 one host thread per CUDA thread, `__syncthreads()` a barrier and `__shared__` memory
@@ -18,7 +19,7 @@ import numpy as np
 import pytest
 
 from dygraph.autograd.backward_math import ArrayMath
-from dygraph.kernels.cuda import registry
+from dygraph.kernels.cuda import recurrent, registry
 from dygraph.kernels.cuda.references import KERNELS
 from dygraph.ops.activation.softmax import LogSoftmax, Softmax
 from dygraph.ops.loss.cross_entropy import SoftmaxCrossEntropy
@@ -86,8 +87,9 @@ def library(tmp_path_factory):
     return ctypes.CDLL(str(path))
 
 
-def _launch(library, name, rows, n, args):
-    """Run row kernel `name` as launch_rows would: one block per row, row_threads(n)."""
+def _launch(library, name, rows, n, args, threads=None):
+    """Run row kernel `name` as launch_rows would: one block per row, row_threads(n)
+    threads unless `threads` says."""
     dtype = next(a.dtype for a in args if isinstance(a, np.ndarray))
     function = getattr(library, f"launch_dygraph_{name}_{dtype}")
     converted = []
@@ -100,7 +102,7 @@ def _launch(library, name, rows, n, args):
             converted.append((ctypes.c_float if a.dtype == np.float32 else ctypes.c_double)(a))
         else:
             converted.append(ctypes.c_int(int(a)))
-    function(rows, registry.row_threads(n), *converted)
+    function(rows, threads or registry.row_threads(n), *converted)
 
 
 def _rows(n, dtype, rows=6, seed=0):
@@ -238,6 +240,74 @@ def test_cross_entropy_computes_what_the_op_computes(library, dtype, n, per_row)
     cpu_dx = op.add_at_label(ArrayMath(np), op.prob * c, c, -1)
     _close(dx, want_dx, dtype, "backward against the NumPy statement")
     _close(dx, cpu_dx, dtype, "backward against the op's backward")
+
+
+def _lstm_arrays(steps, batch, width, dtype, seed=0):
+    """An LSTM walk's arrays as the layer op makes them: the input gates and the outputs
+    as time views of batch-first arrays (strided), the rest C-ordered."""
+    rng = np.random.default_rng(seed)
+    rows = rng.standard_normal((batch, steps, 4 * width)).astype(dtype).swapaxes(0, 1)
+    w_s = (rng.standard_normal((width, 4 * width)) / np.sqrt(width)).astype(dtype)
+    h0 = rng.standard_normal((batch, width)).astype(dtype)
+    c = np.zeros((steps + 1, batch, width), dtype)
+    c[0] = rng.standard_normal((batch, width))
+    act = np.zeros((steps, 4, batch, width), dtype)
+    tc = np.zeros((steps, batch, width), dtype)
+    hs = np.zeros((batch, steps, width), dtype).swapaxes(0, 1)
+    return rows, w_s, h0, c, act, tc, hs
+
+
+def _lstm_args(rows, w_s, h, h_at, c, act, tc, hs, t, s):
+    item = rows.itemsize
+    steps, batch, width = tc.shape
+    return (rows, np.int64(rows.strides[0] // item), np.int64(rows.strides[1] // item), w_s,
+            h, np.int64(h_at), np.int64(h.strides[-2] // item), c, act, tc, hs,
+            np.int64(hs.strides[0] // item), np.int64(hs.strides[1] // item), np.int64(t),
+            np.int64(s), np.int64(width), np.int64(batch))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("width", [3, 37, 256])
+def test_the_lstm_step_computes_what_its_statement_computes(library, dtype, width):
+    """Three steps forward (the first from h0, the next from the outputs before, strided)
+    and back (with the outputs' gradient, strided), against the NumPy statements."""
+    steps, batch = 3, 4
+    got = _lstm_arrays(steps, batch, width, dtype)
+    want = _lstm_arrays(steps, batch, width, dtype)
+    threads = int(min(recurrent.FUSED_WIDTH, -(-width // 32) * 32))
+    for s in range(steps):
+        for arrays, run in ((got, "kernel"), (want, "statement")):
+            rows, w_s, h0, c, act, tc, hs = arrays
+            h, h_at = (h0, 0) if s == 0 else (hs, (s - 1) * hs.strides[0] // hs.itemsize)
+            args = _lstm_args(rows, w_s, h, h_at, c, act, tc, hs, s, s)
+            if run == "kernel":
+                _launch(library, "lstm_step", batch, width, args, threads)
+            else:
+                KERNELS[f"dygraph_lstm_step_{dtype}"](*args)
+    for g, w in zip(got[3:], want[3:]):
+        _close(g, w, dtype, "the LSTM step's forward")
+    rows, w_s, _, c, act, tc, _ = got
+    rng = np.random.default_rng(1)
+    w = (rng.standard_normal((4 * width, width)) / np.sqrt(width)).astype(dtype)
+    g_out = rng.standard_normal((batch, steps, width)).astype(dtype).swapaxes(0, 1)
+    dh_last = rng.standard_normal((batch, width)).astype(dtype)
+    results = []
+    for run in ("kernel", "statement"):
+        dh, dc = dh_last.copy(), np.ones((batch, width), dtype)
+        d_rows = np.zeros((batch, steps, 4 * width), dtype).swapaxes(0, 1)
+        item = dh.itemsize
+        for s in reversed(range(steps)):
+            args = (act, c, tc, g_out, np.int64(g_out.strides[0] // item),
+                    np.int64(g_out.strides[1] // item), np.int32(1), w, dh, dc, d_rows,
+                    np.int64(d_rows.strides[0] // item), np.int64(d_rows.strides[1] // item),
+                    np.int64(s), np.int64(s), np.int64(width), np.int64(batch))
+            if run == "kernel":
+                _launch(library, "lstm_step_grad", batch, width, args, threads)
+            else:
+                KERNELS[f"dygraph_lstm_step_grad_{dtype}"](*args)
+        results.append((dh, dc, d_rows))
+    for g, w in zip(*results):
+        _close(g, w, dtype, "the LSTM step's backward")
 
 
 def test_a_block_of_threads_is_what_runs():

@@ -1,5 +1,8 @@
 """The element-wise part of an LSTM or GRU time step as one GPU kernel each way
-(dygraph/ops/rnn/arrays.py calls them once a step, between the steps' cuBLAS products).
+(dygraph/ops/rnn/arrays.py calls them once a step, between the steps' cuBLAS products);
+and, for an LSTM of at most FUSED_WIDTH hidden units, the whole step with its hidden
+product in one kernel each way (a row kernel, a thread block per batch row: `lstm_step`,
+`lstm_step_grad`), which halves a step's launches.
 
 Example:
     >>> from dygraph.kernels.cuda.registry import KERNEL_SPECS
@@ -7,9 +10,12 @@ Example:
     ['gru_backward', 'gru_forward', 'lstm_backward', 'lstm_forward']
 """
 
-from dygraph.kernels.cuda.registry import define, kernel
+import numpy as np
 
-__all__ = ["lstm_forward_step", "lstm_backward_step", "gru_forward_step", "gru_backward_step"]
+from dygraph.kernels.cuda.registry import define, define_rows, kernel, launch_rows
+
+__all__ = ["lstm_forward_step", "lstm_backward_step", "gru_forward_step", "gru_backward_step",
+           "FUSED_WIDTH", "lstm_step", "lstm_step_grad"]
 
 # One LSTM step over its B * H cells, i = b * H + j (H is `width`, B * H `cells`), on the
 # whole sequence's arrays (raw, indexed by logical position, so any strides): `rows`
@@ -197,3 +203,165 @@ def gru_backward_step(act, prod, z_in, g_out, t, tmp, dhz, d_hid, d_n):
     batch, size = tmp.shape
     run(act, prod, z_in, tmp if g_out is None else g_out, t, size, batch * size,
            g_out is not None, tmp, dhz, d_hid, d_n)
+
+
+# The most hidden units of an LSTM whose steps run as one kernel with their product: each
+# block (a batch row) reads all of W ([H, 4H]), which stays in the L2 cache while it is
+# small (H = 256: 1 MB in float32); past that cuBLAS's one product reads it once. The
+# threshold is a guess awaiting a GPU's measurement (docs/PERFORMANCE.md).
+FUSED_WIDTH = 256
+
+# One LSTM step with its hidden product, a block per batch row b: the row h[b] (at
+# element h_at + b * h_b of h: h0, or the step before's outputs in hs) into shared memory,
+# then per hidden unit j the four dot products with the pre-scaled W^T `w_s` [H, 4H]
+# (C-ordered), added to the input gates rows[t, b] (strides rows_t, rows_b), and the
+# element-wise step of _LSTM_FORWARD; hs[t, b] by strides.
+_LSTM_STEP = """
+extern "C" __global__ void KERNEL(const T* rows, long long rows_t, long long rows_b,
+                                  const T* w_s, const T* h, long long h_at, long long h_b,
+                                  T* c, T* act,
+                                  T* tc, T* hs, long long hs_t, long long hs_b, long long t,
+                                  long long s, long long width, long long batch) {
+    __shared__ T hrow[256];
+    const long long b = blockIdx.x, cells = batch * width;
+    for (long long k = threadIdx.x; k < width; k += blockDim.x) hrow[k] = h[h_at + b * h_b + k];
+    __syncthreads();
+    const T half = 0.5;
+    for (long long j = threadIdx.x; j < width; j += blockDim.x) {
+        T z0 = 0, z1 = 0, z2 = 0, z3 = 0;
+        for (long long k = 0; k < width; ++k) {
+            const T hk = hrow[k];
+            const T* wk = w_s + k * 4 * width + j;
+            z0 += hk * wk[0];
+            z1 += hk * wk[width];
+            z2 += hk * wk[2 * width];
+            z3 += hk * wk[3 * width];
+        }
+        const T* rr = rows + t * rows_t + b * rows_b + j;
+        const long long i = b * width + j, a = s * 4 * cells + i;
+        const T gi = tanh(rr[0] + z0) * half + half;
+        const T gf = tanh(rr[width] + z1) * half + half;
+        const T gg = tanh(rr[2 * width] + z2);
+        const T go = tanh(rr[3 * width] + z3) * half + half;
+        act[a] = gi;
+        act[a + cells] = gf;
+        act[a + 2 * cells] = gg;
+        act[a + 3 * cells] = go;
+        const T cn = gf * c[s * cells + i] + gi * gg;
+        c[(s + 1) * cells + i] = cn;
+        const T th = tanh(cn);
+        tc[s * cells + i] = th;
+        hs[t * hs_t + b * hs_b + j] = go * th;
+    }
+}
+"""
+
+# Its backward, a block per batch row b: the element-wise step of _LSTM_BACKWARD (dh, dc
+# [B, H] C-ordered; g_out and d_rows by strides), its four gate gradients kept in shared
+# memory, then dh[b] = d_rows[t, b] @ W (W = weight_hh [4H, H], C-ordered) for the step
+# before. Each thread reads and writes the same units of dh on both sides of the barrier.
+_LSTM_STEP_GRAD = """
+extern "C" __global__ void KERNEL(const T* act, const T* c, const T* tc, const T* g_out,
+                                  long long go_t, long long go_b, int has_g, const T* w,
+                                  T* dh, T* dc, T* d_rows, long long dr_t, long long dr_b,
+                                  long long t, long long s, long long width,
+                                  long long batch) {
+    __shared__ T dz[4 * 256];
+    const long long b = blockIdx.x, cells = batch * width;
+    const T one = 1;
+    T* dr = d_rows + t * dr_t + b * dr_b;
+    for (long long j = threadIdx.x; j < width; j += blockDim.x) {
+        const long long i = b * width + j, a = s * 4 * cells + i;
+        T g = dh[i];
+        if (has_g) g += g_out[t * go_t + b * go_b + j];
+        const T gi = act[a], gf = act[a + cells], gg = act[a + 2 * cells];
+        const T go = act[a + 3 * cells];
+        const T th = tc[s * cells + i];
+        const T d = dc[i] + g * ((one - th * th) * go);
+        const T d0 = d * gg * (gi * (one - gi));
+        const T d1 = d * c[s * cells + i] * (gf * (one - gf));
+        const T d2 = d * gi * (one - gg * gg);
+        const T d3 = g * th * (go * (one - go));
+        dr[j] = d0;
+        dr[width + j] = d1;
+        dr[2 * width + j] = d2;
+        dr[3 * width + j] = d3;
+        dz[j] = d0;
+        dz[width + j] = d1;
+        dz[2 * width + j] = d2;
+        dz[3 * width + j] = d3;
+        dc[i] = d * gf;
+    }
+    __syncthreads();
+    for (long long k = threadIdx.x; k < width; k += blockDim.x) {
+        T sum = 0;
+        for (long long col = 0; col < 4 * width; ++col) sum += dz[col] * w[col * width + k];
+        dh[b * width + k] = sum;
+    }
+}
+"""
+
+define_rows("lstm_step", _LSTM_STEP)
+define_rows("lstm_step_grad", _LSTM_STEP_GRAD)
+
+
+def _elements(a):
+    """The strides of `a` in elements."""
+    return [np.int64(st // a.itemsize) for st in a.strides]
+
+
+def _threads(width):
+    return int(min(FUSED_WIDTH, -(-width // 32) * 32))
+
+
+def lstm_step(rows, w_s, h, t, s, c, act, tc, hs):
+    """The walk's s-th LSTM step (time t) with its hidden product, one kernel: as
+    lstm_forward_step with prod = h @ w_s computed inside (h: the state before, a C-ordered
+    [B, H] array, or the time index in hs of the step before; w_s the C-ordered, pre-scaled
+    W^T [H, 4H]; at most FUSED_WIDTH units).
+
+    Example:
+        >>> import cupy  # doctest: +SKIP
+        >>> rows, w_s = cupy.zeros((1, 2, 12)), cupy.zeros((3, 12))  # doctest: +SKIP
+        >>> c, act = cupy.ones((2, 2, 3)), cupy.empty((1, 4, 2, 3))  # doctest: +SKIP
+        >>> tc, hs = cupy.empty((1, 2, 3)), cupy.empty((1, 2, 3))  # doctest: +SKIP
+        >>> lstm_step(rows, w_s, cupy.ones((2, 3)), 0, 0, c, act, tc, hs)  # doctest: +SKIP
+        >>> float(c[1, 0, 0])  # f = i = 0.5, g = 0: c1 = 0.5 * c0  # doctest: +SKIP
+        0.5
+    """
+    _, batch, width = tc.shape
+    rows_t, rows_b, _ = _elements(rows)
+    hs_t, hs_b, _ = _elements(hs)
+    if isinstance(h, int):  # the outputs of step h: no view made for them
+        h, h_at, h_b = hs, np.int64(h * hs_t), hs_b
+    else:
+        h_at, h_b = np.int64(0), np.int64(width)
+    launch_rows("lstm_step", batch, width,
+                (rows, rows_t, rows_b, w_s, h, h_at, h_b, c, act, tc, hs, hs_t, hs_b,
+                 np.int64(t), np.int64(s), np.int64(width), np.int64(batch)),
+                threads=_threads(width))
+
+
+def lstm_step_grad(act, c, tc, g_out, w, t, s, dh, dc, d_rows):
+    """The backward of the walk's s-th LSTM step (time t) with the product for the step
+    before, one kernel: as lstm_backward_step followed by dh = d_rows[t] @ w (w the
+    C-ordered weight_hh [4H, H]; dh, dc C-ordered [B, H], updated in place).
+
+    Example:
+        >>> import cupy  # doctest: +SKIP
+        >>> act = cupy.full((1, 4, 2, 3), 0.5)  # doctest: +SKIP
+        >>> c, tc = cupy.ones((2, 2, 3)), cupy.zeros((1, 2, 3))  # doctest: +SKIP
+        >>> dh, dc = cupy.zeros((2, 3)), cupy.ones((2, 3))  # doctest: +SKIP
+        >>> d_rows, w = cupy.empty((1, 2, 12)), cupy.ones((12, 3))  # doctest: +SKIP
+        >>> lstm_step_grad(act, c, tc, None, w, 0, 0, dh, dc, d_rows)  # doctest: +SKIP
+        >>> float(dc[0, 0])  # dc * f  # doctest: +SKIP
+        0.5
+    """
+    batch, width = dh.shape
+    go_t, go_b = _elements(g_out)[:2] if g_out is not None else (np.int64(0), np.int64(0))
+    dr_t, dr_b, _ = _elements(d_rows)
+    launch_rows("lstm_step_grad", batch, width,
+                (act, c, tc, dh if g_out is None else g_out, go_t, go_b,
+                 np.int32(g_out is not None), w, dh, dc, d_rows, dr_t, dr_b, np.int64(t),
+                 np.int64(s), np.int64(width), np.int64(batch)),
+                threads=_threads(width))

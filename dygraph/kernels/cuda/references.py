@@ -249,6 +249,20 @@ def softmax_rows_grad(y, g, dx, n, log_out):
     dx[...] = out.reshape(dx.shape)
 
 
+def lstm_step(rows, rows_t, rows_b, w_s, h, h_at, h_b, c, act, tc, hs, hs_t, hs_b, t, s,
+              width, batch):
+    if h.ndim == 3:  # the outputs of the step before (hs), at time h_at / hs_t
+        h = h[int(h_at) // int(hs_t)]
+    lstm_forward(rows, h @ w_s, t, s, width, int(width) * int(batch), c, act, tc, hs)
+
+
+def lstm_step_grad(act, c, tc, g_out, go_t, go_b, has_g, w, dh, dc, d_rows, dr_t, dr_b, t, s,
+                   width, batch):
+    lstm_backward(act, c, tc, g_out, t, s, width, int(width) * int(batch), has_g, dh, dc,
+                  d_rows)
+    dh[...] = d_rows[int(t)] @ w
+
+
 def cross_entropy_rows(x, label, prob, per, n):
     x2, lab = x.reshape(-1, int(n)), label.reshape(-1)
     m = x2.max(axis=1, keepdims=True)
@@ -281,4 +295,6 @@ KERNELS.update({f"dygraph_{name}_{dtype}": statement for dtype in ("float32", "f
                                         ("layer_norm_rows", layer_norm_rows),
                                         ("layer_norm_rows_grad", layer_norm_rows_grad),
                                         ("cross_entropy_rows", cross_entropy_rows),
-                                        ("cross_entropy_rows_grad", cross_entropy_rows_grad))})
+                                        ("cross_entropy_rows_grad", cross_entropy_rows_grad),
+                                        ("lstm_step", lstm_step),
+                                        ("lstm_step_grad", lstm_step_grad))})

@@ -125,14 +125,14 @@ def row_threads(n):
     return threads
 
 
-def launch_rows(name, rows, n, args):
+def launch_rows(name, rows, n, args, threads=None):
     """Run row kernel `name` over `rows` rows of `n` elements, one block per row
-    (`row_threads(n)` threads). `args` are the kernel's arguments (CuPy arrays, NumPy
-    scalars); the first array sets the dtype.
+    (`row_threads(n)` threads unless `threads` says). `args` are the kernel's arguments
+    (CuPy arrays, NumPy scalars); the first array sets the dtype.
 
     Example:
         >>> callable(launch_rows)
         True
     """
     dtype = next(a.dtype for a in args if hasattr(a, "shape"))
-    row_kernel(name, dtype)((rows,), (row_threads(n),), args)
+    row_kernel(name, dtype)((rows,), (threads or row_threads(n),), args)

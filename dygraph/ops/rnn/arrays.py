@@ -60,6 +60,14 @@ def _blas_rows(a):
             and a.strides[0] % item == 0 and a.strides[1] % item == 0)
 
 
+def _fusable_steps(size, dtype, *arrays):
+    """Whether a GPU LSTM's steps run as one kernel each with their product
+    (kernels/cuda/recurrent.lstm_step): at most FUSED_WIDTH units, float32 or float64,
+    the [T, B, n] arrays (None skipped) with contiguous rows."""
+    return (size <= cuda_kernels.FUSED_WIDTH and np.dtype(dtype).name in ("float32", "float64")
+            and all(a is None or a.strides[2] == a.itemsize for a in arrays))
+
+
 def lstm_gate_scale(xp, size, dtype):
     """The [4H] factors that turn an LSTM's pre-activations into tanh's arguments.
 
@@ -155,10 +163,16 @@ class LSTMArrays(_GateArrays):
             h_at, h_ld = h.ctypes.data, size
         else:
             prod = xp.empty((batch, 4 * size), dtype)
+        # The GPU, a small LSTM: the whole step with its product in one kernel.
+        whole_steps = xp is not np and _fusable_steps(size, dtype, rows, out)
         for s, t in enumerate(self._times()):
             if direct:
                 add_product(h_at, h_ld, rows_at + t * rows_step, rows_ld)
                 h_at, h_ld = out_at + t * out_step, out_ld
+            elif whole_steps:
+                cuda_kernels.lstm_step(rows, w_s, h, t, s, c, act, tc, out)
+                h = t  # the next step reads this one's outputs in `out`
+                continue
             elif xp is not np:  # the GPU: a product and one fused kernel per step
                 xp.matmul(h, w_s, out=prod)
                 cuda_kernels.lstm_forward_step(rows, prod, t, s, c, act, tc, out)
@@ -188,7 +202,7 @@ class LSTMArrays(_GateArrays):
             h = out[t]
             xp.multiply(gate_o, tc[s], out=h)
         self.gate_in = self.rows = None  # act holds what backward needs
-        return h.copy(), c[-1].copy()
+        return (out[h] if whole_steps else h).copy(), c[-1].copy()
 
     def backward(self, g_out, g_h, g_c, d_rows):
         """Walk back from the gradients of the outputs (`g_out` [T, B, H] indexed by time,
@@ -198,6 +212,11 @@ class LSTMArrays(_GateArrays):
         steps, _, batch, _ = act.shape
         dh = xp.zeros_like(tc[0]) if g_h is None else g_h.copy()
         dc = xp.zeros_like(dh) if g_c is None else g_c.copy()
+        if xp is not np and _fusable_steps(size, dh.dtype, d_rows, g_out):
+            w = xp.ascontiguousarray(self.w)  # the GPU, a small LSTM: one kernel a step
+            for s, t in reversed(list(enumerate(self._times()))):
+                cuda_kernels.lstm_step_grad(act, self.c, tc, g_out, w, t, s, dh, dc, d_rows)
+            return dh, dc
         if xp is not np:  # the GPU: one fused kernel and a product per step
             for s, t in reversed(list(enumerate(self._times()))):
                 cuda_kernels.lstm_backward_step(act, self.c, tc, g_out, t, s, dh, dc, d_rows)
