@@ -214,8 +214,9 @@ def test_cross_entropy_row_kernels_equal_their_numpy_statements(dtype, n):
         np.testing.assert_allclose(got.get(), expected, rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("kind", ["lstm", "gru"])
 @pytest.mark.parametrize("hidden", [200, 300])  # one kernel a step; above FUSED_WIDTH, two
-def test_lstm_steps_with_their_product_equal_the_cpu(hidden):
+def test_rnn_steps_with_their_product_equal_the_cpu(kind, hidden):
     import dygraph
 
     rng = np.random.default_rng(2)
@@ -224,15 +225,16 @@ def test_lstm_steps_with_their_product_equal_the_cpu(hidden):
     results = []
     for place in ("cpu", "gpu:0"):
         dygraph.seed(0)
-        lstm = dygraph.nn.LSTM(16, hidden)
-        lstm.to(place, dtype="float64")
+        layer = (dygraph.nn.LSTM if kind == "lstm" else dygraph.nn.GRU)(16, hidden)
+        layer.to(place, dtype="float64")
         dygraph.set_device(place)
         try:
             xt = dygraph.to_tensor(x, stop_gradient=False)
-            out, (h, c) = lstm(xt)
-            ((out * dygraph.to_tensor(weights)).sum() + (h * c).sum()).backward()
+            out, state = layer(xt)
+            h = state[0] if kind == "lstm" else state
+            ((out * dygraph.to_tensor(weights)).sum() + (h * h).sum()).backward()
             results.append([out.numpy(), xt.grad.numpy()]
-                           + [p.grad.numpy() for p in lstm.parameters()])
+                           + [p.grad.numpy() for p in layer.parameters()])
         finally:
             dygraph.set_device("cpu")
     for got, want in zip(results[1], results[0]):

@@ -1,6 +1,6 @@
 """The row kernels' CUDA C (dygraph/kernels/cuda/registry.define_rows: softmax,
-log_softmax, layer norm, cross entropy and the LSTM step, forward and backward), checked
-without a GPU:
+log_softmax, layer norm, cross entropy and the LSTM and GRU steps, forward and
+backward), checked without a GPU:
 the source is compiled as host C++ (g++, no contraction of multiply-adds, as the kernels
 are compiled with --fmad=false) and run as a GPU runs it, one thread block per row with
 one host thread per CUDA thread, `__syncthreads()` a barrier and `__shared__` memory
@@ -118,12 +118,14 @@ def _rows(n, dtype, rows=6, seed=0):
     return x.astype(dtype)
 
 
-def _close(got, want, dtype, what):
-    # The block's sums add in another order than NumPy's pairwise sum: a few units in the
-    # last place of the sum, which softmax divides by (log_softmax subtracts its log).
+def _close(got, want, dtype, what, terms=16):
+    # The block's sums add in another order than NumPy's pairwise sum or BLAS's: up to a
+    # unit in the last place per two terms summed, of the terms' scale (order one here);
+    # the row kernels' reductions count as 16 terms.
     eps = np.finfo(dtype).eps
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=what)
-    np.testing.assert_allclose(got, want, rtol=32 * eps, atol=32 * eps, err_msg=what)
+    np.testing.assert_allclose(got, want, rtol=2 * terms * eps, atol=2 * terms * eps,
+                               err_msg=what)
 
 
 # n across the thread counts: below a warp, a warp, a block's width and several per thread.
@@ -285,7 +287,7 @@ def test_the_lstm_step_computes_what_its_statement_computes(library, dtype, widt
             else:
                 KERNELS[f"dygraph_lstm_step_{dtype}"](*args)
     for g, w in zip(got[3:], want[3:]):
-        _close(g, w, dtype, "the LSTM step's forward")
+        _close(g, w, dtype, "the LSTM step's forward", terms=width)
     rows, w_s, _, c, act, tc, _ = got
     rng = np.random.default_rng(1)
     w = (rng.standard_normal((4 * width, width)) / np.sqrt(width)).astype(dtype)
@@ -307,7 +309,69 @@ def test_the_lstm_step_computes_what_its_statement_computes(library, dtype, widt
                 KERNELS[f"dygraph_lstm_step_grad_{dtype}"](*args)
         results.append((dh, dc, d_rows))
     for g, w in zip(*results):
-        _close(g, w, dtype, "the LSTM step's backward")
+        _close(g, w, dtype, "the LSTM step's backward", terms=4 * width)
+
+
+def _gru_arrays(steps, batch, width, dtype):
+    rng = np.random.default_rng(3)
+    rows = rng.standard_normal((batch, steps, 3 * width)).astype(dtype).swapaxes(0, 1)
+    w_s = (rng.standard_normal((3, width, width)) / np.sqrt(width)).astype(dtype)
+    h0 = rng.standard_normal((batch, width)).astype(dtype)
+    bias = rng.standard_normal(width).astype(dtype)
+    prod = np.zeros((steps, 3, batch, width), dtype)
+    act = np.zeros_like(prod)
+    hs = np.zeros((batch, steps, width), dtype).swapaxes(0, 1)
+    return rows, w_s, h0, bias, prod, act, hs
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("width", [3, 37, 256])
+def test_the_gru_step_computes_what_its_statement_computes(library, dtype, width):
+    """Three steps forward and back, as for the LSTM, against the NumPy statements."""
+    steps, batch = 3, 4
+    threads = int(min(recurrent.FUSED_WIDTH, -(-width // 32) * 32))
+    runs = {"kernel": _gru_arrays(steps, batch, width, dtype),
+            "statement": _gru_arrays(steps, batch, width, dtype)}
+    for t in range(steps):
+        for run, (rows, w_s, h0, bias, prod, act, hs) in runs.items():
+            item = rows.itemsize
+            h, h_at = (h0, 0) if t == 0 else (hs, (t - 1) * hs.strides[0] // item)
+            args = (rows, np.int64(rows.strides[0] // item), np.int64(rows.strides[1] // item),
+                    w_s, h, np.int64(h_at), np.int64(h.strides[-2] // item), bias,
+                    np.int32(1), prod, act, hs, np.int64(hs.strides[0] // item),
+                    np.int64(hs.strides[1] // item), np.int64(t), np.int64(width),
+                    np.int64(batch))
+            if run == "kernel":
+                _launch(library, "gru_step", batch, width, args, threads)
+            else:
+                KERNELS[f"dygraph_gru_step_{dtype}"](*args)
+    for g, w in zip(runs["kernel"][4:], runs["statement"][4:]):
+        _close(g, w, dtype, "the GRU step's forward", terms=width)
+    _, _, _, _, prod, act, _ = runs["kernel"]
+    rng = np.random.default_rng(4)
+    z_in = rng.standard_normal((steps, batch, width)).astype(dtype)
+    w = (rng.standard_normal((3 * width, width)) / np.sqrt(width)).astype(dtype)
+    g_out = rng.standard_normal((batch, steps, width)).astype(dtype).swapaxes(0, 1)
+    dhz_last = rng.standard_normal((batch, width)).astype(dtype)
+    results = []
+    for run in ("kernel", "statement"):
+        tmp, dhz = np.zeros((batch, width), dtype), dhz_last.copy()
+        d_hid = np.zeros((batch, steps, 3 * width), dtype).swapaxes(0, 1)
+        d_n = np.zeros((batch, steps, width), dtype).swapaxes(0, 1)
+        item = tmp.itemsize
+        for t in reversed(range(steps)):
+            args = (act, prod, z_in, g_out, np.int64(g_out.strides[0] // item),
+                    np.int64(g_out.strides[1] // item), np.int32(1), w, tmp, dhz, d_hid,
+                    np.int64(d_hid.strides[0] // item), np.int64(d_hid.strides[1] // item),
+                    d_n, np.int64(d_n.strides[0] // item), np.int64(d_n.strides[1] // item),
+                    np.int64(t), np.int64(width), np.int64(batch))
+            if run == "kernel":
+                _launch(library, "gru_step_grad", batch, width, args, threads)
+            else:
+                KERNELS[f"dygraph_gru_step_grad_{dtype}"](*args)
+        results.append((tmp, dhz, d_hid, d_n))
+    for g, w in zip(*results):
+        _close(g, w, dtype, "the GRU step's backward", terms=3 * width)
 
 
 def test_a_block_of_threads_is_what_runs():

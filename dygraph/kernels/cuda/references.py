@@ -263,6 +263,21 @@ def lstm_step_grad(act, c, tc, g_out, go_t, go_b, has_g, w, dh, dc, d_rows, dr_t
     dh[...] = d_rows[int(t)] @ w
 
 
+def gru_step(rows, rows_t, rows_b, w_s, h, h_at, h_b, bias, has_bias, prod, act, hs, hs_t,
+             hs_b, t, width, batch):
+    if h.ndim == 3:  # the outputs of the step before (hs), at time h_at / hs_t
+        h = h[int(h_at) // int(hs_t)]
+    prod[int(t)] = np.matmul(h, w_s)
+    gru_forward(rows, h, bias, t, width, int(width) * int(batch), has_bias, prod, act, hs)
+
+
+def gru_step_grad(act, prod, z_in, g_out, go_t, go_b, has_g, w, tmp, dhz, d_hid, dh_t, dh_b,
+                  d_n, dn_t, dn_b, t, width, batch):
+    gru_backward(act, prod, z_in, g_out, t, width, int(width) * int(batch), has_g, tmp, dhz,
+                 d_hid, d_n)
+    tmp[...] = d_hid[int(t)] @ w
+
+
 def cross_entropy_rows(x, label, prob, per, n):
     x2, lab = x.reshape(-1, int(n)), label.reshape(-1)
     m = x2.max(axis=1, keepdims=True)
@@ -297,4 +312,6 @@ KERNELS.update({f"dygraph_{name}_{dtype}": statement for dtype in ("float32", "f
                                         ("cross_entropy_rows", cross_entropy_rows),
                                         ("cross_entropy_rows_grad", cross_entropy_rows_grad),
                                         ("lstm_step", lstm_step),
-                                        ("lstm_step_grad", lstm_step_grad))})
+                                        ("lstm_step_grad", lstm_step_grad),
+                                        ("gru_step", gru_step),
+                                        ("gru_step_grad", gru_step_grad))})

@@ -61,9 +61,9 @@ def _blas_rows(a):
 
 
 def _fusable_steps(size, dtype, *arrays):
-    """Whether a GPU LSTM's steps run as one kernel each with their product
-    (kernels/cuda/recurrent.lstm_step): at most FUSED_WIDTH units, float32 or float64,
-    the [T, B, n] arrays (None skipped) with contiguous rows."""
+    """Whether a GPU LSTM's or GRU's steps run as one kernel each with their product
+    (kernels/cuda/recurrent.lstm_step, gru_step): at most FUSED_WIDTH units, float32 or
+    float64, the [T, B, n] arrays (None skipped) with contiguous rows."""
     return (size <= cuda_kernels.FUSED_WIDTH and np.dtype(dtype).name in ("float32", "float64")
             and all(a is None or a.strides[2] == a.itemsize for a in arrays))
 
@@ -308,6 +308,13 @@ class GRUArrays(_GateArrays):
         w_s = xp.ascontiguousarray(self.w.reshape(3, size, size).transpose(0, 2, 1))
         w_s[:2] *= 0.5  # tanh(x / 2) for the sigmoid gates
         h, tmp = h0, xp.empty_like(h0)
+        if xp is not np and _fusable_steps(size, act.dtype, self.rows, out):
+            h = xp.ascontiguousarray(h0)  # the GPU, a small GRU: one kernel a step
+            for t in self._times():
+                cuda_kernels.gru_step(self.rows, w_s, h, self.bias_c, t, prod, act, out)
+                h = t  # the next step reads this one's outputs in `out`
+            self.gate_in = None
+            return out[h].copy()
         if xp is not np:  # the GPU: a product and one fused kernel per step
             for t in self._times():
                 xp.matmul(h, w_s, out=prod[t])
@@ -363,6 +370,15 @@ class GRUArrays(_GateArrays):
         xp, size, act = self.xp, self.size, self.act
         batch = act.shape[2]
         n_in, r_in, z_in = self._factors(h_prev)
+        if xp is not np and _fusable_steps(size, act.dtype, g_out, d_hid, d_n):
+            dhz = xp.zeros_like(act[0, 0]) if g_h is None else g_h.copy()
+            tmp = xp.zeros_like(dhz)
+            w = xp.ascontiguousarray(self.w)  # the GPU, a small GRU: one kernel a step
+            for t in reversed(self._times()):
+                cuda_kernels.gru_step_grad(act, self.prod, z_in, g_out, w, t, tmp, dhz,
+                                           d_hid, d_n)
+            workspace.give(z_in)
+            return dhz + tmp
         if xp is not np:  # the GPU: one fused kernel and a product per step
             dhz = xp.zeros_like(act[0, 0]) if g_h is None else g_h.copy()
             tmp = xp.zeros_like(dhz)
