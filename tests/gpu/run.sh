@@ -9,6 +9,9 @@
 #            (CUDA graphs), against PyTorch CUDA eager
 #   big      the compute-bound cases (ResNet-50 batch 64 at 224x224, a d=1024 Transformer)
 #   amp      a bfloat16 auto_cast step of ResNet-18 and the Transformer against PyTorch's
+#   rnn      (not in the default list) the LSTM and GRU with each step's product and
+#            element-wise kernel apart (DYGRAPH_RNN_STEP_WIDTH=0), against bench's figures
+#            for one kernel a step
 #   overhead the host time per op on the GPU (benchmarks/op_overhead.py) against PyTorch's
 #   profile  a profile of one eager ResNet-18 step
 # Logs go to $OUT (or ./gpu-logs); the benchmark outputs are named as committed under
@@ -51,6 +54,10 @@ for stage in ${*:-tests bench big amp overhead profile}; do
         timeout 90 python3 benchmarks/models.py --device gpu --modes eager,to_static \
             --models resnet18,transformer --amp bfloat16 --steps 10 --repeats 3 \
             --out "$OUT/$DAY-gpu-bfloat16.txt" ;;
+    rnn)  # the RNN steps as cuBLAS products and element-wise kernels, to compare with bench
+        DYGRAPH_RNN_STEP_WIDTH=0 timeout 90 python3 benchmarks/models.py --device gpu \
+            --modes eager,to_static --models lstm,gru --steps 10 --repeats 3 \
+            --out "$OUT/$DAY-gpu-rnn-two-kernels.txt" ;;
     gelu)  # the transformer with exact GELU: erf on the GPU, element-wise chains fused
         timeout 90 python3 benchmarks/models.py --device gpu --modes eager,to_static \
             --models transformer_gelu --steps 10 --repeats 3 \

@@ -276,7 +276,7 @@ def test_the_lstm_step_computes_what_its_statement_computes(library, dtype, widt
     steps, batch = 3, 4
     got = _lstm_arrays(steps, batch, width, dtype)
     want = _lstm_arrays(steps, batch, width, dtype)
-    threads = int(min(recurrent.FUSED_WIDTH, -(-width // 32) * 32))
+    threads = recurrent.step_threads(width)
     for s in range(steps):
         for arrays, run in ((got, "kernel"), (want, "statement")):
             rows, w_s, h0, c, act, tc, hs = arrays
@@ -329,7 +329,7 @@ def _gru_arrays(steps, batch, width, dtype):
 def test_the_gru_step_computes_what_its_statement_computes(library, dtype, width):
     """Three steps forward and back, as for the LSTM, against the NumPy statements."""
     steps, batch = 3, 4
-    threads = int(min(recurrent.FUSED_WIDTH, -(-width // 32) * 32))
+    threads = recurrent.step_threads(width)
     runs = {"kernel": _gru_arrays(steps, batch, width, dtype),
             "statement": _gru_arrays(steps, batch, width, dtype)}
     for t in range(steps):

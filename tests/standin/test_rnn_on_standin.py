@@ -1,5 +1,6 @@
-"""LSTM and GRU on the GPU path (the fused step kernels of dygraph/kernels/cuda, run as
-their NumPy statements on the CuPy stand-in) against the CPU path: outputs, final states
+"""LSTM and GRU on the GPU path (the step kernels of dygraph/kernels/cuda/recurrent.py,
+with and without the hidden product inside, run as their NumPy statements on the CuPy
+stand-in) against the CPU path: outputs, final states
 and every gradient, for batch-first and time-major input, both directions, two layers,
 with and without the hidden bias."""
 
@@ -32,12 +33,25 @@ def _run(kind, time_major, direction, bias, device):
 @pytest.mark.parametrize("kind", ["lstm", "gru"])
 @pytest.mark.parametrize("time_major, direction, bias", [
     (False, "forward", True), (True, "bidirect", True), (False, "bidirect", False)])
-def test_the_gpu_path_equals_the_cpu_path(kind, time_major, direction, bias):
+@pytest.mark.parametrize("whole_steps", [True, False])
+def test_the_gpu_path_equals_the_cpu_path(kind, time_major, direction, bias, whole_steps,
+                                          monkeypatch):
+    """whole_steps: a step and its product one kernel (recurrent.lstm_step, gru_step);
+    else cuBLAS's product and the element-wise kernel."""
+    from dygraph.kernels.cuda import recurrent
+
+    if not whole_steps:
+        monkeypatch.setattr(recurrent, "FUSED_WIDTH", 0)
     expected = _run(kind, time_major, direction, bias, "cpu")
     with cupy_standin.installed():
         dygraph.set_device("gpu:0")
         try:
+            before = sum(n for name, n in cupy_standin.calls_by_name.items()
+                         if name.startswith(f"dygraph_{kind}_step"))
             got = _run(kind, time_major, direction, bias, "gpu")
+            after = sum(n for name, n in cupy_standin.calls_by_name.items()
+                        if name.startswith(f"dygraph_{kind}_step"))
+            assert (after > before) == whole_steps
         finally:
             dygraph.set_device("cpu")
     assert len(got) == len(expected)

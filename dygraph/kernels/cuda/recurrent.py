@@ -11,12 +11,15 @@ Example:
     ['gru_backward', 'gru_forward', 'lstm_backward', 'lstm_forward']
 """
 
+import os
+
 import numpy as np
 
 from dygraph.kernels.cuda.registry import define, define_rows, kernel, launch_rows
 
 __all__ = ["lstm_forward_step", "lstm_backward_step", "gru_forward_step", "gru_backward_step",
-           "FUSED_WIDTH", "lstm_step", "lstm_step_grad", "gru_step", "gru_step_grad"]
+           "FUSED_WIDTH", "MAX_FUSED_WIDTH", "step_threads", "lstm_step", "lstm_step_grad",
+           "gru_step", "gru_step_grad"]
 
 # One LSTM step over its B * H cells, i = b * H + j (H is `width`, B * H `cells`), on the
 # whole sequence's arrays (raw, indexed by logical position, so any strides): `rows`
@@ -206,11 +209,16 @@ def gru_backward_step(act, prod, z_in, g_out, t, tmp, dhz, d_hid, d_n):
            g_out is not None, tmp, dhz, d_hid, d_n)
 
 
-# The most hidden units of an LSTM whose steps run as one kernel with their product: each
-# block (a batch row) reads all of W ([H, 4H]), which stays in the L2 cache while it is
-# small (H = 256: 1 MB in float32); past that cuBLAS's one product reads it once. The
-# threshold is a guess awaiting a GPU's measurement (docs/PERFORMANCE.md).
-FUSED_WIDTH = 256
+# The most hidden units of an LSTM or GRU whose steps run as one kernel with their
+# product: each block (a batch row) reads all of W ([H, 4H]), which stays in the L2 cache
+# while it is small (H = 256: 1 MB in float32); past that cuBLAS's one product reads it
+# once. The threshold is a guess awaiting a GPU's measurement (docs/PERFORMANCE.md);
+# DYGRAPH_RNN_STEP_WIDTH lowers it (0: every step takes cuBLAS and the element-wise
+# kernel), to measure one against the other. The kernels' shared rows hold
+# MAX_FUSED_WIDTH units.
+MAX_FUSED_WIDTH = 256
+FUSED_WIDTH = min(int(os.environ.get("DYGRAPH_RNN_STEP_WIDTH", MAX_FUSED_WIDTH)),
+                  MAX_FUSED_WIDTH)
 
 # One LSTM step with its hidden product, a block per batch row b: the row h[b] (at
 # element h_at + b * h_b of h: h0, or the step before's outputs in hs) into shared memory,
@@ -396,8 +404,15 @@ def _elements(a):
     return [np.int64(st // a.itemsize) for st in a.strides]
 
 
-def _threads(width):
-    return int(min(FUSED_WIDTH, -(-width // 32) * 32))
+def step_threads(width):
+    """Threads per block of the step kernels: a thread per unit, in whole warps, at most
+    MAX_FUSED_WIDTH.
+
+    Example:
+        >>> step_threads(3), step_threads(200)
+        (32, 224)
+    """
+    return int(min(MAX_FUSED_WIDTH, -(-width // 32) * 32))
 
 
 def lstm_step(rows, w_s, h, t, s, c, act, tc, hs):
@@ -422,7 +437,7 @@ def lstm_step(rows, w_s, h, t, s, c, act, tc, hs):
     launch_rows("lstm_step", batch, width,
                 (rows, rows_t, rows_b, w_s, state, h_at, h_b, c, act, tc, hs, hs_t, hs_b,
                  np.int64(t), np.int64(s), np.int64(width), np.int64(batch)),
-                threads=_threads(width))
+                threads=step_threads(width))
 
 
 def lstm_step_grad(act, c, tc, g_out, w, t, s, dh, dc, d_rows):
@@ -447,7 +462,7 @@ def lstm_step_grad(act, c, tc, g_out, w, t, s, dh, dc, d_rows):
                 (act, c, tc, dh if g_out is None else g_out, go_t, go_b,
                  np.int32(g_out is not None), w, dh, dc, d_rows, dr_t, dr_b, np.int64(t),
                  np.int64(s), np.int64(width), np.int64(batch)),
-                threads=_threads(width))
+                threads=step_threads(width))
 
 
 def _state_before(h, hs, width):
@@ -482,7 +497,7 @@ def gru_step(rows, w_s, h, bias, t, prod, act, hs):
                 (rows, rows_t, rows_b, w_s, state, h_at, h_b, rows if bias is None else bias,
                  np.int32(bias is not None), prod, act, hs, hs_t, hs_b, np.int64(t),
                  np.int64(width), np.int64(batch)),
-                threads=_threads(width))
+                threads=step_threads(width))
 
 
 def gru_step_grad(act, prod, z_in, g_out, w, t, tmp, dhz, d_hid, d_n):
@@ -508,4 +523,4 @@ def gru_step_grad(act, prod, z_in, g_out, w, t, tmp, dhz, d_hid, d_n):
                 (act, prod, z_in, tmp if g_out is None else g_out, go_t, go_b,
                  np.int32(g_out is not None), w, tmp, dhz, d_hid, dh_t, dh_b, d_n, dn_t, dn_b,
                  np.int64(t), np.int64(width), np.int64(batch)),
-                threads=_threads(width))
+                threads=step_threads(width))
