@@ -1,8 +1,9 @@
 """Softmax cross entropy with class-index labels on a GPU, classes on the last axis: one
 kernel forward, one back, a thread block per row (dygraph/ops/loss/cross_entropy.py).
-Forward, the array formula is seven CuPy calls (max, subtract, exp, sum, log, the pick at
-the label, divide) and back four (the product with the coefficient, then an indexed add
-at the labels); every training step of a classifier runs both.
+Forward, the array formula is nine launches (max, subtract twice, exp, sum, log, divide,
+and two for the pick at the labels) and back five (the product with the coefficient, then
+an indexed read, add and write at the labels); every training step of a classifier runs
+both.
 
 The kernels compute what the CPU's formula computes, in its order: per row, with
 m = max(x) and s = sum(exp(x - m)), the softmax p = exp(x - m) / s and the loss
