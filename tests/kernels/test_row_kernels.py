@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from dygraph.autograd.backward_math import ArrayMath
-from dygraph.kernels.cuda import recurrent, registry
+from dygraph.kernels.cuda import recurrent_steps, registry
 from dygraph.kernels.cuda.references import KERNELS
 from dygraph.ops.activation.softmax import LogSoftmax, Softmax
 from dygraph.ops.loss.cross_entropy import SoftmaxCrossEntropy
@@ -276,7 +276,7 @@ def test_the_lstm_step_computes_what_its_statement_computes(library, dtype, widt
     steps, batch = 3, 4
     got = _lstm_arrays(steps, batch, width, dtype)
     want = _lstm_arrays(steps, batch, width, dtype)
-    threads = recurrent.step_threads(width)
+    threads = recurrent_steps.step_threads(width)
     for s in range(steps):
         for arrays, run in ((got, "kernel"), (want, "statement")):
             rows, w_s, h0, c, act, tc, hs = arrays
@@ -329,7 +329,7 @@ def _gru_arrays(steps, batch, width, dtype):
 def test_the_gru_step_computes_what_its_statement_computes(library, dtype, width):
     """Three steps forward and back, as for the LSTM, against the NumPy statements."""
     steps, batch = 3, 4
-    threads = recurrent.step_threads(width)
+    threads = recurrent_steps.step_threads(width)
     runs = {"kernel": _gru_arrays(steps, batch, width, dtype),
             "statement": _gru_arrays(steps, batch, width, dtype)}
     for t in range(steps):

@@ -1,8 +1,8 @@
-"""LSTM and GRU on the GPU path (the step kernels of dygraph/kernels/cuda/recurrent.py,
-with and without the hidden product inside, run as their NumPy statements on the CuPy
-stand-in) against the CPU path: outputs, final states
-and every gradient, for batch-first and time-major input, both directions, two layers,
-with and without the hidden bias."""
+"""LSTM and GRU on the GPU path (the step kernels of dygraph/kernels/cuda/recurrent.py
+and recurrent_steps.py, the hidden product outside and inside, run as their NumPy
+statements on the CuPy stand-in) against the CPU path: outputs, final states and every
+gradient, for batch-first and time-major input, both directions, two layers, with and
+without the hidden bias."""
 
 import numpy as np
 import pytest
@@ -36,12 +36,12 @@ def _run(kind, time_major, direction, bias, device):
 @pytest.mark.parametrize("whole_steps", [True, False])
 def test_the_gpu_path_equals_the_cpu_path(kind, time_major, direction, bias, whole_steps,
                                           monkeypatch):
-    """whole_steps: a step and its product one kernel (recurrent.lstm_step, gru_step);
+    """whole_steps: a step and its product one kernel (recurrent_steps.py);
     else cuBLAS's product and the element-wise kernel."""
-    from dygraph.kernels.cuda import recurrent
+    from dygraph.kernels.cuda import recurrent_steps
 
     if not whole_steps:
-        monkeypatch.setattr(recurrent, "FUSED_WIDTH", 0)
+        monkeypatch.setattr(recurrent_steps, "FUSED_WIDTH", 0)
     expected = _run(kind, time_major, direction, bias, "cpu")
     with cupy_standin.installed():
         dygraph.set_device("gpu:0")

@@ -15,5 +15,6 @@ from dygraph.kernels.cuda import (  # noqa: F401 - each family defines its kerne
     precision,
     random_draws,
     recurrent,
+    recurrent_steps,
     softmax_rows,
 )

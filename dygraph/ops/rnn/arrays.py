@@ -43,6 +43,7 @@ import numpy as np
 from dygraph.backend import blas, compiled, device_constant
 from dygraph.backend.workspace import workspace
 from dygraph.kernels.cuda import recurrent as cuda_kernels
+from dygraph.kernels.cuda import recurrent_steps
 
 __all__ = ["LSTMArrays", "GRUArrays", "lstm_gate_scale", "gru_gate_scale", "time_view",
            "previous_hidden"]
@@ -62,9 +63,9 @@ def _blas_rows(a):
 
 def _fusable_steps(size, dtype, *arrays):
     """Whether a GPU LSTM's or GRU's steps run as one kernel each with their product
-    (kernels/cuda/recurrent.lstm_step, gru_step): at most FUSED_WIDTH units, float32 or
+    (kernels/cuda/recurrent_steps.py): at most FUSED_WIDTH units, float32 or
     float64, the [T, B, n] arrays (None skipped) with contiguous rows."""
-    return (size <= cuda_kernels.FUSED_WIDTH and np.dtype(dtype).name in ("float32", "float64")
+    return (size <= recurrent_steps.FUSED_WIDTH and np.dtype(dtype).name in ("float32", "float64")
             and all(a is None or a.strides[2] == a.itemsize for a in arrays))
 
 
@@ -170,7 +171,7 @@ class LSTMArrays(_GateArrays):
                 add_product(h_at, h_ld, rows_at + t * rows_step, rows_ld)
                 h_at, h_ld = out_at + t * out_step, out_ld
             elif whole_steps:
-                cuda_kernels.lstm_step(rows, w_s, h, t, s, c, act, tc, out)
+                recurrent_steps.lstm_step(rows, w_s, h, t, s, c, act, tc, out)
                 h = t  # the next step reads this one's outputs in `out`
                 continue
             elif xp is not np:  # the GPU: a product and one fused kernel per step
@@ -215,7 +216,7 @@ class LSTMArrays(_GateArrays):
         if xp is not np and _fusable_steps(size, dh.dtype, d_rows, g_out):
             w = xp.ascontiguousarray(self.w)  # the GPU, a small LSTM: one kernel a step
             for s, t in reversed(list(enumerate(self._times()))):
-                cuda_kernels.lstm_step_grad(act, self.c, tc, g_out, w, t, s, dh, dc, d_rows)
+                recurrent_steps.lstm_step_grad(act, self.c, tc, g_out, w, t, s, dh, dc, d_rows)
             return dh, dc
         if xp is not np:  # the GPU: one fused kernel and a product per step
             for s, t in reversed(list(enumerate(self._times()))):
@@ -311,7 +312,7 @@ class GRUArrays(_GateArrays):
         if xp is not np and _fusable_steps(size, act.dtype, self.rows, out):
             h = xp.ascontiguousarray(h0)  # the GPU, a small GRU: one kernel a step
             for t in self._times():
-                cuda_kernels.gru_step(self.rows, w_s, h, self.bias_c, t, prod, act, out)
+                recurrent_steps.gru_step(self.rows, w_s, h, self.bias_c, t, prod, act, out)
                 h = t  # the next step reads this one's outputs in `out`
             self.gate_in = None
             return out[h].copy()
@@ -375,7 +376,7 @@ class GRUArrays(_GateArrays):
             tmp = xp.zeros_like(dhz)
             w = xp.ascontiguousarray(self.w)  # the GPU, a small GRU: one kernel a step
             for t in reversed(self._times()):
-                cuda_kernels.gru_step_grad(act, self.prod, z_in, g_out, w, t, tmp, dhz,
+                recurrent_steps.gru_step_grad(act, self.prod, z_in, g_out, w, t, tmp, dhz,
                                            d_hid, d_n)
             workspace.give(z_in)
             return dhz + tmp
