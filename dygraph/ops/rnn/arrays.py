@@ -203,7 +203,7 @@ class LSTMArrays(_GateArrays):
             h = out[t]
             xp.multiply(gate_o, tc[s], out=h)
         self.gate_in = self.rows = None  # act holds what backward needs
-        return (out[h] if whole_steps else h).copy(), c[-1].copy()
+        return (out[h] if isinstance(h, int) else h).copy(), c[-1].copy()
 
     def backward(self, g_out, g_h, g_c, d_rows):
         """Walk back from the gradients of the outputs (`g_out` [T, B, H] indexed by time,
@@ -315,7 +315,7 @@ class GRUArrays(_GateArrays):
                 recurrent_steps.gru_step(self.rows, w_s, h, self.bias_c, t, prod, act, out)
                 h = t  # the next step reads this one's outputs in `out`
             self.gate_in = None
-            return out[h].copy()
+            return (out[h] if isinstance(h, int) else h).copy()
         if xp is not np:  # the GPU: a product and one fused kernel per step
             for t in self._times():
                 xp.matmul(h, w_s, out=prod[t])
@@ -377,7 +377,7 @@ class GRUArrays(_GateArrays):
             w = xp.ascontiguousarray(self.w)  # the GPU, a small GRU: one kernel a step
             for t in reversed(self._times()):
                 recurrent_steps.gru_step_grad(act, self.prod, z_in, g_out, w, t, tmp, dhz,
-                                           d_hid, d_n)
+                                              d_hid, d_n)
             workspace.give(z_in)
             return dhz + tmp
         if xp is not np:  # the GPU: one fused kernel and a product per step
