@@ -4,7 +4,8 @@
 # nvidia-cudnn-frontend) are installed first. Then, by stage:
 #   tests    the GPU tests (tests/gpu, skipped elsewhere) and the device and seed tests
 #   programs (not in the default list) only the to_static and CUDA graph tests, on every
-#            third spec entry, and the cuDNN tests
+#            third spec entry, the cuDNN tests and the fused kernels against their NumPy
+#            statements
 #   bench    benchmarks/models.py --device gpu: the five models, eager and to_static
 #            (CUDA graphs), against PyTorch CUDA eager
 #   big      the compute-bound cases (ResNet-50 batch 64 at 224x224, a d=1024 Transformer)
@@ -42,7 +43,8 @@ for stage in ${*:-tests bench big amp overhead profile}; do
     programs)  # the programs and CUDA graph checks alone, a third of the spec table
         DYGRAPH_GPU_SPEC_STRIDE=3 timeout 110 python3 -m pytest -p no:cacheprovider \
             -o addopts="" -q -rfE --timeout 60 -n 14 tests/gpu/test_programs_on_gpu.py \
-            tests/gpu/test_cudnn.py 2>&1 | tee "$OUT/gpu_programs.log" | tail -40 ;;
+            tests/gpu/test_cudnn.py tests/gpu/test_fused_kernels.py 2>&1 \
+            | tee "$OUT/gpu_programs.log" | tail -40 ;;
     bench)
         timeout 150 python3 benchmarks/models.py --device gpu --modes eager,to_static \
             --steps 10 --repeats 3 --out "$OUT/$DAY-gpu-models.txt" 2>&1 | tail -15 ;;
