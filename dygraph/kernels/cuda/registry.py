@@ -128,11 +128,10 @@ def row_threads(n):
 def launch_rows(name, rows, n, args, threads=None):
     """Run row kernel `name` over `rows` rows of `n` elements, one block per row
     (`row_threads(n)` threads unless `threads` says). `args` are the kernel's arguments
-    (CuPy arrays, NumPy scalars); the first array sets the dtype.
+    (CuPy arrays, NumPy scalars); the first, an array of T, sets the dtype.
 
     Example:
         >>> callable(launch_rows)
         True
     """
-    dtype = next(a.dtype for a in args if hasattr(a, "shape"))
-    row_kernel(name, dtype)((rows,), (threads or row_threads(n),), args)
+    row_kernel(name, args[0].dtype)((rows,), (threads or row_threads(n),), args)
