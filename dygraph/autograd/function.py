@@ -30,6 +30,7 @@ import numpy as np
 from dygraph.autograd import grad_mode
 from dygraph.autograd.complex_grad import involves_complex, record_complex
 from dygraph.autograd.saved_hooks import pack_saved
+from dygraph.backend import get_array_module as _xp_of
 from dygraph.framework.errors import forward_error, op_error
 from dygraph.tensor.tensor import _new_tensor
 
@@ -248,10 +249,6 @@ def _apply_mixed_precision(op, inputs):
         _state.intercept = _apply_mixed_precision
 
 
-def _xp_of(array):
-    from dygraph.backend import get_array_module
-
-    return get_array_module(array)
 
 
 def check_same_place(op_name, inputs):
