@@ -9,10 +9,10 @@ Example:
     True
 """
 
-__all__ = ["BLOCK_MAX", "BLOCK_SUM"]
+__all__ = ["BLOCK_MAX", "BLOCK_SUM", "ROW_EXP_SUM"]
 
-# A NaN among the values may be lost here (a comparison with NaN is false); the row
-# kernels' sums carry it instead (see softmax_rows.py).
+# A NaN among the values may be lost here (a comparison with NaN is false); the sums
+# carry it instead (see ROW_EXP_SUM).
 BLOCK_MAX = """
 __device__ T block_max(T v, T* part) {
     const int tid = threadIdx.x;
@@ -43,5 +43,23 @@ __device__ T block_sum(T v, T* part) {
     const T result = part[0];
     __syncthreads();
     return result;
+}
+"""
+
+# A softmax row's statistics, with the two reductions above: its maximum m, starting from
+# its first element (so no infinity constant is needed), and s = sum(exp(x - m)). A NaN in
+# the row makes s NaN, so everything computed from it is NaN, as in the NumPy formula.
+ROW_EXP_SUM = BLOCK_MAX + BLOCK_SUM + """
+__device__ void row_exp_sum(const T* xr, long long n, T* part, T* m_out, T* s_out) {
+    T m = xr[0];
+    for (long long j = threadIdx.x; j < n; j += blockDim.x) {
+        const T v = xr[j];
+        if (v > m) m = v;
+    }
+    m = block_max(m, part);
+    T s = 0;
+    for (long long j = threadIdx.x; j < n; j += blockDim.x) s += exp(xr[j] - m);
+    *m_out = m;
+    *s_out = block_sum(s, part);
 }
 """

@@ -19,29 +19,22 @@ Example:
 
 import numpy as np
 
-from dygraph.kernels.cuda.block_reductions import BLOCK_MAX, BLOCK_SUM
+from dygraph.kernels.cuda.block_reductions import ROW_EXP_SUM
 from dygraph.kernels.cuda.registry import ROW_TYPES, define_rows, launch_rows
 
 __all__ = ["applies", "cross_entropy_rows", "cross_entropy_rows_grad"]
 
 # Forward over row blockIdx.x of x [rows, n]: the softmax into prob [rows, n] and the
 # loss into per [rows].
-_FORWARD = BLOCK_MAX + BLOCK_SUM + """
+_FORWARD = ROW_EXP_SUM + """
 extern "C" __global__ void KERNEL(const T* x, const long long* label, T* prob, T* per,
                                   long long n) {
     __shared__ T part[256];
     const long long row = blockIdx.x;
     const T* xr = x + row * n;
     T* pr = prob + row * n;
-    T m = xr[0];
-    for (long long j = threadIdx.x; j < n; j += blockDim.x) {
-        const T v = xr[j];
-        if (v > m) m = v;
-    }
-    m = block_max(m, part);
-    T s = 0;
-    for (long long j = threadIdx.x; j < n; j += blockDim.x) s += exp(xr[j] - m);
-    s = block_sum(s, part);
+    T m, s;
+    row_exp_sum(xr, n, part, &m, &s);
     for (long long j = threadIdx.x; j < n; j += blockDim.x) pr[j] = exp(xr[j] - m) / s;
     if (threadIdx.x == 0) per[row] = log(s) - (xr[label[row]] - m);
 }

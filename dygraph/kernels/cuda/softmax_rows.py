@@ -19,29 +19,19 @@ Example:
 
 import numpy as np
 
-from dygraph.kernels.cuda.block_reductions import BLOCK_MAX, BLOCK_SUM
+from dygraph.kernels.cuda.block_reductions import BLOCK_SUM, ROW_EXP_SUM
 from dygraph.kernels.cuda.registry import ROW_TYPES, define_rows, launch_rows
 
 __all__ = ["applies", "softmax_rows", "softmax_rows_grad"]
 
-# Forward over row blockIdx.x of x [rows, n] into y; `log_out` chooses log_softmax. The
-# maximum starts from the row's first element (every thread's), so no infinity constant
-# is needed. A NaN in the row makes its sum NaN, so the whole row is NaN, as in the NumPy
-# formula (whose maximum is NaN then).
-_FORWARD = BLOCK_MAX + BLOCK_SUM + """
+# Forward over row blockIdx.x of x [rows, n] into y; `log_out` chooses log_softmax.
+_FORWARD = ROW_EXP_SUM + """
 extern "C" __global__ void KERNEL(const T* x, T* y, long long n, int log_out) {
     __shared__ T part[256];
     const T* xr = x + (long long)blockIdx.x * n;
     T* yr = y + (long long)blockIdx.x * n;
-    T m = xr[0];
-    for (long long j = threadIdx.x; j < n; j += blockDim.x) {
-        const T v = xr[j];
-        if (v > m) m = v;
-    }
-    m = block_max(m, part);
-    T s = 0;
-    for (long long j = threadIdx.x; j < n; j += blockDim.x) s += exp(xr[j] - m);
-    s = block_sum(s, part);
+    T m, s;
+    row_exp_sum(xr, n, part, &m, &s);
     if (log_out) {
         const T log_s = log(s);
         for (long long j = threadIdx.x; j < n; j += blockDim.x) yr[j] = (xr[j] - m) - log_s;
