@@ -15,15 +15,17 @@ the calls its graphs ran on the device (the kernels and copies a GPU replays), w
 element-wise chains fused (dygraph/static/fuse_elementwise.py) and with DYGRAPH_FUSION=0;
 and the calls of an eager inference forward (eval mode, no gradients).
 
-Not counted: cuDNN, which the stand-in does not have (convolutions and batch norm take
-their CuPy paths here, so the conv nets' eager counts are those of that path, not of a
-GPU run with cuDNN); the kernels' own time.
+Convolutions and batch norm take DyGraph's cuDNN path, as on a GPU with cuDNN: the
+stand-in of NVIDIA's cuDNN frontend (tools/cupy_standin/cudnn_frontend.py) runs each graph
+as one call. `--no-cudnn` counts their CuPy paths instead. Not counted: the kernels' own
+time.
 
 With --by-op MODEL it attributes the calls of one eager training step of MODEL to the op
 (class and forward or backward method) or else the DyGraph function that made them, and
 counts apart the launches: the calls other than views and allocations.
 
-Run: python benchmarks/gpu_calls.py [--models resnet18,lstm] [--by-op transformer] [--out FILE]
+Run: python benchmarks/gpu_calls.py [--models resnet18,lstm] [--by-op transformer] [--no-cudnn]
+         [--out FILE]
 """
 
 import argparse
@@ -35,6 +37,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 MODES = ("eager", "to_static")
+# Whether counts take the cuDNN path (the frontend's stand-in); --no-cudnn clears it.
+CUDNN = [True]
 
 
 def count(name, mode, steps=4):
@@ -47,7 +51,7 @@ def count(name, mode, steps=4):
     from tools import cupy_standin
 
     x, y = models.make_batch(name)
-    with cupy_standin.installed(), warnings.catch_warnings(record=True) as caught:
+    with cupy_standin.installed(cudnn=CUDNN[0]), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)
         dygraph.set_device("gpu:0")
         try:
@@ -78,7 +82,7 @@ def count_inference(name):
     from tools import cupy_standin
 
     x, _ = models.make_batch(name)
-    with cupy_standin.installed():
+    with cupy_standin.installed(cudnn=CUDNN[0]):
         dygraph.set_device("gpu:0")
         try:
             model = models.build_dygraph(name)
@@ -134,7 +138,7 @@ def count_by_op(name, steps=4):
         made[_maker(package)][call] += 1
 
     x, y = models.make_batch(name)
-    with cupy_standin.installed(), warnings.catch_warnings():
+    with cupy_standin.installed(cudnn=CUDNN[0]), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         dygraph.set_device("gpu:0")
         try:
@@ -155,8 +159,8 @@ def count_by_op(name, steps=4):
 def by_op_lines(name):
     made = count_by_op(name)
     lines = [f"CuPy calls of one eager training step of {name} (Adam) by the op or function "
-             "that made them, counted on the CuPy stand-in; launches: the calls other than "
-             "views and allocations",
+             f"that made them, counted on the CuPy stand-in ({'with' if CUDNN[0] else 'without'}"
+             " cuDNN); launches: the calls other than views and allocations",
              f"{'made by':<48}{'calls':>7}{'launches':>10}  calls by name"]
     rows = sorted(made.items(), key=lambda item: -sum(item[1].values()))
     for maker, calls in rows:
@@ -181,13 +185,17 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="resnet18,mobilenetv2,lstm,gru,transformer")
     parser.add_argument("--by-op", default=None, metavar="MODEL")
+    parser.add_argument("--no-cudnn", action="store_true",
+                        help="count the CuPy paths of convolutions and batch norm")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
+    CUDNN[0] = not args.no_cudnn
+    cudnn_note = "cuDNN's stand-in" if CUDNN[0] else "without cuDNN"
     if args.by_op:
         _write("\n".join(by_op_lines(args.by_op)), args.out)
         return
     lines = ["CuPy calls per training step (Adam), counted on the CuPy stand-in "
-             "(tools/cupy_standin/); cuDNN not simulated",
+             f"(tools/cupy_standin/), {cudnn_note}",
              f"{'model':<17}{'eager':>8}{'reads':>7}{'to_static':>11}{'reads':>7}"
              f"{'in graphs':>11}{'unfused':>9}{'inference':>11}  to_static replays graphs"]
     for name in args.models.split(","):

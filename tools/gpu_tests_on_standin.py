@@ -1,11 +1,12 @@
 """Run the GPU tests (tests/gpu) on the CuPy stand-in, where no GPU is.
 
 tests/gpu skips itself without CuPy and a GPU. This puts the stand-in
-(tools/cupy_standin/) in CuPy's place and lifts the skip, then runs pytest with the
-arguments given: a dry run of what a GPU session will run, for the logic the stand-in can
-check. Expected failures here: the tests that start a subprocess on the GPU (the main job,
-two MPI ranks), cuDNN's tests (tests/gpu/test_cudnn.py) and the products made through
-cuBLAS directly (`-k "not products"`); `cupyx.scipy.special` is SciPy's here.
+(tools/cupy_standin/) in CuPy's place, with the stand-in of cuDNN's frontend, and lifts
+the skip, then runs pytest with the arguments given: a dry run of what a GPU session will
+run, for the logic the stand-ins can check. Expected failures here: the tests that start
+a subprocess on the GPU (the main job, two MPI ranks) and the products made through
+cuBLAS directly (`-k "not products"`); `cupyx.scipy.special` is SciPy's here, and cuDNN's
+graphs compute in float64 NumPy.
 
 Run: python -m tools.gpu_tests_on_standin tests/gpu/test_programs_on_gpu.py -k "not products"
 """
@@ -20,7 +21,7 @@ def main(args):
 
     from tools import cupy_standin
 
-    with cupy_standin.installed() as cp:
+    with cupy_standin.installed(cudnn=True) as cp:
         cp.__spec__ = importlib.machinery.ModuleSpec("cupy", None)  # find_spec sees CuPy
         import tests.gpu as gpu_tests
 

@@ -12,6 +12,7 @@ geometry), kept in a dict, and run on the device pointers of CuPy arrays:
     conv_data         the data gradient of conv (also the transposed conv)
     conv_filter       the filter gradient of conv
     batch_norm        batch norm on batch statistics: y, the mean and 1 / sqrt(var + eps)
+                      (batch_variance: var from the latter)
     batch_norm_grads  its gradient, from those statistics
 
 Each returns None where cuDNN does not run the call, and the caller's CuPy path runs: cuDNN
@@ -51,7 +52,7 @@ import warnings
 import numpy as np
 
 __all__ = ["enabled", "use_cudnn", "conv_forward", "conv_data", "conv_filter", "batch_norm",
-           "batch_norm_grads", "plan_count", "declined"]
+           "batch_variance", "batch_norm_grads", "plan_count", "declined"]
 
 _LOG = logging.getLogger("dygraph.cudnn")
 
@@ -200,7 +201,8 @@ def _channels_last(a):
 def _dense(xp, a, last):
     """`a` (N, C, *S) dense channels-last (`last`) or channels-first; a copy only if not."""
     if not last:
-        return xp.ascontiguousarray(a)
+        # (the flag first: a CuPy call costs microseconds even where it copies nothing)
+        return a if a.flags.c_contiguous else xp.ascontiguousarray(a)
     rows = _nhwc(a)
     if not rows.flags.c_contiguous:
         rows = xp.ascontiguousarray(rows)
@@ -377,7 +379,10 @@ def conv_filter(xp, x, g, ksize, geo):
 def _per_channel(xp, device, a, c, value):
     """(C,) float32 values of `a` (any shape of C values), or of `value` where a is None."""
     if a is not None:
-        return xp.ascontiguousarray(a.reshape(-1), dtype=np.float32)
+        flat = a if a.ndim == 1 else a.reshape(-1)
+        if flat.dtype == np.float32 and flat.flags.c_contiguous:
+            return flat
+        return xp.ascontiguousarray(flat, dtype=np.float32)
     key = (device, c, value)
     if key not in _CONSTANTS:
         _CONSTANTS[key] = xp.full(c, value, dtype=np.float32)
@@ -393,7 +398,7 @@ def _norm_call(xp, x, axis):
     ready = _ready(x)
     if ready is None:
         return None
-    xl = xp.moveaxis(x, axis, 1)
+    xl = x if axis == 1 else xp.moveaxis(x, axis, 1)
     last = _channels_last(xl)
     return ready + (xp.cuda.runtime.getDevice(), xl, last, _describe(xl.shape, last),
                     _stats(xl.shape[1], x.ndim))
@@ -401,11 +406,11 @@ def _norm_call(xp, x, axis):
 
 def batch_norm(xp, x, w, b, eps, axis):
     """Batch norm of x over all axes but channel `axis` (1 or the last), with weight and bias
-    (C values each, or None): (y, mean, rstd, var), the statistics float32 (C,), rstd being
-    1 / sqrt(var + eps) and var the biased batch variance; or None where cuDNN does not run it.
+    (C values each, or None): (y, mean, rstd), the statistics float32 (C,), rstd being
+    1 / sqrt(var + eps) (`batch_variance` gives var); or None where cuDNN does not run it.
 
     Example:
-        >>> y, mean, rstd, var = batch_norm(cupy, x, w, b, 1e-5, 1)  # doctest: +SKIP
+        >>> y, mean, rstd = batch_norm(cupy, x, w, b, 1e-5, 1)  # doctest: +SKIP
     """
     call = _norm_call(xp, x, axis)
     if call is None:
@@ -450,10 +455,20 @@ def batch_norm(xp, x, w, b, eps, axis):
               "bias": _per_channel(xp, device, b, c, 0.0), "y": y, "mean": mean, "rstd": rstd}
     if not _run(xp, key, plan, device, arrays):
         return None
-    # cuDNN keeps no variance: 1 / rstd^2 - eps is it to float32 rounding for var >= eps
-    # (below, off by at most 1.2e-7 * eps, where var hardly matters next to eps).
-    var = xp.maximum(1.0 / (rstd * rstd) - np.float32(eps), 0)
-    return xp.moveaxis(y, 1, axis), mean, rstd, var
+    return (y if axis == 1 else xp.moveaxis(y, 1, axis)), mean, rstd
+
+
+def batch_variance(xp, rstd, eps):
+    """The biased batch variance from batch_norm's rstd: cuDNN keeps none, and
+    1 / rstd^2 - eps is it to float32 rounding for var >= eps (below, off by at most
+    1.2e-7 * eps, where var hardly matters next to eps).
+
+    Example:
+        >>> import numpy as np
+        >>> batch_variance(np, np.float32([0.5]), 0.0)
+        array([4.], dtype=float32)
+    """
+    return xp.maximum(1.0 / (rstd * rstd) - np.float32(eps), 0)
 
 
 def batch_norm_grads(xp, g, x, w, mean, rstd, axis):
@@ -489,10 +504,11 @@ def batch_norm_grads(xp, g, x, w, mean, rstd, axis):
         return None
     dx = _empty(xp, xl.shape, x.dtype, last)
     dw, db = xp.empty(c, np.float32), xp.empty(c, np.float32)
-    arrays = {"dy": _dense(xp, xp.moveaxis(g, axis, 1), last), "x": _dense(xp, xl, last),
+    arrays = {"dy": _dense(xp, g if axis == 1 else xp.moveaxis(g, axis, 1), last),
+              "x": _dense(xp, xl, last),
               "scale": _per_channel(xp, device, w, c, 1.0), "mean": mean, "rstd": rstd,
               "dx": dx, "dscale": dw, "dbias": db}
     if not _run(xp, key, plan, device, arrays):
         return None
-    return xp.moveaxis(dx, 1, axis), dw, db
+    return (dx if axis == 1 else xp.moveaxis(dx, 1, axis)), dw, db
 

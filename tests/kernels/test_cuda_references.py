@@ -54,7 +54,8 @@ def test_dropout_mask_keeps_one_minus_p_and_follows_the_counter():
     assert (other != keep).mean() > 0.3  # another key, other draws
 
 
-_TYPES = {"T": "T", "float32": "float", "int64": "long long", "uint64": "unsigned long long",
+_TYPES = {"T": "T", "float32": "float", "int32": "int", "int64": "long long",
+          "uint64": "unsigned long long",
           "bool": "bool"}
 
 
@@ -87,7 +88,7 @@ def test_every_kernel_has_a_reference():
     names = {f"dygraph_{name}" for name, *_ in _kernels()}
     names |= {f"dygraph_{name}_{dtype}" for name in registry.ROW_KERNEL_SPECS
               for dtype in registry.ROW_TYPES}
-    assert len(names) == 13 + 10 * 2 and names == set(KERNELS)  # element-wise; rows by dtype
+    assert len(names) == 16 + 10 * 2 and names == set(KERNELS)  # element-wise; rows by dtype
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")

@@ -33,6 +33,10 @@ chain, dygraph/kernels/cuda/elementwise_chains.py; `cupyx.scipy.special` is SciP
 CuPy functions that NumPy has and CuPy lacks. The GPU run (tests/gpu) stays the judge;
 this one runs in CI.
 
+`installed(cudnn=True)` also puts a stand-in for NVIDIA's cuDNN frontend in place
+(`cudnn_frontend.py`): convolutions and batch norm then take DyGraph's cuDNN path, each
+graph run one call, as on a GPU with cuDNN.
+
 Example:
     >>> cp = module()
     >>> a = cp.arange(3.0)
@@ -44,6 +48,7 @@ Example:
 import contextlib
 import sys
 
+from tools.cupy_standin import cudnn_frontend
 from tools.cupy_standin.arrays import ndarray
 from tools.cupy_standin.namespace import cupyx_modules, module
 from tools.cupy_standin.state import _STATE, _default_pinned, calls_by_name, observers, stats
@@ -56,8 +61,9 @@ def _no_handle(cupy):
 
 
 @contextlib.contextmanager
-def installed():
-    """The stand-in as DyGraph's CuPy (and `import cupy`) inside the block, cuDNN off;
+def installed(cudnn=False):
+    """The stand-in as DyGraph's CuPy (and `import cupy`) inside the block; cuDNN off, or
+    with `cudnn` the frontend's stand-in as DyGraph's cuDNN (and `import cudnn`).
     DyGraph's caches of device values are emptied on the way out.
 
     Example:
@@ -68,21 +74,26 @@ def installed():
         ('ndarray', 6.0)
     """
     from dygraph import backend
-    from dygraph.backend import capture_products, cudnn, device_random
+    from dygraph.backend import capture_products, device_random
+    from dygraph.backend import cudnn as dygraph_cudnn
     from dygraph.kernels.cuda import registry
     from dygraph.ops.unary import special
 
     cp = module()
     saved = backend._cupy, sys.modules.get("cupy"), capture_products.prepare
     extras = cupyx_modules()
+    if cudnn:
+        extras["cudnn"] = cudnn_frontend.module()
     saved_extras = {name: sys.modules.get(name) for name in extras}
+    saved_cudnn = list(dygraph_cudnn._LIB)
+    dygraph_cudnn._LIB[:] = [extras.get("cudnn"), True]
     backend._cupy = cp
     sys.modules["cupy"] = cp
     sys.modules.update(extras)
     # No cuBLAS handle to make: the stand-in's own products stand for the rerouted ones.
     capture_products.prepare = _no_handle
     try:
-        with cudnn.use_cudnn(False):
+        with dygraph_cudnn.use_cudnn(bool(cudnn)):
             yield cp
     finally:
         backend._cupy = saved[0]
@@ -96,6 +107,10 @@ def installed():
                 sys.modules.pop(name, None)
             else:
                 sys.modules[name] = value
+        dygraph_cudnn._LIB[:] = saved_cudnn
+        for cache in (dygraph_cudnn._PLANS, dygraph_cudnn._WORKSPACES,
+                      dygraph_cudnn._CONSTANTS, vars(dygraph_cudnn._THREAD)):
+            cache.clear()
         special._MODULES.pop(cp, None)
         backend._CONSTANTS.clear()
         device_random._STATES.clear()

@@ -8,6 +8,8 @@ Example:
     'ndarray'
 """
 
+import weakref
+
 import numpy as np
 
 from tools.cupy_standin.state import (
@@ -136,9 +138,16 @@ class _Device:
         return self.id
 
 
+# The device array whose `.data` was last taken at each address: a library that is given
+# raw pointers (cuDNN's stand-in) finds the arrays that own them here, to keep them alive
+# in a captured graph as a real graph's memory pool would.
+POINTED = weakref.WeakValueDictionary()
+
+
 class _Pointer:
     def __init__(self, array):
         self.ptr = array.__array_interface__["data"][0]
+        POINTED[self.ptr] = array
 
 
 def _getitem_wrapping(array, key):

@@ -11,6 +11,7 @@ from dygraph.kernels.cuda import (  # noqa: F401 - each family defines its kerne
     batch_norm,
     cross_entropy_rows,
     layer_norm,
+    max_pool,
     optimizer_updates,
     precision,
     random_draws,

@@ -231,6 +231,49 @@ def batch_norm_inference(x, mean, var, w, b, eps, has_w, has_b, y=None):
     y[...] = out
 
 
+def batch_norm_running(old_mean, old_var, mean, rstd, momentum, rest, eps, new_mean=None,
+                       new_var=None):
+    t = old_mean.dtype.type
+    var = t(1) / (rstd * rstd) - eps
+    var = np.where(var < 0, t(0), var)
+    mean_out = old_mean * momentum + rest * mean
+    var_out = old_var * momentum + rest * var
+    if new_mean is None:
+        return mean_out, var_out
+    new_mean[...], new_var[...] = mean_out, var_out
+
+
+def _padded_2d(shape, h, w, oh, ow, kh, kw, sh, sw, ph, pw):
+    """The padded (N, C, Hp, Wp) shape that every window of a 2-D pooling fits in."""
+    return shape[:2] + (max(h + ph, (oh - 1) * sh + kh), max(w + pw, (ow - 1) * sw + kw))
+
+
+def _tap_views(a, oh, ow, kh, kw, sh, sw):
+    for i in range(kh):
+        for j in range(kw):
+            yield i * kw + j, a[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw]
+
+
+def max_pool2d(x, h, w, oh, ow, kh, kw, sh, sw, ph, pw, low, y, arg):
+    src = np.full(_padded_2d(x.shape, h, w, oh, ow, kh, kw, sh, sw, ph, pw), low, x.dtype)
+    src[:, :, ph:ph + h, pw:pw + w] = x
+    best = winner = None
+    for p, tap in _tap_views(src, oh, ow, kh, kw, sh, sw):
+        if best is None:
+            best, winner = tap.copy(), np.zeros(tap.shape, np.int32)
+            continue
+        winner = np.where(tap > best, np.int32(p), winner)
+        best = np.maximum(best, tap)
+    y[...], arg[...] = best, winner
+
+
+def max_scatter2d(g, arg, h, w, oh, ow, kh, kw, sh, sw, ph, pw, dx):
+    out = np.zeros(_padded_2d(g.shape, h, w, oh, ow, kh, kw, sh, sw, ph, pw), g.dtype)
+    for p, view in _tap_views(out, oh, ow, kh, kw, sh, sw):
+        view += g * (arg == p)
+    dx[...] = out[:, :, ph:ph + h, pw:pw + w]
+
+
 def softmax_rows(x, y, n, log_out):
     rows = x.reshape(-1, int(n))
     shifted = rows - rows.max(axis=1, keepdims=True)
@@ -297,6 +340,8 @@ def cross_entropy_rows_grad(prob, label, coef, dx, n, per_row):
 
 
 KERNELS = {"dygraph_batch_norm_inference": batch_norm_inference,
+           "dygraph_batch_norm_running": batch_norm_running,
+           "dygraph_max_pool2d": max_pool2d, "dygraph_max_scatter2d": max_scatter2d,
            "dygraph_adam": adam, "dygraph_momentum": momentum, "dygraph_dropout_mask": dropout_mask,
            "dygraph_uniform_draw": uniform_draw, "dygraph_normal_draw": normal_draw,
            "dygraph_lstm_forward": lstm_forward, "dygraph_lstm_backward": lstm_backward,

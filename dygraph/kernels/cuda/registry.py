@@ -10,8 +10,9 @@ chain.
 
 The kernels do the arithmetic of the NumPy paths they replace, in the same order, with the
 scalar coefficients rounded to the array's dtype as NumPy rounds a Python float against an
-array. CUDA may fuse a multiply and an add into one rounding, so results can differ from
-the CPU's in the last bit (tests/gpu compares them). Each kernel has its NumPy statement in
+array, compiled with `--fmad=false` (no multiply and add fused into one rounding), so
+arithmetic rounds as the CPU's does; math functions (sqrt aside) are CUDA's and may differ
+in the last bits (tests/gpu compares them). Each kernel has its NumPy statement in
 dygraph/kernels/cuda/references.py, which tests/gpu compares it with and the CuPy stand-in
 (tools/cupy_standin/) runs; tests/kernels compiles every body with nvcc where installed.
 
@@ -63,8 +64,8 @@ def kernel(name):
         import cupy
 
         in_params, out_params, body = KERNEL_SPECS[name]
-        compiled = _KERNELS[name] = cupy.ElementwiseKernel(in_params, out_params, body,
-                                                           f"dygraph_{name}")
+        compiled = _KERNELS[name] = cupy.ElementwiseKernel(
+            in_params, out_params, body, f"dygraph_{name}", options=("--fmad=false",))
     return compiled
 
 

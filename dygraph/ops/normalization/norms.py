@@ -139,11 +139,44 @@ class Normalize(Op):
         out = cudnn.batch_norm(xp, x, w, b, self.eps, axis)
         if out is None:
             return None
-        y, mean, rstd, var = out
+        y, mean, rstd = out
         self.cudnn_stats, self.xhat, self.centered = (mean, rstd, axis), None, None
-        self.batch_mean, self.rstd, self.batch_var = (
-            s.astype(x.dtype).reshape(self.pshape) for s in (mean, rstd, var))
+        # In x's dtype and the parameters' shape only where read (_statistics_from_cudnn):
+        # the running statistics' update takes cuDNN's arrays as they are.
+        self.batch_mean = self.rstd = self.batch_var = None
+        self.dtype = x.dtype
         return y
+
+    def _statistics_from_cudnn(self, xp):
+        """batch_mean, rstd and batch_var from cuDNN's float32 mean and rstd."""
+        if self.batch_mean is None:
+            mean, rstd, _ = self.cudnn_stats
+            var = cudnn.batch_variance(xp, rstd, self.eps)
+            self.batch_mean, self.rstd, self.batch_var = (
+                s.astype(self.dtype).reshape(self.pshape) for s in (mean, rstd, var))
+
+    def update_running(self, xp, running_mean, running_var, momentum, in_place):
+        """The running statistics after this batch (a forward on batch statistics):
+        running * momentum + (1 - momentum) * batch for the mean and the biased variance,
+        written into the arrays `in_place`, else new ones; returns the pair. After cuDNN's
+        float32 forward, one kernel (kernels/cuda/batch_norm.py: running_update)."""
+        if self.cudnn_stats is not None:
+            mean, rstd, _ = self.cudnn_stats
+            if (self.dtype == np.float32 and running_mean.dtype == np.float32
+                    and running_var.dtype == np.float32
+                    and running_mean.shape == running_var.shape == mean.shape):
+                return cuda_batch_norm.running_update(
+                    running_mean, running_var, mean, rstd, momentum, self.eps,
+                    out=(running_mean, running_var) if in_place else None)
+            self._statistics_from_cudnn(xp)
+        out = []
+        for running, batch in ((running_mean, self.batch_mean), (running_var, self.batch_var)):
+            new = running if in_place else running * momentum
+            if in_place:
+                new *= momentum
+            new += ((1.0 - momentum) * batch.reshape(running.shape)).astype(running.dtype)
+            out.append(new)
+        return tuple(out)
 
     def _backward_cudnn(self, m, g, w):
         """dx, dw, db of a cuDNN forward by cuDNN, None where it does not run them."""
@@ -154,9 +187,9 @@ class Normalize(Op):
         e = self.edges
         grads = [out[0] if e[0] is not None else None] + [None] * (len(e) - 1)
         if w is not None and e[1] is not None:
-            grads[1] = out[1].astype(g.dtype).reshape(w.shape)
+            grads[1] = _as_array(out[1], g.dtype, w.shape)
         if len(e) > 2 and e[2] is not None:
-            grads[2] = out[2].astype(g.dtype).reshape(self.inputs[2]._data.shape)
+            grads[2] = _as_array(out[2], g.dtype, self.inputs[2]._data.shape)
         return tuple(grads)
 
     def _compiled(self, xp, x):
@@ -278,6 +311,8 @@ class Normalize(Op):
             if self.xhat is None and self.centered is None:
                 # The kernels turned off since the forward, or cuDNN declined the backward:
                 # the NumPy path's x - mean.
+                if self.cudnn_stats is not None:
+                    self._statistics_from_cudnn(m.xp)
                 self.centered = m.data(self.x(0, m)) - self.batch_mean
             return self._backward_per_channel(g, w)
         xhat, rstd = self._recompute(m) if m.tensor_mode else (self.xhat, self.rstd)
@@ -299,6 +334,14 @@ class Normalize(Op):
             # (inputs[2] is the bias Tensor, or in a static program its Slot)
             grads[2] = m.reshape(m.sum(g, axis=param_axes), self.inputs[2]._data.shape)
         return tuple(grads)
+
+
+def _as_array(a, dtype, shape):
+    """`a` in `dtype` and `shape`, with no call where it has them (on a GPU each call, a
+    view's too, costs microseconds of host time)."""
+    if a.dtype != dtype:
+        a = a.astype(dtype)
+    return a if a.shape == tuple(shape) else a.reshape(shape)
 
 
 def _params(x, weight, bias, size, op):
@@ -429,11 +472,10 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     norm = Normalize(axes, epsilon, None, pshape)
     y = _normalize(x, w, b, norm)
     with no_grad():
-        for t, batch in ((running_mean, norm.batch_mean), (running_var, norm.batch_var)):
-            data = t._data
-            data *= momentum
-            data += ((1.0 - momentum) * batch.reshape(data.shape)).astype(data.dtype)
-            t._version[0] += 1
+        norm.update_running(get_array_module(x._data), running_mean._data, running_var._data,
+                            momentum, in_place=True)
+        running_mean._version[0] += 1
+        running_var._version[0] += 1
     return y
 
 

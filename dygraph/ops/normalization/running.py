@@ -46,12 +46,7 @@ class RunningBatchNorm(Op):
         if self.training:
             norm = Normalize(self.axes, self.eps, None, self.pshape)
             y = norm.forward(xp, x, *affine)
-            stats = []
-            for running, batch in ((mean, norm.batch_mean), (var, norm.batch_var)):
-                new = running * self.momentum
-                new += ((1.0 - self.momentum) * batch.reshape(running.shape)).astype(
-                    running.dtype)
-                stats.append(new)
+            stats = norm.update_running(xp, mean, var, self.momentum, in_place=False)
         else:
             dtype = x.dtype
             fixed_mean = mean.reshape(self.pshape).astype(dtype)

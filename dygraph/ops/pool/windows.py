@@ -9,7 +9,8 @@ as a small integer array; the gradient is written back through the same views.
 Kernels much larger than that (global pooling) are reduced as blocks of a reshape instead,
 adaptive pooling with uneven bins gathers each tap by index, and 2x2 max pooling runs a
 compiled loop (dygraph.kernels.numba.pool2d): `pool_path` chooses, and its docstring has the
-table.
+table. On a GPU, 2-D max pooling on the offset path and its gradient are one kernel each
+(dygraph/kernels/cuda/max_pool.py).
 
 Example:
     >>> import numpy as np
@@ -26,6 +27,7 @@ import numpy as np
 
 from dygraph.backend import compiled, device_constant
 from dygraph.backend.workspace import workspace
+from dygraph.kernels.cuda import max_pool as cuda_max_pool
 from dygraph.ops.conv.paths import forced_path, log_choice
 
 __all__ = ["PoolGeometry", "pool_path", "max_pool", "max_scatter", "max_gather", "avg_pool",
@@ -237,6 +239,9 @@ def max_pool(xp, x, geo, need_arg=True):
     path = pool_path(xp, x, geo, "max pool")
     if path == "pool_compiled":
         return _compiled_pool(xp, x, geo).max_pool(x, need_arg)
+    if path == "pool_taps" and cuda_max_pool.takes(xp, x, geo):
+        y, arg = cuda_max_pool.max_pool2d(x, geo)  # one GPU kernel (kernels/cuda/max_pool.py)
+        return y, (arg if need_arg else None)
     if path == "pool_blocks":
         win = _block_windows(xp, x, geo)
         if not need_arg:
@@ -287,6 +292,8 @@ def max_scatter(xp, g, arg, geo):
     path = pool_path(xp, g, geo, "max pool gradient")
     if path == "pool_compiled":
         return _compiled_pool(xp, g, geo).max_scatter(g, arg, geo.in_sizes)
+    if path == "pool_taps" and cuda_max_pool.takes(xp, g, geo) and arg.dtype == np.int32:
+        return cuda_max_pool.max_scatter2d(g, arg, geo)
     if path == "pool_blocks":
         win = xp.zeros(g.shape + (_prod(geo.ksize),), g.dtype)
         xp.put_along_axis(win, arg[..., None].astype(np.intp), g[..., None], axis=-1)
