@@ -243,17 +243,21 @@ def test_cross_entropy_row_kernels_equal_their_numpy_statements(dtype, n):
 
 
 @pytest.mark.parametrize("kind", ["lstm", "gru"])
-@pytest.mark.parametrize("hidden", [200, 300])  # one kernel a step; above FUSED_WIDTH, two
-def test_rnn_steps_with_their_product_equal_the_cpu(kind, hidden):
+# one kernel a sequence each way; above FUSED_WIDTH, a product and a kernel a step
+@pytest.mark.parametrize("hidden", [200, 300])
+@pytest.mark.parametrize("direction", ["forward", "bidirect"])
+def test_rnn_sequences_with_their_products_equal_the_cpu(kind, hidden, direction):
     import dygraph
 
     rng = np.random.default_rng(2)
     x = rng.standard_normal((3, 7, 16))
-    weights = rng.standard_normal((3, 7, hidden))
+    width = hidden * (2 if direction == "bidirect" else 1)
+    weights = rng.standard_normal((3, 7, width))
     results = []
     for place in ("cpu", "gpu:0"):
         dygraph.seed(0)
-        layer = (dygraph.nn.LSTM if kind == "lstm" else dygraph.nn.GRU)(16, hidden)
+        layer = (dygraph.nn.LSTM if kind == "lstm" else dygraph.nn.GRU)(
+            16, hidden, direction=direction)
         layer.to(place, dtype="float64")
         dygraph.set_device(place)
         try:

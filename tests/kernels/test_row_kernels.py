@@ -1,5 +1,5 @@
 """The row kernels' CUDA C (dygraph/kernels/cuda/registry.define_rows: softmax,
-log_softmax, layer norm, cross entropy and the LSTM and GRU steps, forward and
+log_softmax, layer norm, cross entropy and the LSTM and GRU sequences, forward and
 backward), checked without a GPU:
 the source is compiled as host C++ (g++, no contraction of multiply-adds, as the kernels
 are compiled with --fmad=false) and run as a GPU runs it, one thread block per row with
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from dygraph.autograd.backward_math import ArrayMath
-from dygraph.kernels.cuda import recurrent_steps, registry
+from dygraph.kernels.cuda import recurrent_sequences, registry
 from dygraph.kernels.cuda.references import KERNELS
 from dygraph.ops.activation.softmax import LogSoftmax, Softmax
 from dygraph.ops.loss.cross_entropy import SoftmaxCrossEntropy
@@ -259,36 +259,35 @@ def _lstm_arrays(steps, batch, width, dtype, seed=0):
     return rows, w_s, h0, c, act, tc, hs
 
 
-def _lstm_args(rows, w_s, h, h_at, c, act, tc, hs, t, s):
-    item = rows.itemsize
-    steps, batch, width = tc.shape
-    return (rows, np.int64(rows.strides[0] // item), np.int64(rows.strides[1] // item), w_s,
-            h, np.int64(h_at), np.int64(h.strides[-2] // item), c, act, tc, hs,
-            np.int64(hs.strides[0] // item), np.int64(hs.strides[1] // item), np.int64(t),
-            np.int64(s), np.int64(width), np.int64(batch))
+def _strides(a):
+    return [np.int64(st // a.itemsize) for st in a.strides]
+
+
+# Sequences: one step, several (from h0, then the outputs before, strided), each way.
+WALKS = [(1, False), (5, False), (5, True)]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("width", [3, 37, 256])
-def test_the_lstm_step_computes_what_its_statement_computes(library, dtype, width):
-    """Three steps forward (the first from h0, the next from the outputs before, strided)
-    and back (with the outputs' gradient, strided), against the NumPy statements."""
-    steps, batch = 3, 4
-    got = _lstm_arrays(steps, batch, width, dtype)
-    want = _lstm_arrays(steps, batch, width, dtype)
-    threads = recurrent_steps.step_threads(width)
-    for s in range(steps):
-        for arrays, run in ((got, "kernel"), (want, "statement")):
-            rows, w_s, h0, c, act, tc, hs = arrays
-            h, h_at = (h0, 0) if s == 0 else (hs, (s - 1) * hs.strides[0] // hs.itemsize)
-            args = _lstm_args(rows, w_s, h, h_at, c, act, tc, hs, s, s)
-            if run == "kernel":
-                _launch(library, "lstm_step", batch, width, args, threads)
-            else:
-                KERNELS[f"dygraph_lstm_step_{dtype}"](*args)
-    for g, w in zip(got[3:], want[3:]):
-        _close(g, w, dtype, "the LSTM step's forward", terms=width)
-    rows, w_s, _, c, act, tc, _ = got
+@pytest.mark.parametrize("steps, reverse", WALKS)
+def test_the_lstm_sequence_computes_what_its_statement_computes(library, dtype, width, steps,
+                                                               reverse):
+    """A walk forward and back (with the outputs' gradient, strided), against the NumPy
+    statements."""
+    batch = 3
+    threads = recurrent_sequences.step_threads(width)
+    walk = (np.int64(steps), np.int32(reverse), np.int64(width), np.int64(batch))
+    runs = {"kernel": _lstm_arrays(steps, batch, width, dtype),
+            "statement": _lstm_arrays(steps, batch, width, dtype)}
+    for run, (rows, w_s, h0, c, act, tc, hs) in runs.items():
+        args = (rows, *_strides(rows)[:2], w_s, h0, c, act, tc, hs, *_strides(hs)[:2], *walk)
+        if run == "kernel":
+            _launch(library, "lstm_sequence", batch, width, args, threads)
+        else:
+            KERNELS[f"dygraph_lstm_sequence_{dtype}"](*args)
+    for g, w in zip(runs["kernel"][3:], runs["statement"][3:]):
+        _close(g, w, dtype, "the LSTM's forward", terms=width * steps)
+    rows, w_s, _, c, act, tc, _ = runs["kernel"]
     rng = np.random.default_rng(1)
     w = (rng.standard_normal((4 * width, width)) / np.sqrt(width)).astype(dtype)
     g_out = rng.standard_normal((batch, steps, width)).astype(dtype).swapaxes(0, 1)
@@ -297,19 +296,15 @@ def test_the_lstm_step_computes_what_its_statement_computes(library, dtype, widt
     for run in ("kernel", "statement"):
         dh, dc = dh_last.copy(), np.ones((batch, width), dtype)
         d_rows = np.zeros((batch, steps, 4 * width), dtype).swapaxes(0, 1)
-        item = dh.itemsize
-        for s in reversed(range(steps)):
-            args = (act, c, tc, g_out, np.int64(g_out.strides[0] // item),
-                    np.int64(g_out.strides[1] // item), np.int32(1), w, dh, dc, d_rows,
-                    np.int64(d_rows.strides[0] // item), np.int64(d_rows.strides[1] // item),
-                    np.int64(s), np.int64(s), np.int64(width), np.int64(batch))
-            if run == "kernel":
-                _launch(library, "lstm_step_grad", batch, width, args, threads)
-            else:
-                KERNELS[f"dygraph_lstm_step_grad_{dtype}"](*args)
+        args = (act, c, tc, g_out, *_strides(g_out)[:2], np.int32(1), w, dh, dc, d_rows,
+                *_strides(d_rows)[:2], *walk)
+        if run == "kernel":
+            _launch(library, "lstm_sequence_grad", batch, width, args, threads)
+        else:
+            KERNELS[f"dygraph_lstm_sequence_grad_{dtype}"](*args)
         results.append((dh, dc, d_rows))
     for g, w in zip(*results):
-        _close(g, w, dtype, "the LSTM step's backward", terms=4 * width)
+        _close(g, w, dtype, "the LSTM's backward", terms=4 * width * steps)
 
 
 def _gru_arrays(steps, batch, width, dtype):
@@ -326,27 +321,24 @@ def _gru_arrays(steps, batch, width, dtype):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("width", [3, 37, 256])
-def test_the_gru_step_computes_what_its_statement_computes(library, dtype, width):
-    """Three steps forward and back, as for the LSTM, against the NumPy statements."""
-    steps, batch = 3, 4
-    threads = recurrent_steps.step_threads(width)
+@pytest.mark.parametrize("steps, reverse", WALKS)
+def test_the_gru_sequence_computes_what_its_statement_computes(library, dtype, width, steps,
+                                                              reverse):
+    """A walk forward and back, as for the LSTM, against the NumPy statements."""
+    batch = 3
+    threads = recurrent_sequences.step_threads(width)
+    walk = (np.int64(steps), np.int32(reverse), np.int64(width), np.int64(batch))
     runs = {"kernel": _gru_arrays(steps, batch, width, dtype),
             "statement": _gru_arrays(steps, batch, width, dtype)}
-    for t in range(steps):
-        for run, (rows, w_s, h0, bias, prod, act, hs) in runs.items():
-            item = rows.itemsize
-            h, h_at = (h0, 0) if t == 0 else (hs, (t - 1) * hs.strides[0] // item)
-            args = (rows, np.int64(rows.strides[0] // item), np.int64(rows.strides[1] // item),
-                    w_s, h, np.int64(h_at), np.int64(h.strides[-2] // item), bias,
-                    np.int32(1), prod, act, hs, np.int64(hs.strides[0] // item),
-                    np.int64(hs.strides[1] // item), np.int64(t), np.int64(width),
-                    np.int64(batch))
-            if run == "kernel":
-                _launch(library, "gru_step", batch, width, args, threads)
-            else:
-                KERNELS[f"dygraph_gru_step_{dtype}"](*args)
+    for run, (rows, w_s, h0, bias, prod, act, hs) in runs.items():
+        args = (rows, *_strides(rows)[:2], w_s, h0, bias, np.int32(1), prod, act, hs,
+                *_strides(hs)[:2], *walk)
+        if run == "kernel":
+            _launch(library, "gru_sequence", batch, width, args, threads)
+        else:
+            KERNELS[f"dygraph_gru_sequence_{dtype}"](*args)
     for g, w in zip(runs["kernel"][4:], runs["statement"][4:]):
-        _close(g, w, dtype, "the GRU step's forward", terms=width)
+        _close(g, w, dtype, "the GRU's forward", terms=width * steps)
     _, _, _, _, prod, act, _ = runs["kernel"]
     rng = np.random.default_rng(4)
     z_in = rng.standard_normal((steps, batch, width)).astype(dtype)
@@ -358,20 +350,15 @@ def test_the_gru_step_computes_what_its_statement_computes(library, dtype, width
         tmp, dhz = np.zeros((batch, width), dtype), dhz_last.copy()
         d_hid = np.zeros((batch, steps, 3 * width), dtype).swapaxes(0, 1)
         d_n = np.zeros((batch, steps, width), dtype).swapaxes(0, 1)
-        item = tmp.itemsize
-        for t in reversed(range(steps)):
-            args = (act, prod, z_in, g_out, np.int64(g_out.strides[0] // item),
-                    np.int64(g_out.strides[1] // item), np.int32(1), w, tmp, dhz, d_hid,
-                    np.int64(d_hid.strides[0] // item), np.int64(d_hid.strides[1] // item),
-                    d_n, np.int64(d_n.strides[0] // item), np.int64(d_n.strides[1] // item),
-                    np.int64(t), np.int64(width), np.int64(batch))
-            if run == "kernel":
-                _launch(library, "gru_step_grad", batch, width, args, threads)
-            else:
-                KERNELS[f"dygraph_gru_step_grad_{dtype}"](*args)
+        args = (act, prod, z_in, g_out, *_strides(g_out)[:2], np.int32(1), w, tmp, dhz, d_hid,
+                *_strides(d_hid)[:2], d_n, *_strides(d_n)[:2], *walk)
+        if run == "kernel":
+            _launch(library, "gru_sequence_grad", batch, width, args, threads)
+        else:
+            KERNELS[f"dygraph_gru_sequence_grad_{dtype}"](*args)
         results.append((tmp, dhz, d_hid, d_n))
     for g, w in zip(*results):
-        _close(g, w, dtype, "the GRU step's backward", terms=3 * width)
+        _close(g, w, dtype, "the GRU's backward", terms=3 * width * steps)
 
 
 def test_a_block_of_threads_is_what_runs():

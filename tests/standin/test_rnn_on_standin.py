@@ -1,8 +1,8 @@
 """LSTM and GRU on the GPU path (the step kernels of dygraph/kernels/cuda/recurrent.py
-and recurrent_steps.py, the hidden product outside and inside, run as their NumPy
-statements on the CuPy stand-in) against the CPU path: outputs, final states and every
-gradient, for batch-first and time-major input, both directions, two layers, with and
-without the hidden bias."""
+with the hidden product outside, and the sequence kernels of recurrent_sequences.py with it
+inside, run as their NumPy statements on the CuPy stand-in) against the CPU path: outputs,
+final states and every gradient, for batch-first and time-major input, both directions,
+two layers, with and without the hidden bias."""
 
 import numpy as np
 import pytest
@@ -33,27 +33,31 @@ def _run(kind, time_major, direction, bias, device):
 @pytest.mark.parametrize("kind", ["lstm", "gru"])
 @pytest.mark.parametrize("time_major, direction, bias", [
     (False, "forward", True), (True, "bidirect", True), (False, "bidirect", False)])
-@pytest.mark.parametrize("whole_steps", [True, False])
-def test_the_gpu_path_equals_the_cpu_path(kind, time_major, direction, bias, whole_steps,
+@pytest.mark.parametrize("sequences", [True, False])
+def test_the_gpu_path_equals_the_cpu_path(kind, time_major, direction, bias, sequences,
                                           monkeypatch):
-    """whole_steps: a step and its product one kernel (recurrent_steps.py);
-    else cuBLAS's product and the element-wise kernel."""
-    from dygraph.kernels.cuda import recurrent_steps
+    """sequences: a layer direction's steps with their products one kernel each way
+    (recurrent_sequences.py); else cuBLAS's product and the element-wise kernel a step."""
+    from dygraph.kernels.cuda import recurrent_sequences
 
-    if not whole_steps:
-        monkeypatch.setattr(recurrent_steps, "FUSED_WIDTH", 0)
+    if not sequences:
+        monkeypatch.setattr(recurrent_sequences, "FUSED_WIDTH", 0)
     expected = _run(kind, time_major, direction, bias, "cpu")
     with cupy_standin.installed():
         dygraph.set_device("gpu:0")
         try:
-            before = sum(n for name, n in cupy_standin.calls_by_name.items()
-                         if name.startswith(f"dygraph_{kind}_step"))
+            before = dict(cupy_standin.calls_by_name)
             got = _run(kind, time_major, direction, bias, "gpu")
-            after = sum(n for name, n in cupy_standin.calls_by_name.items()
-                        if name.startswith(f"dygraph_{kind}_step"))
-            assert (after > before) == whole_steps
+            made = {k: v - before.get(k, 0) for k, v in cupy_standin.calls_by_name.items()}
         finally:
             dygraph.set_device("cpu")
+    # two layers, each direction one launch forward and one back; else one of each a step
+    directions = 2 * (2 if direction == "bidirect" else 1)
+    assert sum(n for name, n in made.items()
+               if name.startswith(f"dygraph_{kind}_sequence")) == (
+        2 * directions if sequences else 0)
+    assert sum(n for name, n in made.items() if name in (f"{kind}_forward", f"{kind}_backward")
+               ) == (0 if sequences else 2 * directions * 4)
     assert len(got) == len(expected)
     for g, e in zip(got, expected):
         np.testing.assert_allclose(g, e, rtol=2e-5, atol=2e-6)

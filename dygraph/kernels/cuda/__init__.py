@@ -16,6 +16,6 @@ from dygraph.kernels.cuda import (  # noqa: F401 - each family defines its kerne
     precision,
     random_draws,
     recurrent,
-    recurrent_steps,
+    recurrent_sequences,
     softmax_rows,
 )

@@ -1,7 +1,7 @@
 """The element-wise part of an LSTM or GRU time step as one GPU kernel each way
 (dygraph/ops/rnn/arrays.py calls them once a step, between the steps' cuBLAS products,
-for RNNs wider than recurrent_steps.FUSED_WIDTH: narrower ones run each whole step as one
-kernel, dygraph/kernels/cuda/recurrent_steps.py).
+for RNNs wider than recurrent_sequences.FUSED_WIDTH: narrower ones run their whole sequence
+as one kernel, dygraph/kernels/cuda/recurrent_sequences.py).
 
 Example:
     >>> from dygraph.kernels.cuda.registry import KERNEL_SPECS

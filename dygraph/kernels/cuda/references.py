@@ -292,33 +292,42 @@ def softmax_rows_grad(y, g, dx, n, log_out):
     dx[...] = out.reshape(dx.shape)
 
 
-def lstm_step(rows, rows_t, rows_b, w_s, h, h_at, h_b, c, act, tc, hs, hs_t, hs_b, t, s,
-              width, batch):
-    if h.ndim == 3:  # the outputs of the step before (hs), at time h_at / hs_t
-        h = h[int(h_at) // int(hs_t)]
-    lstm_forward(rows, h @ w_s, t, s, width, int(width) * int(batch), c, act, tc, hs)
+def _walk_times(steps, reverse):
+    steps = int(steps)
+    return [(s, steps - 1 - s if reverse else s) for s in range(steps)]
 
 
-def lstm_step_grad(act, c, tc, g_out, go_t, go_b, has_g, w, dh, dc, d_rows, dr_t, dr_b, t, s,
-                   width, batch):
-    lstm_backward(act, c, tc, g_out, t, s, width, int(width) * int(batch), has_g, dh, dc,
-                  d_rows)
-    dh[...] = d_rows[int(t)] @ w
+def lstm_sequence(rows, rows_t, rows_b, w_s, h0, c, act, tc, hs, hs_t, hs_b, steps, reverse,
+                  width, batch):
+    h = h0
+    for s, t in _walk_times(steps, reverse):
+        lstm_forward(rows, h @ w_s, t, s, width, int(width) * int(batch), c, act, tc, hs)
+        h = hs[t]
 
 
-def gru_step(rows, rows_t, rows_b, w_s, h, h_at, h_b, bias, has_bias, prod, act, hs, hs_t,
-             hs_b, t, width, batch):
-    if h.ndim == 3:  # the outputs of the step before (hs), at time h_at / hs_t
-        h = h[int(h_at) // int(hs_t)]
-    prod[int(t)] = np.matmul(h, w_s)
-    gru_forward(rows, h, bias, t, width, int(width) * int(batch), has_bias, prod, act, hs)
+def lstm_sequence_grad(act, c, tc, g_out, go_t, go_b, has_g, w, dh, dc, d_rows, dr_t, dr_b,
+                       steps, reverse, width, batch):
+    for s, t in reversed(_walk_times(steps, reverse)):
+        lstm_backward(act, c, tc, g_out, t, s, width, int(width) * int(batch), has_g, dh, dc,
+                      d_rows)
+        dh[...] = d_rows[t] @ w
 
 
-def gru_step_grad(act, prod, z_in, g_out, go_t, go_b, has_g, w, tmp, dhz, d_hid, dh_t, dh_b,
-                  d_n, dn_t, dn_b, t, width, batch):
-    gru_backward(act, prod, z_in, g_out, t, width, int(width) * int(batch), has_g, tmp, dhz,
-                 d_hid, d_n)
-    tmp[...] = d_hid[int(t)] @ w
+def gru_sequence(rows, rows_t, rows_b, w_s, h0, bias, has_bias, prod, act, hs, hs_t, hs_b,
+                 steps, reverse, width, batch):
+    h = h0
+    for _, t in _walk_times(steps, reverse):
+        prod[t] = np.matmul(h, w_s)
+        gru_forward(rows, h, bias, t, width, int(width) * int(batch), has_bias, prod, act, hs)
+        h = hs[t]
+
+
+def gru_sequence_grad(act, prod, z_in, g_out, go_t, go_b, has_g, w, tmp, dhz, d_hid, dh_t,
+                      dh_b, d_n, dn_t, dn_b, steps, reverse, width, batch):
+    for _, t in reversed(_walk_times(steps, reverse)):
+        gru_backward(act, prod, z_in, g_out, t, width, int(width) * int(batch), has_g, tmp,
+                     dhz, d_hid, d_n)
+        tmp[...] = d_hid[t] @ w
 
 
 def cross_entropy_rows(x, label, prob, per, n):
@@ -356,7 +365,7 @@ KERNELS.update({f"dygraph_{name}_{dtype}": statement for dtype in ("float32", "f
                                         ("layer_norm_rows_grad", layer_norm_rows_grad),
                                         ("cross_entropy_rows", cross_entropy_rows),
                                         ("cross_entropy_rows_grad", cross_entropy_rows_grad),
-                                        ("lstm_step", lstm_step),
-                                        ("lstm_step_grad", lstm_step_grad),
-                                        ("gru_step", gru_step),
-                                        ("gru_step_grad", gru_step_grad))})
+                                        ("lstm_sequence", lstm_sequence),
+                                        ("lstm_sequence_grad", lstm_sequence_grad),
+                                        ("gru_sequence", gru_sequence),
+                                        ("gru_sequence_grad", gru_sequence_grad))})

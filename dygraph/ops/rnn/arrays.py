@@ -43,7 +43,7 @@ import numpy as np
 from dygraph.backend import blas, compiled, device_constant
 from dygraph.backend.workspace import workspace
 from dygraph.kernels.cuda import recurrent as cuda_kernels
-from dygraph.kernels.cuda import recurrent_steps
+from dygraph.kernels.cuda import recurrent_sequences
 
 __all__ = ["LSTMArrays", "GRUArrays", "lstm_gate_scale", "gru_gate_scale", "time_view",
            "previous_hidden"]
@@ -63,9 +63,9 @@ def _blas_rows(a):
 
 def _fusable_steps(size, dtype, *arrays):
     """Whether a GPU LSTM's or GRU's steps run as one kernel each with their product
-    (kernels/cuda/recurrent_steps.py): at most FUSED_WIDTH units, float32 or
+    (kernels/cuda/recurrent_sequences.py): at most FUSED_WIDTH units, float32 or
     float64, the [T, B, n] arrays (None skipped) with contiguous rows."""
-    return (size <= recurrent_steps.FUSED_WIDTH and np.dtype(dtype).name in ("float32", "float64")
+    return (size <= recurrent_sequences.FUSED_WIDTH and np.dtype(dtype).name in ("float32", "float64")
             and all(a is None or a.strides[2] == a.itemsize for a in arrays))
 
 
@@ -151,8 +151,14 @@ class LSTMArrays(_GateArrays):
         tc = self.tc = workspace.output(xp, (steps, batch, size), dtype)
         # A contiguous, pre-scaled W^T: one [B, H] @ [H, 4H] product adds tanh's argument.
         w_s = xp.ascontiguousarray((self.w * lstm_gate_scale(xp, size, dtype)[:, None]).T)
-        tmp, h = xp.empty_like(c0), xp.ascontiguousarray(h0)
+        h = xp.ascontiguousarray(h0)
         c[0] = c0
+        if xp is not np and _fusable_steps(size, dtype, rows, out):
+            # The GPU, a small LSTM: every step with its product in one kernel.
+            recurrent_sequences.lstm_sequence(rows, w_s, h, c, act, tc, out, self.reverse)
+            self.gate_in = self.rows = None
+            return out[self._times()[-1]].copy(), c[-1].copy()
+        tmp = xp.empty_like(c0)
         # The compiled element-wise step (dygraph.kernels.numba.lstm_cell), when Numba is there.
         fused = compiled.kernels("lstm_cell", xp, act)
         direct = blas.available(xp, dtype) and _blas_rows(rows) and _blas_rows(out)
@@ -164,16 +170,10 @@ class LSTMArrays(_GateArrays):
             h_at, h_ld = h.ctypes.data, size
         else:
             prod = xp.empty((batch, 4 * size), dtype)
-        # The GPU, a small LSTM: the whole step with its product in one kernel.
-        whole_steps = xp is not np and _fusable_steps(size, dtype, rows, out)
         for s, t in enumerate(self._times()):
             if direct:
                 add_product(h_at, h_ld, rows_at + t * rows_step, rows_ld)
                 h_at, h_ld = out_at + t * out_step, out_ld
-            elif whole_steps:
-                recurrent_steps.lstm_step(rows, w_s, h, t, s, c, act, tc, out)
-                h = t  # the next step reads this one's outputs in `out`
-                continue
             elif xp is not np:  # the GPU: a product and one fused kernel per step
                 xp.matmul(h, w_s, out=prod)
                 cuda_kernels.lstm_forward_step(rows, prod, t, s, c, act, tc, out)
@@ -203,7 +203,7 @@ class LSTMArrays(_GateArrays):
             h = out[t]
             xp.multiply(gate_o, tc[s], out=h)
         self.gate_in = self.rows = None  # act holds what backward needs
-        return (out[h] if isinstance(h, int) else h).copy(), c[-1].copy()
+        return h.copy(), c[-1].copy()
 
     def backward(self, g_out, g_h, g_c, d_rows):
         """Walk back from the gradients of the outputs (`g_out` [T, B, H] indexed by time,
@@ -214,9 +214,9 @@ class LSTMArrays(_GateArrays):
         dh = xp.zeros_like(tc[0]) if g_h is None else g_h.copy()
         dc = xp.zeros_like(dh) if g_c is None else g_c.copy()
         if xp is not np and _fusable_steps(size, dh.dtype, d_rows, g_out):
-            w = xp.ascontiguousarray(self.w)  # the GPU, a small LSTM: one kernel a step
-            for s, t in reversed(list(enumerate(self._times()))):
-                recurrent_steps.lstm_step_grad(act, self.c, tc, g_out, w, t, s, dh, dc, d_rows)
+            w = xp.ascontiguousarray(self.w)  # the GPU, a small LSTM: one kernel
+            recurrent_sequences.lstm_sequence_grad(act, self.c, tc, g_out, w, dh, dc, d_rows,
+                                                   self.reverse)
             return dh, dc
         if xp is not np:  # the GPU: one fused kernel and a product per step
             for s, t in reversed(list(enumerate(self._times()))):
@@ -310,12 +310,11 @@ class GRUArrays(_GateArrays):
         w_s[:2] *= 0.5  # tanh(x / 2) for the sigmoid gates
         h, tmp = h0, xp.empty_like(h0)
         if xp is not np and _fusable_steps(size, act.dtype, self.rows, out):
-            h = xp.ascontiguousarray(h0)  # the GPU, a small GRU: one kernel a step
-            for t in self._times():
-                recurrent_steps.gru_step(self.rows, w_s, h, self.bias_c, t, prod, act, out)
-                h = t  # the next step reads this one's outputs in `out`
+            h = xp.ascontiguousarray(h0)  # the GPU, a small GRU: one kernel
+            recurrent_sequences.gru_sequence(self.rows, w_s, h, self.bias_c, prod, act, out,
+                                             self.reverse)
             self.gate_in = None
-            return (out[h] if isinstance(h, int) else h).copy()
+            return out[self._times()[-1]].copy()
         if xp is not np:  # the GPU: a product and one fused kernel per step
             for t in self._times():
                 xp.matmul(h, w_s, out=prod[t])
@@ -374,10 +373,9 @@ class GRUArrays(_GateArrays):
         if xp is not np and _fusable_steps(size, act.dtype, g_out, d_hid, d_n):
             dhz = xp.zeros_like(act[0, 0]) if g_h is None else g_h.copy()
             tmp = xp.zeros_like(dhz)
-            w = xp.ascontiguousarray(self.w)  # the GPU, a small GRU: one kernel a step
-            for t in reversed(self._times()):
-                recurrent_steps.gru_step_grad(act, self.prod, z_in, g_out, w, t, tmp, dhz,
-                                              d_hid, d_n)
+            w = xp.ascontiguousarray(self.w)  # the GPU, a small GRU: one kernel
+            recurrent_sequences.gru_sequence_grad(act, self.prod, z_in, g_out, w, tmp, dhz,
+                                                  d_hid, d_n, self.reverse)
             workspace.give(z_in)
             return dhz + tmp
         if xp is not np:  # the GPU: one fused kernel and a product per step
