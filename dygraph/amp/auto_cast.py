@@ -8,9 +8,11 @@ follow Paddle's (paddle/amp/amp_lists.py), mapped to DyGraph's op names, and can
 extended with `custom_white_list` / `custom_black_list` (Paddle's op names or ours).
 
 float16 is NumPy's. bfloat16 is stored as float32, as `dygraph.bfloat16` always is (NumPy
-has no bfloat16 type): the inputs and outputs of low-precision ops are rounded to bfloat16
-(round to nearest even, through `ml_dtypes`), so the values are exactly those of bfloat16
-compute with float32 accumulation. On CPU this is about correctness, not speed.
+has no bfloat16 type): the inputs and outputs of low-precision ops, and their gradients,
+are rounded to bfloat16 (round to nearest even, through `ml_dtypes`), so the values are
+exactly those of bfloat16 compute with float32 accumulation, forward and backward, as
+Paddle's and PyTorch's bfloat16 autocast give them. On the CPU this is about correctness,
+not speed; on a GPU those products run on Tensor Cores.
 
 Example:
     >>> import dygraph
@@ -85,13 +87,18 @@ def _bf16_round(xp, x):
 
 
 class RoundToBFloat16(Op):
-    """Round float32 values to the nearest bfloat16 (kept in float32); gradient passes."""
+    """Round float32 values to the nearest bfloat16 (kept in float32). The gradient is
+    rounded too: a bfloat16 value's gradient is a bfloat16 value, as Paddle's and PyTorch's
+    bfloat16 ops take and give them, so a low-precision op's backward products also run on
+    bfloat16 values (on a GPU, on Tensor Cores: dygraph/backend/product_precision.py)."""
 
     def forward(self, xp, x):
         return _bf16_round(xp, x)
 
     def backward(self, m, g):
-        return (g,)
+        if m.tensor_mode:
+            return (apply(RoundToBFloat16(), g),)
+        return (_bf16_round(m.xp, g),)
 
 
 def _cast(t, dtype):

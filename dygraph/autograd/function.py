@@ -238,11 +238,14 @@ def _apply_mixed_precision(op, inputs):
     which runs them eagerly or records them into a program; round bfloat16 outputs."""
     from dygraph.amp.auto_cast import cast_inputs, round_outputs
     from dygraph.autograd.interpreters import below
+    from dygraph.backend.product_precision import for_bfloat16_operands
 
     # interpreters.handing_down, spelled out: this runs for every op under auto_cast.
     _state.intercept = below(_apply_mixed_precision)
     try:
         inputs, rounded = cast_inputs(_state.amp, op, inputs)
+        if rounded:  # its products' operands are bfloat16 values: on a GPU, Tensor Cores
+            for_bfloat16_operands(op)
         result = apply(op, *inputs)
         return round_outputs(result) if rounded else result
     finally:

@@ -8,7 +8,8 @@ dygraph/jit/cuda_graph.py captures (backend.CAPTURE.active), `cupy.matmul`, `cup
 (cublasGemmStridedBatchedEx, on a handle of our own bound to the capturing stream, with a
 workspace of its own so that nothing is allocated inside the graph). Outside a capture the
 CuPy functions run untouched. Float32 products use cuBLAS's default math (no TF32, as
-CuPy's), half precision accumulates in float32.
+CuPy's), those of bfloat16 auto_cast ops bfloat16 Tensor Cores (backend/product_precision.py),
+half precision accumulates in float32.
 
 The library is the cuBLAS that CuPy loaded (found in the process's mapped libraries).
 
@@ -23,11 +24,14 @@ import threading
 
 import numpy as np
 
+from dygraph.backend import product_precision
+
 __all__ = ["install", "prepare"]
 
 _CUDA_TYPES = {np.dtype(np.float32): 0, np.dtype(np.float64): 1, np.dtype(np.float16): 2,
                np.dtype(np.complex64): 4, np.dtype(np.complex128): 5}
 _COMPUTE = {0: 68, 1: 70, 2: 68, 4: 68, 5: 70}  # CUBLAS_COMPUTE_32F / _64F
+_FAST_16BF = 75  # CUBLAS_COMPUTE_32F_FAST_16BF
 _SCALAR = {0: np.float32, 1: np.float64, 2: np.float32, 4: np.complex64, 5: np.complex128}
 _N, _T = 0, 1  # CUBLAS_OP_N, CUBLAS_OP_T
 _WORKSPACE = 32 << 20  # cuBLAS's own default on Hopper
@@ -151,9 +155,17 @@ def _bmm(cupy, a, b, out_dtype):
         ctypes.c_void_p(a.data.ptr), kind, lda, ctypes.c_longlong(sa),
         ctypes.c_void_p(zero.ctypes.data),
         ctypes.c_void_p(out.data.ptr), kind, n, ctypes.c_longlong(m * n),
-        count, _COMPUTE[kind], -1)
+        count, _compute_type(kind), -1)
     _check(status, "cublasGemmStridedBatchedEx")
     return out
+
+
+def _compute_type(kind):
+    """cuBLAS's compute type for data of CUDA type `kind`: float32 sums in float32, or for
+    bfloat16 values (backend/product_precision.py) on bfloat16 Tensor Cores."""
+    if kind == 0 and product_precision.active():
+        return _FAST_16BF
+    return _COMPUTE[kind]
 
 
 def _float_pair(cupy, a, b, what):

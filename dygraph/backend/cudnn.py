@@ -30,8 +30,10 @@ only for other layouts), and outputs take that layout.
 Numbers: every graph computes in float32 (float16 and bfloat16 data too). Execution plans
 whose engines carry these cuDNN numerical notes are deselected: TENSOR_CORE for float32 data
 (that is TF32, which cuDNN's engines otherwise use for float32 on Ampere and later; PyTorch
-filters the same note), and for every dtype DOWN_CONVERT_INPUTS, REDUCED_PRECISION_REDUCTION,
-FFT and the Winograd notes. So results match the CuPy paths to float32 rounding. Engines that
+filters the same note), except for the convolutions of bfloat16 auto_cast ops, whose
+operands are bfloat16 values that TF32 holds exactly (backend/product_precision.py), and
+for every dtype DOWN_CONVERT_INPUTS, REDUCED_PRECISION_REDUCTION, FFT and the Winograd
+notes. So results match the CuPy paths to float32 rounding. Engines that
 reduce with atomics are allowed (cuDNN's NONDETERMINISTIC note, PyTorch's default too): their
 gradients may differ between runs in the last bits.
 
@@ -50,6 +52,8 @@ import threading
 import warnings
 
 import numpy as np
+
+from dygraph.backend import product_precision
 
 __all__ = ["enabled", "use_cudnn", "conv_forward", "conv_data", "conv_filter", "batch_norm",
            "batch_variance", "batch_norm_grads", "plan_count", "declined"]
@@ -264,13 +268,13 @@ def _output(tensor, desc, dtype):
     tensor.set_data_type(dtype)
 
 
-def _build(lib, graph, io, tensors, fixed=None, keep=()):
+def _build(lib, graph, io, tensors, fixed=None, keep=(), tf32=False):
     """Validate the graph, pick its execution plan (the notes filter of the module
-    docstring) and build it."""
+    docstring; `tf32`: float32 data may take TF32 engines) and build it."""
     graph.validate()
     graph.build_operation_graph()
     graph.create_execution_plans([lib.heur_mode.A, lib.heur_mode.FALLBACK])
-    notes = _NOTES_OFF + (("TENSOR_CORE",) if io == lib.data_type.FLOAT else ())
+    notes = _NOTES_OFF + (("TENSOR_CORE",) if io == lib.data_type.FLOAT and not tf32 else ())
     graph.deselect_numeric_notes([getattr(lib.numerical_note, n) for n in notes])
     graph.check_support()
     graph.build_plans()
@@ -313,8 +317,11 @@ def _conv(xp, op, first, second, out_shape, geo):
     lib, io = ready
     device = xp.cuda.runtime.getDevice()
     last = _channels_last(first[1])
+    # bfloat16 values in float32 arrays: TF32 engines multiply them exactly
+    # (backend/product_precision.py), so they may run.
+    tf32 = io == lib.data_type.FLOAT and product_precision.active()
     key = (op, device, first[1].dtype.name, first[1].shape, second[1].shape, tuple(out_shape),
-           last, tuple(geo.stride), tuple(geo.dilation), tuple(geo.pads))
+           last, tuple(geo.stride), tuple(geo.dilation), tuple(geo.pads), tf32)
 
     def build():
         graph = _new_graph(lib, xp, device, io)
@@ -329,7 +336,7 @@ def _conv(xp, op, first, second, out_shape, geo):
         else:
             out = graph.conv_wgrad(image=a, loss=b, **args)
         _output(out, _describe(out_shape, last), io)
-        return _build(lib, graph, io, {first[0]: a, second[0]: b, "out": out})
+        return _build(lib, graph, io, {first[0]: a, second[0]: b, "out": out}, tf32=tf32)
 
     plan = _plan(key, build)
     if plan is None:

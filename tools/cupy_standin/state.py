@@ -14,7 +14,7 @@ D2H = "the current stream is capturing, so D2H transfers are disallowed"
 CUBLAS = "calling cuBLAS API during stream capture is currently unsupported"
 CUSOLVER = "calling cuSOLVER API during stream capture is currently unsupported"
 
-stats = {"calls": 0, "host_reads": 0, "graph_calls": 0}
+stats = {"calls": 0, "host_reads": 0, "graph_calls": 0, "bfloat16_products": 0}
 # Calls by the name of what was called (function, method or kernel), for finding the
 # calls a step could do without.
 calls_by_name = collections.Counter()

@@ -272,7 +272,8 @@ def lstm_sequence(rows, w_s, h0, c, act, tc, hs, reverse):
         >>> rows, w_s = cupy.zeros((1, 2, 12)), cupy.zeros((3, 12))  # doctest: +SKIP
         >>> c, act = cupy.ones((2, 2, 3)), cupy.empty((1, 4, 2, 3))  # doctest: +SKIP
         >>> tc, hs = cupy.empty((1, 2, 3)), cupy.empty((1, 2, 3))  # doctest: +SKIP
-        >>> lstm_sequence(rows, w_s, cupy.ones((2, 3)), c, act, tc, hs, False)  # doctest: +SKIP
+        >>> h0 = cupy.ones((2, 3))  # doctest: +SKIP
+        >>> lstm_sequence(rows, w_s, h0, c, act, tc, hs, False)  # doctest: +SKIP
         >>> float(c[1, 0, 0])  # f = i = 0.5, g = 0: c1 = 0.5 * c0  # doctest: +SKIP
         0.5
     """
@@ -321,7 +322,8 @@ def gru_sequence(rows, w_s, h0, bias, prod, act, hs, reverse):
         >>> rows, w_s = cupy.zeros((1, 2, 3)), cupy.zeros((3, 1, 1))  # doctest: +SKIP
         >>> prod, act = cupy.zeros((1, 3, 2, 1)), cupy.empty((1, 3, 2, 1))  # doctest: +SKIP
         >>> hs = cupy.empty((1, 2, 1))  # doctest: +SKIP
-        >>> gru_sequence(rows, w_s, cupy.ones((2, 1)), None, prod, act, hs, False)  # doctest: +SKIP
+        >>> h0 = cupy.ones((2, 1))  # doctest: +SKIP
+        >>> gru_sequence(rows, w_s, h0, None, prod, act, hs, False)  # doctest: +SKIP
         >>> float(hs[0, 0, 0])  # z = 0.5, n = 0: h' = 0.5 h  # doctest: +SKIP
         0.5
     """
@@ -346,7 +348,8 @@ def gru_sequence_grad(act, prod, z_in, g_out, w, tmp, dhz, d_hid, d_n, reverse):
         >>> z_in, tmp = cupy.ones((1, 2, 1)), cupy.zeros((2, 1))  # doctest: +SKIP
         >>> dhz, w = cupy.ones((2, 1)), cupy.ones((3, 1))  # doctest: +SKIP
         >>> d_hid, d_n = cupy.empty((1, 2, 3)), cupy.empty((1, 2, 1))  # doctest: +SKIP
-        >>> gru_sequence_grad(act, prod, z_in, None, w, tmp, dhz, d_hid, d_n, False)  # doctest: +SKIP
+        >>> gru_sequence_grad(act, prod, z_in, None, w, tmp, dhz, d_hid, d_n,
+        ...                   False)  # doctest: +SKIP
         >>> float(dhz[0, 0])  # dh * z  # doctest: +SKIP
         0.5
     """

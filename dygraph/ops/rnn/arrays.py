@@ -62,10 +62,11 @@ def _blas_rows(a):
 
 
 def _fusable_steps(size, dtype, *arrays):
-    """Whether a GPU LSTM's or GRU's steps run as one kernel each with their product
-    (kernels/cuda/recurrent_sequences.py): at most FUSED_WIDTH units, float32 or
-    float64, the [T, B, n] arrays (None skipped) with contiguous rows."""
-    return (size <= recurrent_sequences.FUSED_WIDTH and np.dtype(dtype).name in ("float32", "float64")
+    """Whether a GPU LSTM's or GRU's steps run as one kernel a layer direction, their
+    products inside (kernels/cuda/recurrent_sequences.py): at most FUSED_WIDTH units,
+    float32 or float64, the [T, B, n] arrays (None skipped) with contiguous rows."""
+    return (size <= recurrent_sequences.FUSED_WIDTH
+            and np.dtype(dtype).name in ("float32", "float64")
             and all(a is None or a.strides[2] == a.itemsize for a in arrays))
 
 
