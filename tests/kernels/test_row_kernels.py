@@ -244,6 +244,30 @@ def test_cross_entropy_computes_what_the_op_computes(library, dtype, n, per_row)
     _close(dx, cpu_dx, dtype, "backward against the op's backward")
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_label_outside_the_row_gives_nan_and_reads_nothing_outside(library, dtype):
+    """Inside a CUDA graph labels are checked after the run: an out-of-range one must not
+    make the kernels read or write outside its row. Row 1's label is past the row, row 3's
+    negative; the rows beside them keep their losses and gradients."""
+    n = 5
+    rng = np.random.default_rng(9)
+    x = (rng.standard_normal((4, n)) * 3).astype(dtype)
+    label = np.array([[2], [n + 1000], [0], [-7]], np.int64)
+    prob, per = np.empty_like(x), np.empty((4, 1), dtype)
+    _launch(library, "cross_entropy_rows", 4, n, (x, label, prob, per, np.int64(n)))
+    want_prob, want_per = np.empty_like(x), np.empty_like(per)
+    KERNELS[f"dygraph_cross_entropy_rows_{dtype}"](x, label, want_prob, want_per, np.int64(n))
+    assert np.isnan(per[[1, 3], 0]).all() and np.isnan(want_per[[1, 3], 0]).all()
+    good = [0, 2]
+    op = SoftmaxCrossEntropy(1, label[good], None, None, 1.0, "none", (2, 1))
+    _close(per[good], op.forward(np, x[good]), dtype, "the valid rows' losses")
+    _close(per[good], want_per[good], dtype, "the NumPy statement's")
+    dx = np.empty_like(x)
+    _launch(library, "cross_entropy_rows_grad", 4, n,
+            (prob, label, np.asarray(1.0, dtype), dx, np.int64(n), np.int32(0)))
+    _close(dx[[1, 3]], prob[[1, 3]], dtype, "no gradient at a label outside the row")
+
+
 def _lstm_arrays(steps, batch, width, dtype, seed=0):
     """An LSTM walk's arrays as the layer op makes them: the input gates and the outputs
     as time views of batch-first arrays (strided), the rest C-ordered."""

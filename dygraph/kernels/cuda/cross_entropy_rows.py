@@ -9,7 +9,9 @@ The kernels compute what the CPU's formula computes, in its order: per row, with
 m = max(x) and s = sum(exp(x - m)), the softmax p = exp(x - m) / s and the loss
 log(s) - (x[label] - m); back, p * c, and p * c + (-c) at the label, with c the row's
 coefficient (one for all rows, or one per row). Labels are the checked ones (ignored
-entries already replaced by 0, int64). The sums add in another order than NumPy's.
+entries already replaced by 0, int64); one outside the row (unchecked yet, inside a CUDA
+graph) gives a NaN loss and no gradient at a label, never a read outside the row. The
+sums add in another order than NumPy's.
 
 Example:
     >>> from dygraph.kernels.cuda.registry import ROW_KERNEL_SPECS
@@ -36,7 +38,12 @@ extern "C" __global__ void KERNEL(const T* x, const long long* label, T* prob, T
     T m, s;
     row_exp_sum(xr, n, part, &m, &s);
     for (long long j = threadIdx.x; j < n; j += blockDim.x) pr[j] = exp(xr[j] - m) / s;
-    if (threadIdx.x == 0) per[row] = log(s) - (xr[label[row]] - m);
+    if (threadIdx.x == 0) {
+        // A label outside [0, n) gets a NaN loss and no read outside its row: inside a
+        // CUDA graph the labels' check is a device flag read after the run.
+        const long long at = label[row];
+        per[row] = (at >= 0 && at < n) ? log(s) - (xr[at] - m) : (T)nan("");
+    }
 }
 """
 

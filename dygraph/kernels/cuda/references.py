@@ -336,7 +336,10 @@ def cross_entropy_rows(x, label, prob, per, n):
     s = np.exp(x2 - m).sum(axis=1, keepdims=True)
     prob[...] = (np.exp(x2 - m) / s).reshape(prob.shape)
     rows = np.arange(len(x2))
-    per[...] = (np.log(s[:, 0]) - (x2[rows, lab] - m[:, 0])).reshape(per.shape)
+    inside = (lab >= 0) & (lab < int(n))
+    picked = x2[rows, np.where(inside, lab, 0)]
+    loss = np.log(s[:, 0]) - (picked - m[:, 0])
+    per[...] = np.where(inside, loss, np.nan).astype(per.dtype).reshape(per.shape)
 
 
 def cross_entropy_rows_grad(prob, label, coef, dx, n, per_row):
