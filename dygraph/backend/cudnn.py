@@ -38,6 +38,9 @@ reduce with atomics are allowed (cuDNN's NONDETERMINISTIC note, PyTorch's defaul
 gradients may differ between runs in the last bits.
 
 Switching off: DYGRAPH_CUDNN=0 in the environment (read at import), or `use_cudnn(False)`.
+DYGRAPH_CUDNN_WINOGRAD=1 (read at import) lets the FFT and Winograd engines run, as
+PyTorch's defaults do: faster for some geometries (3x3 convolutions), with rounding beyond
+float32's summation order (the transforms' own).
 
 Example:
     >>> with use_cudnn(False):
@@ -64,9 +67,13 @@ _ON = [os.environ.get("DYGRAPH_CUDNN", "1").strip().lower() not in ("0", "false"
 # The frontend module once imported and checked, and whether that was tried: [module, tried].
 _LIB = [None, False]
 _IO_TYPES = {"float32": "FLOAT", "float16": "HALF", "bfloat16": "BFLOAT16"}
-# Numerical notes of the execution plans never run (the module docstring says why).
-_NOTES_OFF = ("DOWN_CONVERT_INPUTS", "REDUCED_PRECISION_REDUCTION", "FFT", "WINOGRAD",
-              "WINOGRAD_TILE_4x4", "WINOGRAD_TILE_6x6", "WINOGRAD_TILE_13x13")
+# Numerical notes of the execution plans never run (the module docstring says why);
+# DYGRAPH_CUDNN_WINOGRAD=1 lets the FFT and Winograd engines run.
+_FAST_ALGORITHMS = ("FFT", "WINOGRAD", "WINOGRAD_TILE_4x4", "WINOGRAD_TILE_6x6",
+                    "WINOGRAD_TILE_13x13")
+_NOTES_OFF = ("DOWN_CONVERT_INPUTS", "REDUCED_PRECISION_REDUCTION") + (
+    () if os.environ.get("DYGRAPH_CUDNN_WINOGRAD", "0").strip().lower() in
+    ("1", "true", "on", "yes") else _FAST_ALGORITHMS)
 
 _PLANS = {}        # graph key -> _Plan, or the reason (a str) cuDNN declined it
 _WORKSPACES = {}   # (device, stream) -> CuPy uint8 array

@@ -12,7 +12,9 @@
 #   amp      a bfloat16 auto_cast step of ResNet-18 and the Transformer against PyTorch's
 #   rnn      (not in the default list) the LSTM and GRU with each step's product and
 #            element-wise kernel apart (DYGRAPH_RNN_STEP_WIDTH=0), against bench's figures
-#            for one kernel a step
+#            for one kernel a layer direction
+#   winograd (not in the default list) big's ResNet-50 with cuDNN's Winograd and FFT
+#            engines allowed (DYGRAPH_CUDNN_WINOGRAD=1), against big's figures
 #   overhead the host time per op on the GPU (benchmarks/op_overhead.py) against PyTorch's
 #   profile  a profile of one eager ResNet-18 step
 # Logs go to $OUT (or ./gpu-logs); the benchmark outputs are named as committed under
@@ -60,6 +62,10 @@ for stage in ${*:-tests bench big amp overhead profile}; do
         DYGRAPH_RNN_STEP_WIDTH=0 timeout 90 python3 benchmarks/models.py --device gpu \
             --modes eager,to_static --models lstm,gru --steps 10 --repeats 3 \
             --out "$OUT/$DAY-gpu-rnn-two-kernels.txt" ;;
+    winograd)  # cuDNN's Winograd and FFT engines allowed, to compare with big
+        DYGRAPH_CUDNN_WINOGRAD=1 timeout 120 python3 benchmarks/models.py --device gpu \
+            --modes eager,to_static --models resnet50_b64 --steps 3 --repeats 2 --warmup 1 \
+            --out "$OUT/$DAY-gpu-compute-bound-winograd.txt" ;;
     gelu)  # the transformer with exact GELU: erf on the GPU, element-wise chains fused
         timeout 90 python3 benchmarks/models.py --device gpu --modes eager,to_static \
             --models transformer_gelu --steps 10 --repeats 3 \

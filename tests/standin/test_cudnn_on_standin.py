@@ -175,3 +175,22 @@ def test_to_static_steps_with_cudnn_are_captured_and_replay_the_eager_losses(
     np.testing.assert_allclose(graphed, eager, rtol=1e-6)
     for a, b in zip(graphed_state, eager_state):  # running statistics included
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("setting, allowed", [(None, False), ("1", True), ("0", False)])
+def test_winograd_and_fft_engines_run_only_when_asked(setting, allowed):
+    """DYGRAPH_CUDNN_WINOGRAD=1 (read at import) stops deselecting the FFT and Winograd
+    engines; down-converted inputs and reduced-precision reductions stay off."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "DYGRAPH_CUDNN_WINOGRAD"}
+    if setting is not None:
+        env["DYGRAPH_CUDNN_WINOGRAD"] = setting
+    code = ("from dygraph.backend import cudnn; "
+            "print(sorted(cudnn._NOTES_OFF))")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=120, check=True).stdout
+    assert ("WINOGRAD" not in out) is allowed and ("'FFT'" not in out) is allowed
+    assert "DOWN_CONVERT_INPUTS" in out and "REDUCED_PRECISION_REDUCTION" in out
