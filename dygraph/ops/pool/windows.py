@@ -10,7 +10,7 @@ Kernels much larger than that (global pooling) are reduced as blocks of a reshap
 adaptive pooling with uneven bins gathers each tap by index, and 2x2 max pooling runs a
 compiled loop (dygraph.kernels.numba.pool2d): `pool_path` chooses, and its docstring has the
 table. On a GPU, 2-D max pooling on the offset path and its gradient are one kernel each
-(dygraph/kernels/cuda/max_pool.py).
+(dygraph/kernels/cuda/max_pool.py), unless a path is forced.
 
 Example:
     >>> import numpy as np
@@ -234,12 +234,18 @@ def _compiled_pool(xp, x, geo):
     return kernel if kernel is not None and kernel.takes(geo) else None
 
 
+def _gpu_kernels(xp, a, geo):
+    """Whether the GPU's max pooling kernels run this pooling on the offset path (which
+    they compute to the bit): the kernels take it, and no path is forced."""
+    return forced_path() is None and cuda_max_pool.takes(xp, a, geo)
+
+
 def max_pool(xp, x, geo, need_arg=True):
     """(max over each window, index of its first maximum tap or None without need_arg)."""
     path = pool_path(xp, x, geo, "max pool")
     if path == "pool_compiled":
         return _compiled_pool(xp, x, geo).max_pool(x, need_arg)
-    if path == "pool_taps" and cuda_max_pool.takes(xp, x, geo):
+    if path == "pool_taps" and _gpu_kernels(xp, x, geo):
         y, arg = cuda_max_pool.max_pool2d(x, geo)  # one GPU kernel (kernels/cuda/max_pool.py)
         return y, (arg if need_arg else None)
     if path == "pool_blocks":
@@ -292,7 +298,7 @@ def max_scatter(xp, g, arg, geo):
     path = pool_path(xp, g, geo, "max pool gradient")
     if path == "pool_compiled":
         return _compiled_pool(xp, g, geo).max_scatter(g, arg, geo.in_sizes)
-    if path == "pool_taps" and cuda_max_pool.takes(xp, g, geo) and arg.dtype == np.int32:
+    if path == "pool_taps" and _gpu_kernels(xp, g, geo) and arg.dtype == np.int32:
         return cuda_max_pool.max_scatter2d(g, arg, geo)
     if path == "pool_blocks":
         win = xp.zeros(g.shape + (_prod(geo.ksize),), g.dtype)
