@@ -56,7 +56,7 @@ import warnings
 
 import numpy as np
 
-from dygraph.backend import product_precision
+from dygraph.backend import dtype_name, product_precision
 
 __all__ = ["enabled", "use_cudnn", "conv_forward", "conv_data", "conv_filter", "batch_norm",
            "batch_variance", "batch_norm_grads", "plan_count", "declined"]
@@ -192,7 +192,7 @@ def _workspace(xp, device, stream, nbytes):
 def _ready(*arrays):
     """(frontend, cuDNN data type) for a call on these non-empty arrays of one dtype, or None
     when cuDNN is off or does not take their dtype."""
-    name = _IO_TYPES.get(arrays[0].dtype.name)
+    name = _IO_TYPES.get(dtype_name(arrays[0].dtype))
     if (name is None or any(a.dtype != arrays[0].dtype or a.size == 0 for a in arrays)
             or not _ON[0] or _library() is None):
         return None
@@ -327,8 +327,9 @@ def _conv(xp, op, first, second, out_shape, geo):
     # bfloat16 values in float32 arrays: TF32 engines multiply them exactly
     # (backend/product_precision.py), so they may run.
     tf32 = io == lib.data_type.FLOAT and product_precision.active()
-    key = (op, device, first[1].dtype.name, first[1].shape, second[1].shape, tuple(out_shape),
-           last, tuple(geo.stride), tuple(geo.dilation), tuple(geo.pads), tf32)
+    key = (op, device, dtype_name(first[1].dtype), first[1].shape, second[1].shape,
+           tuple(out_shape), last, tuple(geo.stride), tuple(geo.dilation), tuple(geo.pads),
+           tf32)
 
     def build():
         graph = _new_graph(lib, xp, device, io)
@@ -431,7 +432,7 @@ def batch_norm(xp, x, w, b, eps, axis):
         return None
     lib, io, device, xl, last, desc, stats = call
     c, f32 = xl.shape[1], lib.data_type.FLOAT
-    key = ("batchnorm", device, x.dtype.name, xl.shape, last, float(eps))
+    key = ("batchnorm", device, dtype_name(x.dtype), xl.shape, last, float(eps))
 
     def build():
         graph = _new_graph(lib, xp, device, io)
@@ -498,7 +499,7 @@ def batch_norm_grads(xp, g, x, w, mean, rstd, axis):
         return None
     lib, io, device, xl, last, desc, stats = call
     c, f32 = xl.shape[1], lib.data_type.FLOAT
-    key = ("batchnorm_backward", device, x.dtype.name, xl.shape, last)
+    key = ("batchnorm_backward", device, dtype_name(x.dtype), xl.shape, last)
 
     def build():
         graph = _new_graph(lib, xp, device, io)

@@ -64,7 +64,9 @@ def refuse_dtypes(op, x, dtypes, when=""):
         >>> import dygraph
         >>> refuse_dtypes("split", dygraph.ones([2]), ("complex64",))  # float32: passes
     """
-    name = x._data.dtype.name
+    from dygraph.backend import dtype_name
+
+    name = dtype_name(x._data.dtype)
     if name in dtypes:
         _refuse(op, name, UnsupportedDTypeError, when)
 

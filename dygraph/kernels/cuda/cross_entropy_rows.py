@@ -21,6 +21,7 @@ Example:
 
 import numpy as np
 
+from dygraph.backend import dtype_name
 from dygraph.kernels.cuda.block_reductions import ROW_EXP_SUM
 from dygraph.kernels.cuda.registry import ROW_TYPES, define_rows, launch_rows
 
@@ -77,7 +78,7 @@ def applies(x, index, axis):
         >>> applies(x, np.zeros((2, 1), np.int64), 1), applies(x, np.zeros((1, 3)), 0)
         (True, False)
     """
-    return (axis == x.ndim - 1 and x.size > 0 and x.dtype.name in ROW_TYPES
+    return (axis == x.ndim - 1 and x.size > 0 and dtype_name(x.dtype) in ROW_TYPES
             and x.flags.c_contiguous and index.dtype == np.int64 and type(index) is type(x))
 
 

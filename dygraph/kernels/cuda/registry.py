@@ -26,6 +26,8 @@ Example:
     ['adam', 'batch_norm_inference']
 """
 
+from dygraph.backend import dtype_name
+
 __all__ = ["KERNEL_SPECS", "ROW_KERNEL_SPECS", "define", "kernel", "define_rows",
            "row_kernel", "row_source", "row_threads", "launch_rows"]
 
@@ -102,7 +104,7 @@ def row_kernel(name, dtype):
         >>> callable(row_kernel)
         True
     """
-    key = (name, str(dtype))
+    key = (name, dtype_name(dtype))
     compiled = _ROW_KERNELS.get(key)
     if compiled is None:
         import cupy

@@ -19,6 +19,7 @@ Example:
 
 import numpy as np
 
+from dygraph.backend import dtype_name
 from dygraph.kernels.cuda.block_reductions import BLOCK_SUM, ROW_EXP_SUM
 from dygraph.kernels.cuda.registry import ROW_TYPES, define_rows, launch_rows
 
@@ -79,7 +80,7 @@ def applies(x, axis):
         >>> applies(np.ones((2, 3), np.float32), 1), applies(np.ones((2, 3)), 0)
         (True, False)
     """
-    return (axis == x.ndim - 1 and x.size > 0 and x.dtype.name in ROW_TYPES
+    return (axis == x.ndim - 1 and x.size > 0 and dtype_name(x.dtype) in ROW_TYPES
             and x.flags.c_contiguous)
 
 

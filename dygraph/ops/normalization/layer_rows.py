@@ -17,7 +17,7 @@ Example:
 
 import numpy as np
 
-from dygraph.backend import device_constant
+from dygraph.backend import device_constant, dtype_name
 from dygraph.backend.workspace import workspace
 from dygraph.kernels.cuda import layer_norm as cuda_kernels
 from dygraph.kernels.cuda.registry import ROW_TYPES
@@ -92,7 +92,7 @@ def backward(xp, g, xhat, rstd, w, edges, x_shape, b_shape):
 def _on_rows(x, w, b):
     """Whether the row kernels take x (a CuPy array) with w and b: float32 or float64 data
     of one dtype, w and b C-ordered (x is made so)."""
-    return (x.dtype.name in ROW_TYPES and x.size > 0
+    return (dtype_name(x.dtype) in ROW_TYPES and x.size > 0
             and all(a is None or (a.dtype == x.dtype and a.flags.c_contiguous)
                     for a in (w, b)))
 
