@@ -124,6 +124,25 @@ class Op:
     def __repr__(self):
         return f"<{type(self).__name__} node>"
 
+    def __copy__(self):
+        """A shallow copy, as copy.copy makes one (programs run copies of their ops); an
+        op whose forward and backward run with bfloat16 operands
+        (backend/product_precision.py) holds them bound to itself, so its copy gets its
+        own."""
+        cls = type(self)
+        new = cls.__new__(cls)
+        try:  # slots set only once the op is recorded
+            new.inputs = self.inputs
+            new.edges = self.edges
+        except AttributeError:
+            pass
+        new.__dict__.update(self.__dict__)
+        if self.__dict__.get("_bfloat16_operands"):
+            from dygraph.backend.product_precision import for_bfloat16_operands
+
+            for_bfloat16_operands(new)
+        return new
+
 
 def declared_attrs(cls):
     """The attribute names an Op class declares along its bases (Op declares `n_outputs`).

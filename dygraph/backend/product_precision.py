@@ -91,7 +91,8 @@ def bfloat16_operands():
 
 def for_bfloat16_operands(op):
     """Make op's forward and backward run inside bfloat16_operands() (auto_cast does this
-    to a low-precision op whose operands it rounds to bfloat16); returns op.
+    to a low-precision op whose operands it rounds to bfloat16); returns op. A copy of the
+    op (programs run copies of their ops) gets methods of its own (Op.__copy__).
 
     Example:
         >>> from dygraph.ops.math.arithmetic import Add
@@ -99,7 +100,9 @@ def for_bfloat16_operands(op):
         >>> op.forward(np, np.ones(1), np.ones(1))
         array([2.])
     """
-    forward, backward = op.forward, op.backward
+    cls = type(op)
+    forward, backward = cls.forward.__get__(op), cls.backward.__get__(op)
+    op._bfloat16_operands = True
 
     def forward_with_tensor_cores(*args, **kwargs):
         with bfloat16_operands():

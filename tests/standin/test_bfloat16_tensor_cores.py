@@ -130,3 +130,25 @@ def test_products_inside_a_capture_take_the_bfloat16_compute_type():
     with product_precision.bfloat16_operands():
         assert capture_products._compute_type(float32) == 75  # ..._32F_FAST_16BF
         assert capture_products._compute_type(float64) == 70  # float64 stays
+
+
+def test_a_copy_of_a_tensor_core_op_runs_as_itself():
+    """Programs run copies of their ops (control-flow blocks, second order): the copy's
+    forward must keep what it saves on the copy, with the Tensor Core mode on."""
+    import copy
+
+    from dygraph.ops.nn.linear import Linear
+
+    seen = []
+
+    class Probe(Linear):
+        def forward(self, xp, x, w, b=None):
+            seen.append((self, product_precision.active()))
+            return super().forward(xp, x, w, b)
+
+    op = product_precision.for_bfloat16_operands(Probe())
+    twin = copy.copy(op)
+    twin.forward(np, np.ones((2, 3), np.float32), np.ones((3, 4), np.float32))
+    assert seen == [(twin, True)] and twin.x_shape == (2, 3) and "x_shape" not in vars(op)
+    plain = copy.copy(Probe())
+    assert "forward" not in vars(plain)
