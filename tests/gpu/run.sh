@@ -15,6 +15,8 @@
 #            for one kernel a layer direction
 #   winograd (not in the default list) big's ResNet-50 with cuDNN's Winograd and FFT
 #            engines allowed (DYGRAPH_CUDNN_WINOGRAD=1), against big's figures
+#   optimes  (not in the default list) big's cases' device time by op, one eager step
+#            each (benchmarks/gpu_op_times.py)
 #   overhead the host time per op on the GPU (benchmarks/op_overhead.py) against PyTorch's
 #   profile  a profile of one eager ResNet-18 step
 # Logs go to $OUT (or ./gpu-logs); the benchmark outputs are named as committed under
@@ -66,6 +68,9 @@ for stage in ${*:-tests bench big amp overhead profile}; do
         DYGRAPH_CUDNN_WINOGRAD=1 timeout 120 python3 benchmarks/models.py --device gpu \
             --modes eager,to_static --models resnet50_b64 --steps 3 --repeats 2 --warmup 1 \
             --out "$OUT/$DAY-gpu-compute-bound-winograd.txt" ;;
+    optimes)  # where a compute-bound step's device time goes, by op
+        timeout 120 python3 benchmarks/gpu_op_times.py --models resnet50_b64,transformer_big \
+            --out "$OUT/$DAY-gpu-op-times.txt" ;;
     gelu)  # the transformer with exact GELU: erf on the GPU, element-wise chains fused
         timeout 90 python3 benchmarks/models.py --device gpu --modes eager,to_static \
             --models transformer_gelu --steps 10 --repeats 3 \
