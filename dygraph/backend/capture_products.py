@@ -1,4 +1,5 @@
-"""Matrix products inside a CUDA graph capture, through cuBLAS called directly.
+"""Matrix products inside a CUDA graph capture, and those of bfloat16 auto_cast ops,
+through cuBLAS called directly.
 
 CuPy refuses every cuBLAS call while a stream is being captured ("calling cuBLAS API during
 stream capture is currently unsupported"), although cuBLAS itself captures them. So while
@@ -297,29 +298,39 @@ def einsum(cupy, equation, a, b, **kwargs):
 
 
 def install(cupy, capture):
-    """Route CuPy's products through this module while `capture.active` is true."""
+    """Route CuPy's products through this module while `capture.active` is true, and
+    while this thread's products have bfloat16 operands (backend/product_precision.py:
+    cuBLAS's bfloat16 compute type on a handle of this thread's, where CuPy's compute type
+    would be the whole process's)."""
     if getattr(cupy, "_dygraph_capture_products", False):
         return
     originals = {name: getattr(cupy, name) for name in ("matmul", "dot", "tensordot",
                                                          "einsum")}
+    float32 = np.dtype(np.float32)
+
+    def ours(*operands):
+        """Whether this module makes the product: while capturing, or for float32
+        operands holding bfloat16 values."""
+        return capture.active or (product_precision.active() and all(
+            getattr(a, "dtype", None) == float32 for a in operands))
 
     def _matmul(x1, x2, out=None, **kwargs):
-        if capture.active and not kwargs:
+        if ours(x1, x2) and not kwargs:
             return matmul(cupy, x1, x2, out)
         return originals["matmul"](x1, x2, out=out, **kwargs)
 
     def _dot(a, b, out=None):
-        if capture.active:
+        if ours(a, b):
             return dot(cupy, a, b, out)
         return originals["dot"](a, b, out=out)
 
     def _tensordot(a, b, axes=2):
-        if capture.active:
+        if ours(a, b):
             return tensordot(cupy, a, b, axes)
         return originals["tensordot"](a, b, axes=axes)
 
     def _einsum(*operands, **kwargs):
-        if capture.active and len(operands) == 3 and isinstance(operands[0], str):
+        if len(operands) == 3 and isinstance(operands[0], str) and ours(*operands[1:]):
             return einsum(cupy, *operands, **kwargs)
         if capture.active and len(operands) != 2:
             # One operand sums and transposes only (no cuBLAS); more are refused before

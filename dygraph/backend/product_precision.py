@@ -10,13 +10,13 @@ round the inputs to TF32 (exactly too: bfloat16's 8 significant bits fit in TF32
 both with float32 accumulation. Elsewhere float32 products stay float32 arithmetic
 (no TF32, as PyTorch's and CuPy's defaults).
 
-`bfloat16_operands()` marks the block where the operands are such values; auto_cast runs a
-low-precision op's forward and backward inside it. In the block:
+`bfloat16_operands()` marks the block, in this thread, where the operands are such
+values; auto_cast runs a low-precision op's forward and backward inside it. In the block:
 
-- CuPy's float32 products (`cupy.matmul`, `dot`, `tensordot`, `einsum`) take CuPy's
-  COMPUTE_TYPE_BF16 (CUBLAS_COMPUTE_32F_FAST_16BF, Ampere and later);
-- the products made while a CUDA graph is captured (backend/capture_products.py) take
-  the same compute type;
+- CuPy's float32 products (`cupy.matmul`, `dot`, `tensordot`, two-operand `einsum`) go to
+  cuBLAS on a handle of this thread's with the bfloat16 compute type
+  (backend/capture_products.py, which makes a CUDA graph capture's products too). CuPy's
+  own compute type setting would hold for every thread of the process;
 - cuDNN's float32 convolutions may run TF32 engines (backend/cudnn.py keeps such graphs
   apart from the float32 ones).
 
@@ -31,17 +31,13 @@ Example:
 import contextlib
 import threading
 
-import numpy as np
-
 __all__ = ["bfloat16_operands", "active", "for_bfloat16_operands"]
 
 _LOCAL = threading.local()
-# CuPy's compute type for bfloat16 Tensor Cores (cupy/_core/_routines_linalg.pyx).
-_COMPUTE_TYPE_BF16 = 6
 
 
 def active():
-    """Whether the products being made have bfloat16 values for operands.
+    """Whether the products this thread is making have bfloat16 values for operands.
 
     Example:
         >>> active()
@@ -50,24 +46,10 @@ def active():
     return getattr(_LOCAL, "depth", 0) > 0
 
 
-def _cupy_linalg():
-    """CuPy's module of product compute types, or None (no CuPy loaded, or a CuPy without
-    them, as the stand-in of tools/cupy_standin may be)."""
-    from dygraph import backend
-
-    cupy = backend._cupy
-    if cupy is None:
-        return None
-    try:
-        return cupy._core._routines_linalg
-    except AttributeError:
-        return None
-
-
 @contextlib.contextmanager
 def bfloat16_operands():
-    """Inside the block, products may use Tensor Core modes that are exact for bfloat16
-    operands (see the module docstring).
+    """Inside the block, this thread's products may use Tensor Core modes that are exact
+    for bfloat16 operands (see the module docstring).
 
     Example:
         >>> with bfloat16_operands():
@@ -76,17 +58,10 @@ def bfloat16_operands():
     """
     depth = getattr(_LOCAL, "depth", 0)
     _LOCAL.depth = depth + 1
-    linalg = _cupy_linalg() if depth == 0 else None
-    previous = None
-    if linalg is not None:
-        previous = linalg.get_compute_type(np.float32)
-        linalg.set_compute_type(np.float32, _COMPUTE_TYPE_BF16)
     try:
         yield
     finally:
         _LOCAL.depth = depth
-        if linalg is not None:
-            linalg.set_compute_type(np.float32, previous)
 
 
 def for_bfloat16_operands(op):
@@ -95,6 +70,7 @@ def for_bfloat16_operands(op):
     op (programs run copies of their ops) gets methods of its own (Op.__copy__).
 
     Example:
+        >>> import numpy as np
         >>> from dygraph.ops.math.arithmetic import Add
         >>> op = for_bfloat16_operands(Add())
         >>> op.forward(np, np.ones(1), np.ones(1))

@@ -1,6 +1,6 @@
 """bfloat16 auto_cast on a GPU: the low-precision products run on Tensor Cores
-(dygraph/backend/product_precision.py: cuBLAS's CUBLAS_COMPUTE_32F_FAST_16BF through CuPy's
-compute type, cuDNN's TF32 engines), which multiply bfloat16 operands exactly: results
+(dygraph/backend/product_precision.py: cuBLAS's CUBLAS_COMPUTE_32F_FAST_16BF on a handle of
+the thread's, cuDNN's TF32 engines), which multiply bfloat16 operands exactly: results
 differ from float32 arithmetic on the same operands only by the order of float32 sums.
 A training step, eager and as CUDA graphs, against the CPU's."""
 
@@ -25,17 +25,23 @@ def _rel(got, want):
 
 
 @pytest.mark.parametrize("shape", [(64, 96, 80), (7, 300, 5)])
-def test_tensor_core_products_of_bfloat16_values_are_float32_sums(shape):
-    import cupy
+def test_tensor_core_products_of_bfloat16_values_are_float32_sums(shape, monkeypatch):
+    from dygraph.backend import _import_cupy, capture_products
 
+    cupy = _import_cupy()  # CuPy with DyGraph's routing of products installed
+    made = []
+    bmm = capture_products._bmm
+    monkeypatch.setattr(capture_products, "_bmm", lambda *a: made.append(1) or bmm(*a))
     m, k, n = shape
     rng = np.random.default_rng(0)
     a, b = _bf16(rng.standard_normal((m, k))), _bf16(rng.standard_normal((k, n)))
     exact = a.astype(np.float64) @ b.astype(np.float64)
     ga, gb = cupy.asarray(a), cupy.asarray(b)
     plain = cupy.matmul(ga, gb).get()
+    assert not made  # float32 arithmetic, through CuPy
     with product_precision.bfloat16_operands():
         fast = cupy.matmul(ga, gb).get()
+    assert made == [1]  # cuBLAS's bfloat16 compute type, on this thread's handle
     # float32 sums of k exact products: a few units of float32's last place per term
     assert _rel(fast, exact) < 4 * k * 2.0 ** -24
     assert _rel(plain, exact) < 4 * k * 2.0 ** -24

@@ -26,9 +26,8 @@ rules CuPy enforces are enforced, with CuPy's messages:
 `stats["calls"]` counts the calls into the module and its arrays (a graph launch is one),
 `stats["host_reads"]` the reads of device values on the host (each waits for the GPU),
 `stats["graph_calls"]` the recorded calls that graph launches ran (a GPU's kernels and
-copies inside graphs), `stats["bfloat16_products"]` the float32 products made under
-CuPy's bfloat16 compute type (`cupy._core._routines_linalg.set_compute_type`, which the
-stand-in keeps).
+copies inside graphs), `stats["bfloat16_products"]` the float32 products made for
+bfloat16 operands (which a GPU runs on Tensor Cores: dygraph/backend/product_precision.py).
 What it cannot tell: speed; what CUDA C computes (an `ElementwiseKernel` runs the NumPy
 statement of that kernel, from dygraph/kernels/cuda/references.py or, for a generated
 chain, dygraph/kernels/cuda/elementwise_chains.py; `cupyx.scipy.special` is SciPy's);

@@ -52,18 +52,9 @@ _PASS = {"result_type", "promote_types", "can_cast", "issubdtype", "isscalar", "
          "may_share_memory", "shares_memory"}
 
 
-# cuBLAS's products, and CuPy's compute type for float32 ones (cupy/_core/
-# _routines_linalg.pyx): 6, COMPUTE_TYPE_BF16, runs them on bfloat16 Tensor Cores.
+# cuBLAS's products: those made for bfloat16 operands (dygraph/backend/product_precision.py)
+# go to cuBLAS's bfloat16 compute type on a GPU, and are counted apart here.
 _PRODUCTS = {"matmul", "dot", "tensordot", "einsum"}
-_COMPUTE_TYPES = {}
-
-
-def _routines_linalg():
-    return types.SimpleNamespace(
-        COMPUTE_TYPE_DEFAULT=1, COMPUTE_TYPE_BF16=6,
-        get_compute_type=lambda dtype: _COMPUTE_TYPES.get(np.dtype(dtype).name, 1),
-        set_compute_type=lambda dtype, kind: _COMPUTE_TYPES.__setitem__(
-            np.dtype(dtype).name, int(kind)))
 
 
 def _function(name, func, refuse=None):
@@ -72,9 +63,12 @@ def _function(name, func, refuse=None):
     def call(*args, **kwargs):
         if refuse is not None and _capturing():
             raise refuse
-        if name in _PRODUCTS and _COMPUTE_TYPES.get("float32") == 6 and any(
-                isinstance(a, ndarray) and a.dtype == np.float32 for a in args):
-            stats["bfloat16_products"] += 1
+        if name in _PRODUCTS and any(isinstance(a, ndarray) and a.dtype == np.float32
+                                     for a in args):
+            from dygraph.backend import product_precision
+
+            if product_precision.active():
+                stats["bfloat16_products"] += 1
         if name in _DATA_DEPENDENT or (name == "where" and len(args) == 1) or (
                 name == "bincount" and kwargs.get("minlength") is None and len(args) < 3):
             _d2h()
@@ -398,5 +392,4 @@ def module():
         cp.get_default_pinned_memory_pool = lambda: types.SimpleNamespace(
             malloc=_default_pinned, free_all_blocks=lambda: None)
         cp.__version__ = "stand-in"
-        cp._core = types.SimpleNamespace(_routines_linalg=_routines_linalg())
     return _MODULE
