@@ -327,3 +327,13 @@ def test_lstm_projection_gradients_and_checks():
     out, (h1, c1) = net(_t(np.zeros((2, 4, 2), np.float32)),
                         (_t(np.zeros((1, 2, 1), np.float32)), _t(np.zeros((1, 2, 3), np.float32))))
     assert out.shape == [2, 4, 1] and h1.shape == [1, 2, 1] and c1.shape == [1, 2, 3]
+
+
+@pytest.mark.parametrize("layer", ["LSTM", "GRU", "SimpleRNN"])
+@pytest.mark.parametrize("time_major", [False, True])
+def test_an_empty_sequence_is_refused_with_its_shape(layer, time_major):
+    """PyTorch refuses a sequence of no time steps too (Paddle 3.3.1 aborts the process)."""
+    rnn = getattr(dygraph.nn, layer)(4, 3, time_major=time_major)
+    x = dygraph.zeros([0, 2, 4] if time_major else [2, 0, 4])
+    with pytest.raises(ValueError, match=r"no time steps \(input shape \[.*\]"):
+        rnn(x)

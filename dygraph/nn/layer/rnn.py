@@ -59,6 +59,11 @@ def run_cell(cell, inputs, initial_states=None, sequence_length=None, time_major
         >>> out.shape, h.shape
         ([4, 5, 3], [4, 3])
     """
+    leaf = first_leaf(inputs)
+    if len(leaf.shape) > 1 and leaf.shape[0 if time_major else 1] == 0:
+        # (PyTorch refuses an empty sequence too; Paddle 3.3's kernels stop the process)
+        raise op_error(type(cell).__name__, f"the input sequence has no time steps (input "
+                       f"shape {list(leaf.shape)}, time_major={time_major})")
     if _one_layer_op(cell, inputs, sequence_length, kwargs):
         # The whole layer (projection, biases, recurrence) as one op: dygraph.ops.rnn.layer_op.
         states = initial_states
