@@ -139,7 +139,8 @@ class MultiHeadAttention(Layer):
             raise op_error("MultiHeadAttention", f"query must be [batch, length, embed_dim="
                            f"{self.embed_dim}], got {describe(query)}")
         q, k, v, cache = self._prepare_qkv(query, key, value, cache)
-        scores = linalg.matmul(q, k, transpose_y=True) * (self.head_dim ** -0.5)
+        # q scaled before the product, as Paddle does: a pass over q, not over the scores
+        scores = linalg.matmul(q * (self.head_dim ** -0.5), k, transpose_y=True)
         if attn_mask is not None:
             scores = scores + convert_attention_mask(attn_mask, scores.dtype)
         weights = F.softmax(scores)
