@@ -51,6 +51,8 @@ def test_products_of_bfloat16_ops_take_tensor_cores_and_nothing_else(amp):
             got = _step(x, y, amp)
             products = cupy_standin.stats["bfloat16_products"] - before
             conv_keys = [key for key in cudnn._PLANS if key[0].startswith("conv")]
+            tf32_allowed = ["TENSOR_CORE" not in cudnn._PLANS[key].graph.deselected
+                            for key in conv_keys]
         finally:
             dygraph.set_device("cpu")
     # Linear: its product forward, and the data and weight gradients' products back
@@ -58,7 +60,7 @@ def test_products_of_bfloat16_ops_take_tensor_cores_and_nothing_else(amp):
     # the conv's forward and filter gradient graphs (x needs no gradient), TF32 allowed
     # with auto_cast only
     assert sorted(key[0] for key in conv_keys) == ["conv_fprop", "conv_wgrad"]
-    assert all(key[-1] is amp for key in conv_keys)
+    assert all(key[-1] is amp for key in conv_keys) and tf32_allowed == [amp] * 2
     assert not product_precision.active()
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=2e-5, atol=1e-6)

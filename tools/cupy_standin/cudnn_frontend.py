@@ -186,6 +186,7 @@ class _Graph:
 
     def __init__(self, **options):
         self.tensors, self.nodes, self.built = {}, [], False
+        self.deselected = ()  # the numerical notes whose engines may not run (kept to read)
 
     def _new(self, name, **kw):
         tensor = _Tensor(len(self.tensors), name, **kw)
@@ -248,7 +249,7 @@ class _Graph:
         pass
 
     def deselect_numeric_notes(self, notes):
-        pass
+        self.deselected = tuple(notes)
 
     def check_support(self):
         pass
