@@ -76,12 +76,17 @@ def test_to_static_on_the_gpu_gives_eager_numbers(spec, on_gpu):
 
 
 class _ConvNet(nn.Layer):
+    # The convolutions have no bias: batch norm takes every channel's mean away, so a bias
+    # before it gets a gradient of rounding noise only, which Adam scales up to whole steps
+    # (captured and eager products round differently, and such a bias drifted apart).
     def __init__(self, dropout=0.0):
         super().__init__()
         self.body = nn.Sequential(
-            nn.Conv2D(3, 8, 3, padding=1), nn.BatchNorm2D(8), nn.ReLU(), nn.MaxPool2D(2),
-            nn.Conv2D(8, 16, 3, stride=2, padding=1, groups=2), nn.BatchNorm2D(16), nn.ReLU(),
-            nn.AdaptiveAvgPool2D(1), nn.Flatten(), nn.Dropout(dropout), nn.Linear(16, 10))
+            nn.Conv2D(3, 8, 3, padding=1, bias_attr=False), nn.BatchNorm2D(8), nn.ReLU(),
+            nn.MaxPool2D(2),
+            nn.Conv2D(8, 16, 3, stride=2, padding=1, groups=2, bias_attr=False),
+            nn.BatchNorm2D(16), nn.ReLU(), nn.AdaptiveAvgPool2D(1), nn.Flatten(),
+            nn.Dropout(dropout), nn.Linear(16, 10))
 
     def forward(self, x):
         return self.body(x)
@@ -157,6 +162,10 @@ def test_training_steps_as_cuda_graphs_match_eager_steps(kind, on_gpu):
             got = float(graph_step(x, y))
             assert got == pytest.approx(want, rel=1e-5), f"step {k}"
     for (name, a), b in zip(eager_model.state_dict().items(), graph_model.state_dict().values()):
+        if name.endswith("k_proj.bias"):
+            # Softmax over the keys is the same for scores all shifted by q . b_k: that
+            # bias's gradient is rounding noise only, which Adam scales up to whole steps.
+            continue
         np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=2e-5, atol=1e-6, err_msg=name)
     replays = cuda_graph.stats["replays"] - before["replays"]
     fell_back = [str(w.message) for w in caught if "CUDA graph" in str(w.message)]
