@@ -404,3 +404,105 @@ def test_the_row_kernels_compile_for_the_gpu(tmp_path):
                                    str(path), "-o", str(tmp_path / f"{name}_{dtype}.ptx")],
                                   capture_output=True, text=True)
             assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture
+def host_launches(library, monkeypatch):
+    """The kernel modules' launch_rows running the host build: their Python wrappers (which
+    work out strides, offsets and flags) then drive the kernels as on a GPU."""
+    from dygraph.kernels.cuda import (
+        cross_entropy_rows,
+        layer_norm,
+        recurrent_sequences,
+        softmax_rows,
+    )
+
+    def launch(name, rows, n, args, threads=None):
+        _launch(library, name, rows, n, args, threads)
+
+    for module in (cross_entropy_rows, layer_norm, recurrent_sequences, softmax_rows):
+        monkeypatch.setattr(module, "launch_rows", launch)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_the_sequence_wrappers_marshal_their_arguments(host_launches, reverse):
+    """recurrent_sequences' wrappers on time views of batch-first arrays (strided), against
+    the NumPy statements run on the same arrays: a stride, offset or flag passed wrong
+    shows."""
+    from dygraph.kernels.cuda import recurrent_sequences as seq
+
+    steps, batch, width, dtype = 4, 3, 37, "float64"
+    lstm = {run: _lstm_arrays(steps, batch, width, dtype) for run in ("kernel", "statement")}
+    rng = np.random.default_rng(5)
+    g_out = rng.standard_normal((batch, steps, width)).swapaxes(0, 1)
+    w = rng.standard_normal((4 * width, width)) / np.sqrt(width)
+    for run, (rows, w_s, h0, c, act, tc, hs) in lstm.items():
+        dh, dc = np.ones((batch, width)), np.zeros((batch, width))
+        d_rows = np.zeros((batch, steps, 4 * width)).swapaxes(0, 1)
+        if run == "kernel":
+            seq.lstm_sequence(rows, w_s, h0, c, act, tc, hs, reverse)
+            seq.lstm_sequence_grad(act, c, tc, g_out, w, dh, dc, d_rows, reverse)
+        else:
+            walk = (np.int64(steps), np.int32(reverse), np.int64(width), np.int64(batch))
+            KERNELS[f"dygraph_lstm_sequence_{dtype}"](rows, 0, 0, w_s, h0, c, act, tc, hs, 0,
+                                                      0, *walk)
+            KERNELS[f"dygraph_lstm_sequence_grad_{dtype}"](
+                act, c, tc, g_out, 0, 0, np.int32(1), w, dh, dc, d_rows, 0, 0, *walk)
+        lstm[run] = (hs, c, act, dh, dc, d_rows)
+    for g, want in zip(lstm["kernel"], lstm["statement"]):
+        _close(g, want, dtype, "LSTM through its wrappers", terms=4 * width * steps)
+
+    gru = {run: _gru_arrays(steps, batch, width, dtype) for run in ("kernel", "statement")}
+    z_in = rng.standard_normal((steps, batch, width))
+    w = rng.standard_normal((3 * width, width)) / np.sqrt(width)
+    for run, (rows, w_s, h0, bias, prod, act, hs) in gru.items():
+        tmp, dhz = np.zeros((batch, width)), np.ones((batch, width))
+        d_hid = np.zeros((batch, steps, 3 * width)).swapaxes(0, 1)
+        d_n = np.zeros((batch, steps, width)).swapaxes(0, 1)
+        if run == "kernel":
+            seq.gru_sequence(rows, w_s, h0, bias, prod, act, hs, reverse)
+            seq.gru_sequence_grad(act, prod, z_in, None, w, tmp, dhz, d_hid, d_n, reverse)
+        else:
+            walk = (np.int64(steps), np.int32(reverse), np.int64(width), np.int64(batch))
+            KERNELS[f"dygraph_gru_sequence_{dtype}"](rows, 0, 0, w_s, h0, bias, np.int32(1),
+                                                     prod, act, hs, 0, 0, *walk)
+            KERNELS[f"dygraph_gru_sequence_grad_{dtype}"](
+                act, prod, z_in, tmp, 0, 0, np.int32(0), w, tmp, dhz, d_hid, 0, 0, d_n, 0, 0,
+                *walk)
+        gru[run] = (hs, prod, act, tmp, dhz, d_hid, d_n)
+    for g, want in zip(gru["kernel"], gru["statement"]):
+        _close(g, want, dtype, "GRU through its wrappers", terms=3 * width * steps)
+
+
+def test_the_row_wrappers_marshal_their_arguments(host_launches):
+    """softmax, layer norm and cross entropy through their wrappers (flags, n, eps, the
+    coefficient's form), against the CPU's op paths."""
+    from dygraph.kernels.cuda import cross_entropy_rows as ce
+    from dygraph.kernels.cuda import layer_norm as ln
+    from dygraph.kernels.cuda import softmax_rows as sm
+
+    x = _rows(37, "float64")[[0, 5]]
+    for log in (False, True):
+        op = LogSoftmax(-1) if log else Softmax(-1)
+        y = sm.softmax_rows(np, x, log)
+        _close(y, op.forward(np, x), "float64", "softmax through its wrapper")
+        g = np.cos(x)
+        op.out_data = (y,)
+        _close(sm.softmax_rows_grad(np, y, g, log), op.backward(ArrayMath(np), g)[0],
+               "float64", "softmax's gradient through its wrapper")
+    weight, bias = np.linspace(0.5, 1.5, 37), np.linspace(-1, 1, 37)
+    for w, b in ((weight, bias), (weight, None), (None, bias)):
+        y, xhat, rstd = np.empty_like(x), np.empty_like(x), np.empty(2)
+        ln.layer_norm_rows(x, w, b, 1e-5, y, xhat, rstd, 37)
+        want_y, want_xhat, want_rstd = layer_rows.forward(np, x, w, b, 37, 1e-5)
+        for got, want in ((y, want_y), (xhat, want_xhat), (rstd, want_rstd)):
+            _close(got, np.asarray(want).reshape(got.shape), "float64",
+                   f"layer norm's wrapper, weight {w is not None}, bias {b is not None}")
+    label = np.array([[3], [30]], np.int64)
+    prob, per = ce.cross_entropy_rows(np, x, label)
+    op = SoftmaxCrossEntropy(1, label, None, None, 1.0, "none", (2, 1))
+    _close(per, op.forward(np, x), "float64", "cross entropy's wrapper")
+    coef = np.array([[0.5], [2.0]])
+    dx = ce.cross_entropy_rows_grad(np, prob, label, coef)
+    _close(dx, op.add_at_label(ArrayMath(np), op.prob * coef, coef, -1), "float64",
+           "cross entropy's gradient wrapper")
