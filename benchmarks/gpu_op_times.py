@@ -2,9 +2,8 @@
 milliseconds go.
 
 A compute-bound step (ResNet-50 at batch 64 on 224x224 images, a d=1024 Transformer) is
-bound by its kernels, not by host time: there DyGraph was 1.45x PyTorch CUDA's step on the
-H200 (benchmarks/results/2026-11-28-gpu-compute-bound.txt) for reasons a launch count
-cannot show. This times every op's forward and backward on the device with CUDA events
+bound by its kernels, not by host time: where DyGraph lags PyTorch there
+(benchmarks/results/2026-11-28-gpu-compute-bound.txt), a launch count cannot show why. This times every op's forward and backward on the device with CUDA events
 recorded on the current stream before and after each call (each Op subclass's forward
 and backward wrapped for the measured step only), and reports, per op and phase, the
 calls, the milliseconds and their share of the step; what no op covers (the optimizer

@@ -50,8 +50,8 @@ _DTYPE_NAMES = {}
 
 def dtype_name(dtype):
     """NumPy's name of an array's dtype ('float32'), kept once made: NumPy builds
-    `dtype.name` in Python at each read (about 1.5 µs), and GPU code reads it per launch
-    (kernel choices, cuDNN's graph keys).
+    `dtype.name` in Python at each read, and GPU code reads it per launch (kernel choices,
+    cuDNN's graph keys).
 
     Example:
         >>> dtype_name(np.zeros(1, np.float32).dtype)

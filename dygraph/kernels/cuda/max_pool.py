@@ -1,9 +1,8 @@
 """2-D max pooling and its gradient as one GPU kernel each.
 
-The array formula (dygraph/ops/pool/windows.py) visits a window one tap at a time: for a
-3x3 window four CuPy calls per tap forward (the running maximum, the comparison, the
-winner's index) and three back, some seventy launches for ResNet-18's one pooling layer.
-These kernels compute the same per element:
+The array formula (dygraph/ops/pool/windows.py) visits a window one tap at a time: four
+CuPy calls per tap forward (the running maximum, the comparison, the winner's index) and
+three back. These kernels compute the same per element:
 
 - forward, a thread per output: the taps in row-major order, a tap outside the input
   taking the dtype's lowest finite value (Paddle pads so); the maximum as NumPy's
