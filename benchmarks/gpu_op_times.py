@@ -3,11 +3,12 @@ milliseconds go.
 
 A compute-bound step (ResNet-50 at batch 64 on 224x224 images, a d=1024 Transformer) is
 bound by its kernels, not by host time: where DyGraph lags PyTorch there
-(benchmarks/results/2026-11-28-gpu-compute-bound.txt), a launch count cannot show why. This times every op's forward and backward on the device with CUDA events
-recorded on the current stream before and after each call (each Op subclass's forward
-and backward wrapped for the measured step only), and reports, per op and phase, the
-calls, the milliseconds and their share of the step; what no op covers (the optimizer
-step, gradient accumulation, allocations' waits) is the rest.
+(benchmarks/results/2026-11-28-gpu-compute-bound.txt), a launch count cannot show why.
+This times every op's forward and backward on the device with CUDA events recorded on the
+current stream before and after each call (each Op subclass's forward and backward wrapped
+for the measured step only), and reports, per op and phase, the calls, the milliseconds
+and their share of the step; what no op covers (the optimizer step, gradient
+accumulation, allocations' waits) is the rest.
 
 The events add a few microseconds of host time per op, nothing on the device; kernels of
 one stream run in order, so an op's span is its kernels' time plus any gap the host left
