@@ -18,7 +18,7 @@
 #   optimes  (not in the default list) big's cases' device time by op, one eager step
 #            each (benchmarks/gpu_op_times.py)
 #   overhead the host time per op on the GPU (benchmarks/op_overhead.py) against PyTorch's
-#   profile  a profile of one eager ResNet-18 step
+#   profile  a profile of eager ResNet-18 and Transformer steps (host time by function)
 # Logs go to $OUT (or ./gpu-logs); the benchmark outputs are named as committed under
 # benchmarks/results/ (<date>-gpu-<stage>.txt).
 # Usage: bash tests/gpu/run.sh [stage ...]   (default: all of them, in that order)
@@ -78,9 +78,11 @@ for stage in ${*:-tests bench big amp overhead profile}; do
     overhead)
         timeout 60 python3 benchmarks/op_overhead.py --device gpu --repeats 3 \
             2>&1 | tee "$OUT/$DAY-gpu-op-overhead.txt" ;;
-    profile)
-        timeout 60 python3 benchmarks/profile_step.py --device gpu --model resnet18 --top 40 \
-            > "$OUT/gpu_profile.log" 2>&1 ;;
+    profile)  # host time by function, of a conv net's and the Transformer's eager steps
+        for model in resnet18 transformer; do
+            timeout 45 python3 benchmarks/profile_step.py --device gpu --model $model \
+                --top 40 > "$OUT/gpu_profile_$model.log" 2>&1
+        done ;;
     *)
         echo "unknown stage $stage" ;;
     esac
