@@ -142,7 +142,8 @@ class Normalize(Op):
         y, mean, rstd = out
         self.cudnn_stats, self.xhat, self.centered = (mean, rstd, axis), None, None
         # In x's dtype and the parameters' shape only where read (_statistics_from_cudnn):
-        # the running statistics' update takes cuDNN's arrays as they are.
+        # the running statistics' update (running.updated_statistics) takes cuDNN's arrays
+        # as they are.
         self.batch_mean = self.rstd = self.batch_var = None
         self.dtype = x.dtype
         return y
@@ -154,29 +155,6 @@ class Normalize(Op):
             var = cudnn.batch_variance(xp, rstd, self.eps)
             self.batch_mean, self.rstd, self.batch_var = (
                 s.astype(self.dtype).reshape(self.pshape) for s in (mean, rstd, var))
-
-    def update_running(self, xp, running_mean, running_var, momentum, in_place):
-        """The running statistics after this batch (a forward on batch statistics):
-        running * momentum + (1 - momentum) * batch for the mean and the biased variance,
-        written into the arrays `in_place`, else new ones; returns the pair. After cuDNN's
-        float32 forward, one kernel (kernels/cuda/batch_norm.py: running_update)."""
-        if self.cudnn_stats is not None:
-            mean, rstd, _ = self.cudnn_stats
-            if (self.dtype == np.float32 and running_mean.dtype == np.float32
-                    and running_var.dtype == np.float32
-                    and running_mean.shape == running_var.shape == mean.shape):
-                return cuda_batch_norm.running_update(
-                    running_mean, running_var, mean, rstd, momentum, self.eps,
-                    out=(running_mean, running_var) if in_place else None)
-            self._statistics_from_cudnn(xp)
-        out = []
-        for running, batch in ((running_mean, self.batch_mean), (running_var, self.batch_var)):
-            new = running if in_place else running * momentum
-            if in_place:
-                new *= momentum
-            new += ((1.0 - momentum) * batch.reshape(running.shape)).astype(running.dtype)
-            out.append(new)
-        return tuple(out)
 
     def _backward_cudnn(self, m, g, w):
         """dx, dw, db of a cuDNN forward by cuDNN, None where it does not run them."""
@@ -471,9 +449,11 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
                                              (mean, rstd.astype(dtype))))
     norm = Normalize(axes, epsilon, None, pshape)
     y = _normalize(x, w, b, norm)
+    from dygraph.ops.normalization.running import updated_statistics
+
     with no_grad():
-        norm.update_running(get_array_module(x._data), running_mean._data, running_var._data,
-                            momentum, in_place=True)
+        updated_statistics(norm, get_array_module(x._data), running_mean._data,
+                           running_var._data, momentum, in_place=True)
         running_mean._version[0] += 1
         running_var._version[0] += 1
     return y

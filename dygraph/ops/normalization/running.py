@@ -26,10 +26,45 @@ Example:
     [0.20000000298023224, 0.4000000059604645]
 """
 
+import numpy as np
+
 from dygraph.autograd.function import Op, apply
+from dygraph.kernels.cuda import batch_norm as cuda_batch_norm
 from dygraph.ops.normalization.norms import Normalize
 
-__all__ = ["RunningBatchNorm"]
+__all__ = ["RunningBatchNorm", "updated_statistics"]
+
+
+def updated_statistics(norm, xp, running_mean, running_var, momentum, in_place):
+    """The running statistics after Normalize op `norm`'s forward on batch statistics:
+    running * momentum + (1 - momentum) * batch for the mean and the biased variance,
+    written into the arrays `in_place`, else new ones; returns the pair. After cuDNN's
+    float32 forward, one kernel (kernels/cuda/batch_norm.py: running_update).
+
+    Example:
+        >>> import numpy as np
+        >>> norm = Normalize((0,), 1e-5, None, (1, 2))
+        >>> _ = norm.forward(np, np.array([[1.0, 2.0], [3.0, 6.0]]))
+        >>> updated_statistics(norm, np, np.zeros(2), np.ones(2), 0.9, in_place=False)[0]
+        array([0.2, 0.4])
+    """
+    if norm.cudnn_stats is not None:
+        mean, rstd, _ = norm.cudnn_stats
+        if (norm.dtype == np.float32 and running_mean.dtype == np.float32
+                and running_var.dtype == np.float32
+                and running_mean.shape == running_var.shape == mean.shape):
+            return cuda_batch_norm.running_update(
+                running_mean, running_var, mean, rstd, momentum, norm.eps,
+                out=(running_mean, running_var) if in_place else None)
+        norm._statistics_from_cudnn(xp)
+    out = []
+    for running, batch in ((running_mean, norm.batch_mean), (running_var, norm.batch_var)):
+        new = running if in_place else running * momentum
+        if in_place:
+            new *= momentum
+        new += ((1.0 - momentum) * batch.reshape(running.shape)).astype(running.dtype)
+        out.append(new)
+    return tuple(out)
 
 
 class RunningBatchNorm(Op):
@@ -46,7 +81,7 @@ class RunningBatchNorm(Op):
         if self.training:
             norm = Normalize(self.axes, self.eps, None, self.pshape)
             y = norm.forward(xp, x, *affine)
-            stats = norm.update_running(xp, mean, var, self.momentum, in_place=False)
+            stats = updated_statistics(norm, xp, mean, var, self.momentum, in_place=False)
         else:
             dtype = x.dtype
             fixed_mean = mean.reshape(self.pshape).astype(dtype)
