@@ -10,6 +10,7 @@ import pytest
 
 from dygraph.kernels.cuda import registry
 from dygraph.kernels.cuda.references import KERNELS, philox4x32, philox_uniform
+from tests.kernels.elementwise_c import c_parameters
 
 # Known answers of Philox4x32-10 from its authors' Random123 test vectors.
 _KNOWN = [((0, 0, 0, 0), (0, 0), (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
@@ -54,24 +55,10 @@ def test_dropout_mask_keeps_one_minus_p_and_follows_the_counter():
     assert (other != keep).mean() > 0.3  # another key, other draws
 
 
-_TYPES = {"T": "T", "float32": "float", "int32": "int", "int64": "long long",
-          "uint64": "unsigned long long",
-          "bool": "bool"}
-
-
 def _harness(name, in_params, out_params, body):
     """The kernel's body in a CUDA function shaped as CuPy shapes an ElementwiseKernel:
     raw parameters as pointers, the others as references to element i."""
-    params, bind = [], []
-    for spec in (in_params + "," + out_params).split(","):
-        words = spec.split()
-        raw = words[0] == "raw"
-        ctype, pname = _TYPES[words[-2]], words[-1]
-        if raw:
-            params.append(f"{ctype}* {pname}")
-        else:
-            params.append(f"{ctype}* {pname}_at")
-            bind.append(f"{ctype}& {pname} = {pname}_at[i];")
+    params, bind = c_parameters(in_params, out_params)
     floats = ", ".join(p.replace("T*", "float*") for p in params)
     return (f"template <typename T> __global__ void {name}({', '.join(params)}, "
             f"long long size) {{\n"

@@ -23,29 +23,19 @@ from dygraph.kernels.cuda.registry import KERNEL_SPECS
 from dygraph.ops.conv.paths import force_path
 from dygraph.ops.pool.windows import PoolGeometry, max_scatter
 from dygraph.ops.pool.windows import max_pool as pool_on_arrays
+from tests.kernels.elementwise_c import c_parameters
 
 C_TYPES = {"float32": "float", "float64": "double"}
 # The kernels tested, with the parameters that are scalars (passed by value).
 SCALARS = {"max_pool2d": {"H", "W", "OH", "OW", "KH", "KW", "SH", "SW", "PH", "PW", "low"},
            "max_scatter2d": {"H", "W", "OH", "OW", "KH", "KW", "SH", "SW", "PH", "PW"},
            "batch_norm_running": {"momentum", "rest", "eps"}}
-_CTYPES = {"int32": "int", "bool": "bool"}
 
 
 def _host_function(name, dtype):
     """Kernel `name` for T = dtype as a C function looping over its n elements."""
     in_params, out_params, body = KERNEL_SPECS[name]
-    params, bind = [], []
-    for spec in (in_params + ", " + out_params).split(", "):
-        words = spec.split()
-        ctype, pname = _CTYPES.get(words[-2], "T"), words[-1]
-        if words[0] == "raw":
-            params.append(f"const {ctype}* {pname}")
-        elif pname in SCALARS[name]:
-            params.append(f"const {ctype} {pname}")
-        else:
-            params.append(f"{ctype}* {pname}_at")
-            bind.append(f"{ctype}& {pname} = {pname}_at[i];")
+    params, bind = c_parameters(in_params, out_params, SCALARS[name])
     return (f"namespace {name}_{dtype} {{ typedef {C_TYPES[dtype]} T;\n"
             f'extern "C" void {name}_{dtype}({", ".join(params)}, long long n) {{\n'
             f"  for (long long i = 0; i < n; ++i) {{\n    {' '.join(bind)}\n"
