@@ -39,6 +39,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODES = ("eager", "to_static")
 # Whether counts take the cuDNN path (the frontend's stand-in); --no-cudnn clears it.
 CUDNN = [True]
+# The auto_cast dtype of the counted steps ("none": float32 throughout); --amp sets it.
+AMP = ["none"]
 
 
 def count(name, mode, steps=4):
@@ -56,7 +58,8 @@ def count(name, mode, steps=4):
         dygraph.set_device("gpu:0")
         try:
             model = models.build_dygraph(name)
-            _, _, train = models.dygraph_step(model, x, y, device="gpu", mode=mode)
+            _, _, train = models.dygraph_step(model, x, y, device="gpu", mode=mode,
+                                                  amp=AMP[0])
             for _ in range(steps - 1):
                 train()
             before, replays = cupy_standin.stats["calls"], cuda_graph.stats["replays"]
@@ -143,7 +146,8 @@ def count_by_op(name, steps=4):
         dygraph.set_device("gpu:0")
         try:
             model = models.build_dygraph(name)
-            _, _, train = models.dygraph_step(model, x, y, device="gpu", mode="eager")
+            _, _, train = models.dygraph_step(model, x, y, device="gpu", mode="eager",
+                                                  amp=AMP[0])
             for _ in range(steps - 1):
                 train()
             cupy_standin.observers.append(observe)
@@ -187,9 +191,12 @@ def main():
     parser.add_argument("--by-op", default=None, metavar="MODEL")
     parser.add_argument("--no-cudnn", action="store_true",
                         help="count the CuPy paths of convolutions and batch norm")
+    parser.add_argument("--amp", choices=("none", "bfloat16", "float16"), default="none",
+                        help="count steps whose forward and loss run under auto_cast")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     CUDNN[0] = not args.no_cudnn
+    AMP[0] = args.amp
     cudnn_note = "cuDNN's stand-in" if CUDNN[0] else "without cuDNN"
     if args.by_op:
         _write("\n".join(by_op_lines(args.by_op)), args.out)

@@ -70,6 +70,18 @@ class _Workspace:
             out.fill(0)
         return out
 
+    def result(self, xp, shape, dtype):
+        """The array an op writes its result into through `out=`: `output`'s for NumPy,
+        None elsewhere, so that the op allocates it itself. CuPy's pool already reuses
+        device memory, and an allocation asked for apart from the op that fills it is one
+        more CuPy call: microseconds of host time, per op, on a GPU.
+
+        Example:
+            >>> workspace.result(np, (256, 256), np.float32).shape
+            (256, 256)
+        """
+        return self.output(xp, shape, dtype) if xp is np else None
+
     def take(self, xp, shape, dtype):
         """A scratch array (contents undefined); `give` it back when done."""
         if xp is not np:

@@ -39,7 +39,7 @@ class Relu(Op):
 
     def forward(self, xp, x):
         if x.size >= POOLED_SIZE:  # big results reuse workspace memory (backend/workspace.py)
-            return maximum_scalar(xp, x, 0, workspace.output(xp, x.shape, x.dtype))
+            return maximum_scalar(xp, x, 0, workspace.result(xp, x.shape, x.dtype))
         return xp.maximum(x, 0)
 
     def backward(self, m, g):
@@ -63,7 +63,7 @@ class Relu6(Op):
 
     def forward(self, xp, x):
         if x.size >= POOLED_SIZE:  # big results reuse workspace memory (backend/workspace.py)
-            return xp.clip(x, 0, 6, out=workspace.output(xp, x.shape, x.dtype))
+            return xp.clip(x, 0, 6, out=workspace.result(xp, x.shape, x.dtype))
         return xp.clip(x, 0, 6)
 
     def backward(self, m, g):

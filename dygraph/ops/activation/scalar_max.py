@@ -40,7 +40,7 @@ def maximum_scalar(xp, x, value, out):
 
     Float NumPy arrays with both x and out contiguous run blockwise against a cached block
     of `value`; anything else (CuPy arrays, other dtypes, strided views) is one
-    `xp.maximum` call. `out` may be x itself.
+    `xp.maximum` call. `out` may be x itself, and for CuPy None (a new array).
 
     Example:
         >>> import numpy as np

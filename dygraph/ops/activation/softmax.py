@@ -39,7 +39,7 @@ class Softmax(Op):
         peak = x.max(axis=self.axis, keepdims=True)
         # A big result reuses workspace memory (backend/workspace.py).
         e = (x - peak if x.size < POOLED_SIZE else
-             xp.subtract(x, peak, out=workspace.output(xp, x.shape, x.dtype)))
+             xp.subtract(x, peak, out=workspace.result(xp, x.shape, x.dtype)))
         xp.exp(e, out=e)
         e /= e.sum(axis=self.axis, keepdims=True)
         return e

@@ -42,8 +42,7 @@ def _product(xp, a, b):
     if (a.ndim > 2 and a.shape[:-2] == b.shape[:-2] and a.dtype == b.dtype
             and math.prod(a.shape[:-1]) * b.shape[-1] >= POOLED_SIZE):
         # A big batched result (attention scores) reuses workspace memory.
-        out = workspace.output(xp, a.shape[:-1] + b.shape[-1:], a.dtype)
-        return xp.matmul(a, b, out=out)
+        return xp.matmul(a, b, out=workspace.result(xp, a.shape[:-1] + b.shape[-1:], a.dtype))
     return xp.matmul(a, b)
 
 

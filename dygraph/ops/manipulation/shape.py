@@ -77,8 +77,10 @@ class Reshape(Op):
         if 0 in shape and not self.literal:
             # 0 keeps the input's dim (resolved here, so any batch size fits)
             shape = tuple(x.shape[i] if s == 0 else s for i, s in enumerate(shape))
-        if x.size < POOLED_SIZE:
-            return xp.reshape(x, shape).copy()
+        if x.size < POOLED_SIZE or xp is not np:  # CuPy: an array of its pool, 2 calls
+            if x.flags.c_contiguous:
+                return xp.reshape(x, shape).copy()
+            return xp.ascontiguousarray(x).reshape(shape)
         out = workspace.output(xp, xp.reshape(x, shape).shape if -1 in shape else shape,
                                x.dtype)  # reused memory: backend/workspace.py
         out.reshape(x.shape)[...] = x  # one copy, also from a non-contiguous x
@@ -98,7 +100,7 @@ class Transpose(Op):
 
     def forward(self, xp, x):
         view = xp.transpose(x, self.perm)
-        if x.size < POOLED_SIZE:
+        if x.size < POOLED_SIZE or xp is not np:  # CuPy: an array of its pool, one copy
             return xp.ascontiguousarray(view)
         out = workspace.output(xp, view.shape, x.dtype)  # reused memory: backend/workspace.py
         out[...] = view

@@ -21,11 +21,11 @@ NONDIFF = {"floor_divide", "increment"}
 
 
 def _same_shape_result(xp, a, b):
-    """A workspace array for the result of a big element-wise op on two arrays of one shape
-    and dtype (a residual add, a gate product), else None: such results are allocated
+    """A workspace array for the result of a big NumPy element-wise op on two arrays of one
+    shape and dtype (a residual add, a gate product), else None: such results are allocated
     every step, and fresh memory costs its page faults again (backend/workspace.py)."""
     if a.size >= POOLED_SIZE and a.shape == b.shape and a.dtype == b.dtype:
-        return workspace.output(xp, a.shape, a.dtype)
+        return workspace.result(xp, a.shape, a.dtype)
     return None
 
 

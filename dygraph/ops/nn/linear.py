@@ -47,7 +47,7 @@ class Linear(Op):
         self.x_shape = x.shape
         # One GEMM over all rows: a batched matmul would run one small GEMM per row block.
         rows = x if x.ndim == 2 else x.reshape(-1, w.shape[0])
-        if x.dtype == w.dtype and len(rows) * w.shape[1] >= POOLED_SIZE:
+        if xp is np and x.dtype == w.dtype and len(rows) * w.shape[1] >= POOLED_SIZE:
             # A big result reuses workspace memory (backend/workspace.py).
             y = workspace.output(xp, x.shape[:-1] + (w.shape[1],), x.dtype)
             xp.matmul(rows, w, out=y.reshape(len(rows), w.shape[1]))

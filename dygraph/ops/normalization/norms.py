@@ -104,7 +104,7 @@ class Normalize(Op):
                 # times faster than NumPy's reductions over (0, 2, 3).
                 n = float(self.count)
                 mean = axis_sums(xp, xs, self.axes) / n
-                xhat = xp.subtract(xs, mean, out=workspace.output(xp, xs.shape, xs.dtype))
+                xhat = xp.subtract(xs, mean, out=workspace.result(xp, xs.shape, xs.dtype))
                 var = axis_dots(xp, xhat, xhat, self.axes) / n
             else:  # float16/bfloat16: NumPy's mean keeps float32 sums
                 mean = xs.mean(axis=self.axes, keepdims=True)
@@ -211,7 +211,7 @@ class Normalize(Op):
         per-channel factors."""
         self.xhat, self.rstd, self.centered = None, rstd, centered
         scale = rstd if w is None else rstd * w.reshape(self.pshape)
-        y = xp.multiply(centered, scale, out=workspace.output(xp, self.shape, centered.dtype))
+        y = xp.multiply(centered, scale, out=workspace.result(xp, self.shape, centered.dtype))
         if b is not None:
             y += b.reshape(self.pshape)
         return y
@@ -260,7 +260,7 @@ class Normalize(Op):
         if e[0] is not None:
             scale = self.rstd if w is None else self.rstd * w.reshape(self.pshape)
             dx = xp.multiply(base, sum_gx * (fold / n),
-                             out=workspace.output(xp, base.shape, base.dtype))
+                             out=workspace.result(xp, base.shape, base.dtype))
             dx -= g
             dx += sum_g / n
             dx *= -scale
