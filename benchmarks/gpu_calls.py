@@ -24,11 +24,15 @@ With --by-op MODEL it attributes the calls of one eager training step of MODEL t
 (class and forward or backward method) or else the DyGraph function that made them, and
 counts apart the launches: the calls other than views and allocations.
 
+With --amp bfloat16 (or float16) the steps' forward and loss, and the inference forward,
+run under auto_cast of that dtype, as benchmarks/models.py --amp runs them.
+
 Run: python benchmarks/gpu_calls.py [--models resnet18,lstm] [--by-op transformer] [--no-cudnn]
-         [--out FILE]
+         [--amp bfloat16] [--out FILE]
 """
 
 import argparse
+import contextlib
 import os
 import sys
 import warnings
@@ -91,7 +95,9 @@ def count_inference(name):
             model = models.build_dygraph(name)
             model.eval()
             xt = dygraph.to_tensor(x)
-            with dygraph.no_grad():
+            low = (dygraph.amp.auto_cast(dtype=AMP[0]) if AMP[0] != "none"
+                   else contextlib.nullcontext())
+            with dygraph.no_grad(), low:
                 model(xt)
                 before = cupy_standin.stats["calls"]
                 model(xt)
@@ -160,11 +166,16 @@ def count_by_op(name, steps=4):
     return made
 
 
+def _amp_note():
+    return "" if AMP[0] == "none" else f"; forward and loss under auto_cast({AMP[0]})"
+
+
 def by_op_lines(name):
     made = count_by_op(name)
-    lines = [f"CuPy calls of one eager training step of {name} (Adam) by the op or function "
-             f"that made them, counted on the CuPy stand-in ({'with' if CUDNN[0] else 'without'}"
-             " cuDNN); launches: the calls other than views and allocations",
+    lines = [f"CuPy calls of one eager training step of {name} (Adam{_amp_note()}) by the op or "
+             "function that made them, counted on the CuPy stand-in "
+             f"({'with' if CUDNN[0] else 'without'} cuDNN); launches: the calls other than "
+             "views and allocations",
              f"{'made by':<48}{'calls':>7}{'launches':>10}  calls by name"]
     rows = sorted(made.items(), key=lambda item: -sum(item[1].values()))
     for maker, calls in rows:
@@ -201,7 +212,7 @@ def main():
     if args.by_op:
         _write("\n".join(by_op_lines(args.by_op)), args.out)
         return
-    lines = ["CuPy calls per training step (Adam), counted on the CuPy stand-in "
+    lines = [f"CuPy calls per training step (Adam{_amp_note()}), counted on the CuPy stand-in "
              f"(tools/cupy_standin/), {cudnn_note}",
              f"{'model':<17}{'eager':>8}{'reads':>7}{'to_static':>11}{'reads':>7}"
              f"{'in graphs':>11}{'unfused':>9}{'inference':>11}  to_static replays graphs"]

@@ -76,29 +76,57 @@ class _Config:
         return None
 
 
-def _bf16_round(xp, x):
-    if xp is not np and x.dtype == np.float32:  # the GPU: one kernel on the bit pattern
+def _bf16_round(xp, arrays):
+    """The arrays rounded to bfloat16 values (kept in their dtype), as a list."""
+    if xp is not np and all(a.dtype == np.float32 for a in arrays):
         from dygraph.kernels.cuda import precision
 
-        return precision.round_bfloat16(x)
+        return precision.round_bfloat16_all(arrays)  # the GPU: one kernel for all
     import ml_dtypes
 
-    return x.astype(ml_dtypes.bfloat16).astype(x.dtype)
+    return [a.astype(ml_dtypes.bfloat16).astype(a.dtype) for a in arrays]
 
 
 class RoundToBFloat16(Op):
-    """Round float32 values to the nearest bfloat16 (kept in float32). The gradient is
-    rounded too: a bfloat16 value's gradient is a bfloat16 value, as Paddle's and PyTorch's
-    bfloat16 ops take and give them, so a low-precision op's backward products also run on
-    bfloat16 values (on a GPU, on Tensor Cores: dygraph/backend/product_precision.py)."""
+    """Round float32 values to the nearest bfloat16 (kept in float32): an output for each
+    input, all of an op's operands in one kernel on a GPU. The gradients are rounded too: a
+    bfloat16 value's gradient is a bfloat16 value, as Paddle's and PyTorch's bfloat16 ops
+    take and give them, so a low-precision op's backward products also run on bfloat16
+    values (on a GPU, on Tensor Cores: dygraph/backend/product_precision.py)."""
 
-    def forward(self, xp, x):
-        return _bf16_round(xp, x)
+    def forward(self, xp, *arrays):
+        rounded = _bf16_round(xp, arrays)
+        return rounded[0] if len(rounded) == 1 else tuple(rounded)
 
-    def backward(self, m, g):
-        if m.tensor_mode:
-            return (apply(RoundToBFloat16(), g),)
-        return (_bf16_round(m.xp, g),)
+    def backward(self, m, *grads):
+        wanted = [i for i, (g, edge) in enumerate(zip(grads, self.edges))
+                  if g is not None and edge is not None]
+        out = [None] * len(grads)
+        if wanted:
+            present = [grads[i] for i in wanted]
+            if m.tensor_mode:
+                rounded = apply(RoundToBFloat16(), *present)
+                rounded = rounded if type(rounded) is tuple else (rounded,)
+            else:
+                rounded = _bf16_round(m.xp, present)
+            for i, r in zip(wanted, rounded):
+                out[i] = r
+        return tuple(out)
+
+
+def _rounded(tensors):
+    """The float32 tensors among `tensors` rounded to bfloat16 values by one op, the others
+    as they are. A rounded tensor whose source takes no gradient takes none either (the op
+    records one node for all, so its output would otherwise ask for one: a product's
+    gradient for a batch of data, computed for nothing)."""
+    at = [i for i, t in enumerate(tensors) if t._data.dtype == np.float32]
+    if not at:
+        return tuple(tensors)
+    rounded = apply(RoundToBFloat16(), *(tensors[i] for i in at))
+    out = list(tensors)
+    for i, r in zip(at, rounded if type(rounded) is tuple else (rounded,)):
+        out[i] = r.detach() if tensors[i]._sg and not r._sg else r
+    return tuple(out)
 
 
 def _cast(t, dtype):
@@ -124,9 +152,7 @@ def cast_inputs(config, op, inputs):
         inputs = tuple(_cast(t, np.float32) if t._data.dtype == np.float16 else t
                        for t in inputs)
         if target == "low":  # bfloat16: computed in float32 on rounded values
-            inputs = tuple(apply(RoundToBFloat16(), t) if t._data.dtype == np.float32 else t
-                           for t in inputs)
-            return inputs, True
+            return _rounded(inputs), True
         return inputs, False
     return tuple(_cast(t, config.low) if t._data.dtype == np.float32 else t
                  for t in inputs), False
@@ -137,7 +163,7 @@ def round_outputs(result):
     from dygraph.tensor.tensor import Tensor
 
     if isinstance(result, Tensor):
-        return apply(RoundToBFloat16(), result) if result._data.dtype == np.float32 else result
+        return _rounded((result,))[0]
     return tuple(round_outputs(r) for r in result)
 
 

@@ -91,3 +91,26 @@ def test_a_bfloat16_step_on_tensor_cores_equals_the_cpus(static):
     np.testing.assert_allclose(got_losses, want_losses, rtol=2e-2)
     for g, w in zip(got_params, want_params):
         np.testing.assert_allclose(g, w, rtol=2e-2, atol=2e-3)
+
+
+def test_the_rounding_kernels_give_ml_dtypes_bits():
+    """round_bfloat16_all: six arrays of any layout (a transposed view, a 0-d and an empty
+    one, a strided slice), four in one launch then two, to the bit of ml_dtypes'."""
+    from dygraph.backend import _import_cupy
+    from dygraph.kernels.cuda import precision
+
+    cp = _import_cupy()
+    rng = np.random.default_rng(3)
+    bits = rng.integers(0, 2 ** 32, 4000, dtype=np.uint64).astype(np.uint32)
+    bits[:6] = [0x3F808000, 0x3F818000, 0x7F7FFFFF, 0x7F800001, 0xFFC12345, 0x00008000]
+    pool = bits.view(np.float32)
+    hosts = [pool[:600].reshape(20, 30), pool[600:601].reshape(()), pool[601:608],
+             pool[:0].reshape(0, 4), pool[1000:1024].reshape(2, 3, 4), pool[2000:2090]]
+    arrays = [cp.asarray(h) for h in hosts]
+    arrays[0], arrays[5] = arrays[0].T, arrays[5][::3]
+    hosts[0], hosts[5] = hosts[0].T, hosts[5][::3]
+    with np.errstate(invalid="ignore"):
+        want = [np.asarray(h).astype(ml_dtypes.bfloat16).astype(np.float32) for h in hosts]
+    for got, w in zip(precision.round_bfloat16_all(arrays), want):
+        assert got.shape == w.shape and got.flags.c_contiguous
+        np.testing.assert_array_equal(cp.asnumpy(got).view(np.uint32), w.view(np.uint32))

@@ -148,6 +148,14 @@ def round_bfloat16(x, y=None):
     y[...] = out
 
 
+def round_bfloat16_4(x0, x1, x2, x3, n0, n1, n2, y0, y1, y2, y3, size):
+    counts = [int(n0), int(n1), int(n2)]
+    counts.append(int(size) - sum(counts))
+    for x, n, y in zip((x0, x1, x2, x3), counts, (y0, y1, y2, y3)):
+        if n:
+            y.reshape(-1)[:n] = round_bfloat16(np.ravel(x)[:n])
+
+
 _MASK32 = np.uint64(0xFFFFFFFF)
 
 
@@ -359,7 +367,8 @@ KERNELS = {"dygraph_batch_norm_inference": batch_norm_inference,
            "dygraph_lstm_forward": lstm_forward, "dygraph_lstm_backward": lstm_backward,
            "dygraph_gru_forward": gru_forward, "dygraph_gru_backward": gru_backward,
            "dygraph_relu_grad": relu_grad,
-           "dygraph_relu6_grad": relu6_grad, "dygraph_round_bfloat16": round_bfloat16}
+           "dygraph_relu6_grad": relu6_grad, "dygraph_round_bfloat16": round_bfloat16,
+           "dygraph_round_bfloat16_4": round_bfloat16_4}
 # The row kernels (registry.define_rows), compiled per dtype: dygraph_<name>_<dtype>.
 KERNELS.update({f"dygraph_{name}_{dtype}": statement for dtype in ("float32", "float64")
                 for name, statement in (("softmax_rows", softmax_rows),
