@@ -101,7 +101,10 @@ class Transpose(Op):
     def forward(self, xp, x):
         view = xp.transpose(x, self.perm)
         if x.size < POOLED_SIZE or xp is not np:  # CuPy: an array of its pool, one copy
-            return xp.ascontiguousarray(view)
+            # A perm that keeps the order in memory (the identity, a size-1 dim moved) gives
+            # a contiguous view, which ascontiguousarray would hand back: copy it, so the
+            # result never shares the input's memory (an in-place op on it would change x).
+            return view.copy() if view.flags.c_contiguous else xp.ascontiguousarray(view)
         out = workspace.output(xp, view.shape, x.dtype)  # reused memory: backend/workspace.py
         out[...] = view
         return out

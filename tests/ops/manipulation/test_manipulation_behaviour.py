@@ -2,6 +2,8 @@
 (negative axes, -1 sections, int32/int64 and Tensor arguments), repeated indices, copy
 semantics and error messages."""
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -333,3 +335,30 @@ def test_flatten_in_place_refuses_a_0_d_tensor_as_paddle():
 def test_masked_select_mask_that_does_not_broadcast_is_a_runtime_error_as_paddle():
     with pytest.raises(RuntimeError, match=r"mask of shape \[3, 4\]"):
         D.masked_select(D.zeros([0, 4]), D.ones([3, 4], dtype="bool"))
+
+
+@pytest.mark.parametrize("device", ["cpu", "gpu"])
+@pytest.mark.parametrize("shape", [(2, 1, 3), (64, 1, 512)])  # small, and a pooled size
+def test_transpose_and_reshape_results_never_share_the_inputs_memory(device, shape):
+    """A perm that keeps the order in memory (the identity, a size-1 dim moved) and a
+    reshape of a contiguous input give views; the results are copies all the same, so
+    writing into one leaves the input as it was (on the GPU path too)."""
+    from tools import cupy_standin
+
+    host = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    with cupy_standin.installed() if device == "gpu" else contextlib.nullcontext():
+        D.set_device(device)
+        try:
+            for perm in ([0, 1, 2], [1, 0, 2], [0, 2, 1]):
+                x = D.to_tensor(host)
+                y = D.transpose(x, perm)
+                y[0] = -1.0
+                np.testing.assert_array_equal(x.numpy(), host)
+            for x in (D.to_tensor(host), D.transpose(D.to_tensor(host), [0, 2, 1])):
+                before = x.numpy()
+                y = D.reshape(x, [-1])
+                y[0] = -1.0
+                np.testing.assert_array_equal(x.numpy(), before)
+                np.testing.assert_array_equal(y.numpy()[1:], before.ravel()[1:])
+        finally:
+            D.set_device("cpu")
