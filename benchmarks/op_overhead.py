@@ -9,7 +9,12 @@ Also the time of `python -c "import <framework>"` (median of fresh processes).
 
 With --device gpu the tensors are on the first CUDA GPU (DyGraph through CuPy, PyTorch
 CUDA), each timed block ends by waiting for the GPU, and the import rows are left out: the
-figures are then the host time each op costs, which bounds a small GPU step.
+figures are then the host time each op costs, which bounds a small GPU step. A last line
+gives the host time of CuPy's calls alone, by kind, on 4x4 float32 (what DyGraph's ops are
+made of): a ufunc (`cupy.add`), the same into a given output, an ElementwiseKernel
+(DyGraph's relu_grad) and a RawKernel (DyGraph's softmax row kernel) into given outputs, an
+allocation and a view: whether launching its own compiled kernels instead of CuPy's ufuncs
+would cut DyGraph's host time per op.
 
 Run: python benchmarks/op_overhead.py [--repeats 7] [--device cpu|gpu]
 """
@@ -75,6 +80,23 @@ def _cases_paddle(gpu):
     return _cases(paddle, lambda v, g: paddle.to_tensor(v, stop_gradient=not g)), None
 
 
+def _cupy_calls():
+    """{kind of CuPy call: a callable making one}, on 4x4 float32 device arrays."""
+    from dygraph.backend import _import_cupy
+    from dygraph.kernels.cuda import registry
+
+    cp = _import_cupy()
+    x = cp.asarray(np.random.rand(4, 4).astype(np.float32))
+    y, out = x.copy(), cp.empty_like(x)
+    relu_grad = registry.kernel("relu_grad")
+    softmax = registry.row_kernel("softmax_rows", x.dtype)
+    width, log = np.int64(4), np.int32(0)
+    return {"ufunc": lambda: cp.add(x, y), "ufunc into out": lambda: cp.add(x, y, out=out),
+            "ElementwiseKernel into out": lambda: relu_grad(x, y, out),
+            "RawKernel into out": lambda: softmax((4,), (32,), (x, out, width, log)),
+            "empty": lambda: cp.empty((4, 4), cp.float32), "view": lambda: x.reshape(16)}
+
+
 def _numpy_forward_chain():
     a = np.random.rand(4, 4).astype(np.float32)
     b = a.copy()
@@ -133,6 +155,8 @@ def main():
     numpy_chain = _numpy_forward_chain()
     samples = {name: {k: [] for k in numbers} for name in cases}
     numpy_samples = []
+    cupy_calls = _cupy_calls() if gpu and "dygraph" in cases else {}
+    cupy_samples = {kind: [] for kind in cupy_calls}
     # Repeats take turns between the frameworks, so load from other processes on a shared
     # machine falls on all of them alike; the median of each is reported.
     for _ in range(args.repeats):
@@ -141,6 +165,9 @@ def main():
                 fn()
                 samples[name][key].append(_time_once(fn, numbers[key], syncs[name]))
         numpy_samples.append(_time_once(numpy_chain, 2000))
+        for kind, fn in cupy_calls.items():
+            fn()
+            cupy_samples[kind].append(_time_once(fn, 20000, syncs["dygraph"]))
     results = {name: {k: statistics.median(v) for k, v in per.items()}
                for name, per in samples.items()}
     for name in results if not gpu else ():
@@ -166,6 +193,9 @@ def main():
                            for n in ratio_cols)
         print(row)
     print(f"NumPy alone, forward of the chain: {numpy_chain:.1f} us")
+    if cupy_samples:
+        print("CuPy alone, host time per call [us]: " + ", ".join(
+            f"{kind} {statistics.median(t):.2f}" for kind, t in cupy_samples.items()))
 
 
 if __name__ == "__main__":
