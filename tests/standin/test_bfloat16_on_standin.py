@@ -62,9 +62,10 @@ def test_round_bfloat16_all_rounds_each_array_in_its_shape():
         arrays[0] = cp.asarray(np.ascontiguousarray(hosts[0].T)).T  # a strided device view
         before = cupy_standin.calls_by_name["round_bfloat16_4"]
         rounded = precision.round_bfloat16_all(arrays)
+        nothing = precision.round_bfloat16_all([arrays[3], arrays[3][:, :2]])  # no elements
         launches = cupy_standin.calls_by_name["round_bfloat16_4"] - before
         got = [cp.asnumpy(r) for r in rounded]
-    assert launches == 2
+    assert launches == 2 and [a.shape for a in nothing] == [(0, 4), (0, 2)]
     for h, g in zip(hosts, got):
         assert g.shape == np.shape(h) and g.dtype == np.float32
         want = np.asarray(h).astype(ml_dtypes.bfloat16).astype(np.float32)

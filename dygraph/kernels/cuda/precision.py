@@ -102,7 +102,8 @@ def round_bfloat16_all(arrays):
         results = [cupy.empty(a.shape, cupy.float32) for a in group]
         pad = _SLOTS - len(group)  # empty slots: n = 0, so nothing is read or written
         sizes = [a.size for a in group]
-        kernel("round_bfloat16_4")(*group, *[group[0]] * pad, *(sizes + [0] * pad)[:3],
-                                   *results, *[results[0]] * pad, size=sum(sizes))
+        if sum(sizes):  # (no launch of no elements)
+            kernel("round_bfloat16_4")(*group, *[group[0]] * pad, *(sizes + [0] * pad)[:3],
+                                       *results, *[results[0]] * pad, size=sum(sizes))
         out.extend(results)
     return out
