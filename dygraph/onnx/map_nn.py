@@ -19,7 +19,8 @@ from dygraph.ops.linalg.products import MatMul
 from dygraph.ops.nn.dropout import dropout
 from dygraph.ops.nn.linear import Linear, Lookup, embedding
 from dygraph.ops.nn.resample import Resample
-from dygraph.ops.normalization.norms import Normalize, batch_norm
+from dygraph.ops.normalization.normalize import Normalize
+from dygraph.ops.normalization.norms import batch_norm
 from dygraph.ops.normalization.running import RunningBatchNorm
 from dygraph.ops.pool.pooling import AvgPool, MaxPool
 from dygraph.ops.vision.deform_conv import DeformConv

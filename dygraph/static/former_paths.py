@@ -79,8 +79,9 @@ FORMER_MODULES = {
 # Op classes that moved out of a module that is still there: "module:qualname" (the module
 # as FORMER_MODULES gives it today) -> where the class lives now.
 FORMER_CLASSES = {
-    f"dygraph.ops.math.arithmetic:{name}": f"dygraph.ops.math.extrema:{name}"
-    for name in ("Maximum", "Minimum", "Fmax", "Fmin")
+    **{f"dygraph.ops.math.arithmetic:{name}": f"dygraph.ops.math.extrema:{name}"
+       for name in ("Maximum", "Minimum", "Fmax", "Fmin")},
+    "dygraph.ops.normalization.norms:Normalize": "dygraph.ops.normalization.normalize:Normalize",
 }
 
 

@@ -90,7 +90,7 @@ OP_MODULES = (
     "dygraph.ops.manipulation.rearrange", "dygraph.ops.manipulation.scatter",
     "dygraph.ops.manipulation.shape", "dygraph.ops.math.arithmetic", "dygraph.ops.math.extrema",
     "dygraph.ops.math.elementwise", "dygraph.ops.nn.dropout", "dygraph.ops.nn.linear",
-    "dygraph.ops.nn.resample", "dygraph.ops.nn.vision", "dygraph.ops.normalization.norms",
+    "dygraph.ops.nn.resample", "dygraph.ops.nn.vision", "dygraph.ops.normalization.normalize",
     "dygraph.ops.normalization.running", "dygraph.ops.pool.pooling",
     "dygraph.ops.reduction.cumulative", "dygraph.ops.reduction.integer_moments",
     "dygraph.ops.reduction.reduce",
@@ -117,8 +117,8 @@ WHOLE_CALL_MODULES = (
     "dygraph.ops.geometric.segment", "dygraph.ops.linalg.solvers",
     "dygraph.ops.manipulation.gather", "dygraph.ops.manipulation.scatter_index",
     "dygraph.ops.manipulation.view", "dygraph.ops.math.composite",
-    "dygraph.ops.nn.grid_sample", "dygraph.ops.search.order_and_membership",
-    "dygraph.vision.ops.boxes", "dygraph.vision.ops.image_io", "dygraph.vision.ops.nms",
+    "dygraph.ops.nn.grid_sample", "dygraph.ops.normalization.norms",
+    "dygraph.ops.search.order_and_membership", "dygraph.vision.ops.boxes", "dygraph.vision.ops.image_io", "dygraph.vision.ops.nms",
     "dygraph.vision.ops.proposals", "dygraph.vision.ops.yolo",
 )
 

@@ -424,22 +424,36 @@ def test_a_file_naming_former_module_paths_loads(tmp_path):
     assert current_path("no.such:Thing") == "no.such:Thing"
 
 
-def test_a_file_naming_a_moved_op_class_loads(tmp_path):
-    """maximum's op class moved from ops/math/arithmetic.py to ops/math/extrema.py; a file
-    that names it at its former place (or the layout before that) loads, with its numbers."""
+MOVED = [  # (build y from x, the class's path now, its former path)
+    (lambda x: dygraph.maximum(x, dygraph.full([3], 0.5)),
+     "dygraph.ops.math.extrema:Maximum", "dygraph.ops.math.arithmetic:Maximum"),
+    (lambda x: dygraph.nn.functional.layer_norm(x, [3]),
+     "dygraph.ops.normalization.normalize:Normalize", "dygraph.ops.normalization.norms:Normalize"),
+]
+
+
+@pytest.mark.parametrize("build, now, before", MOVED)
+def test_a_file_naming_a_moved_op_class_loads(tmp_path, build, now, before):
+    """maximum's op class moved from ops/math/arithmetic.py to ops/math/extrema.py, and
+    Normalize from ops/normalization/norms.py to normalize.py; a file that names one at its
+    former place (or the layout before that) loads, with its numbers."""
     from dygraph.static.former_paths import current_path
 
+    assert current_path(before) == now
     assert current_path("dygraph.ops.math:Maximum") == "dygraph.ops.math.extrema:Maximum"
     assert current_path("dygraph.ops.math.arithmetic:Add") == "dygraph.ops.math.arithmetic:Add"
     dygraph.enable_static()
     main = static.Program()
     with static.program_guard(main, static.Program()):
         x = static.data("x", [None, 3], "float32")
-        y = dygraph.maximum(x, dygraph.full([3], 0.5))
+        y = build(x)
     dygraph.disable_static()
     prefix = str(tmp_path / "model")
     exe = static.Executor()
     static.save_inference_model(prefix, [x], [y], exe, program=main)
+    data = np.array([[0.0, 1.0, 0.25]], np.float32)
+    program, _, fetches = static.load_inference_model(prefix, exe)
+    want = exe.run(program, feed={"x": data}, fetch_list=fetches)[0]
     moved = []
 
     def to_former(value):
@@ -447,17 +461,16 @@ def test_a_file_naming_a_moved_op_class_loads(tmp_path):
             return {k: to_former(v) for k, v in value.items()}
         if isinstance(value, list):
             return [to_former(v) for v in value]
-        if value == "dygraph.ops.math.extrema:Maximum":
+        if value == now:
             moved.append(value)
-            return "dygraph.ops.math.arithmetic:Maximum"
+            return before
         return value
 
     _edit(prefix, lambda model: model.update(to_former(model)))
     assert moved
     program, _, fetches = static.load_inference_model(prefix, exe)
-    data = np.array([[0.0, 1.0, 0.25]], np.float32)
     out = exe.run(program, feed={"x": data}, fetch_list=fetches)[0]
-    np.testing.assert_array_equal(out, np.maximum(data, 0.5))
+    np.testing.assert_array_equal(out, want)
 
 
 def test_a_fresh_process_loads_a_program_calling_a_lazily_loaded_function(tmp_path):

@@ -1,6 +1,6 @@
 """Batch norm's training forward and backward over (N, C, *S), compiled by Numba.
 
-The NumPy path (dygraph.ops.normalization.norms) makes the channel sums BLAS products
+The NumPy path (dygraph.ops.normalization.normalize) makes the channel sums BLAS products
 with vectors of ones, but still needs about six passes over x each way: the sums,
 x - mean, the squares, the scaled output, the bias; in backward two sums and four
 element-wise passes. Here:

@@ -1,5 +1,5 @@
 """Layer norm over x's trailing axes, on x seen as [rows, n]: Normalize's fast path
-(dygraph/ops/normalization/norms.py) for plain arrays, forward and gradient.
+(dygraph/ops/normalization/normalize.py) for plain arrays, forward and gradient.
 
 On the CPU the row sums are products with a vector (BLAS) and the sums of squares one
 einsum, instead of reductions over short rows and their temporaries (figures:

@@ -30,7 +30,7 @@ import numpy as np
 
 from dygraph.autograd.function import Op, apply
 from dygraph.kernels.cuda import batch_norm as cuda_batch_norm
-from dygraph.ops.normalization.norms import Normalize
+from dygraph.ops.normalization.normalize import Normalize
 
 __all__ = ["RunningBatchNorm", "updated_statistics"]
 

@@ -1,5 +1,5 @@
 """The compiled batch norm (dygraph.kernels.numba.batch_norm) against the NumPy path of
-dygraph.ops.normalization.norms.Normalize: outputs, all three gradients and the running
+dygraph.ops.normalization.normalize.Normalize: outputs, all three gradients and the running
 statistics, on 2-D to 5-D inputs, maps of one position, blocks of positions, with and without weight
 and bias, data far from zero; and the NumPy backward after the kernels were turned off."""
 
