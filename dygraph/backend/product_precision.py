@@ -17,7 +17,7 @@ values; auto_cast runs a low-precision op's forward and backward inside it. In t
   cuBLAS on a handle of this thread's with the bfloat16 compute type
   (backend/capture_products.py, which makes a CUDA graph capture's products too). CuPy's
   own compute type setting would hold for every thread of the process;
-- cuDNN's float32 convolutions may run TF32 engines (backend/cudnn.py keeps such graphs
+- cuDNN's float32 convolutions may run TF32 engines (backend/cudnn/ keeps such graphs
   apart from the float32 ones).
 
 Example:

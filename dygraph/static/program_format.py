@@ -118,8 +118,9 @@ WHOLE_CALL_MODULES = (
     "dygraph.ops.manipulation.gather", "dygraph.ops.manipulation.scatter_index",
     "dygraph.ops.manipulation.view", "dygraph.ops.math.composite",
     "dygraph.ops.nn.grid_sample", "dygraph.ops.normalization.norms",
-    "dygraph.ops.search.order_and_membership", "dygraph.vision.ops.boxes", "dygraph.vision.ops.image_io", "dygraph.vision.ops.nms",
-    "dygraph.vision.ops.proposals", "dygraph.vision.ops.yolo",
+    "dygraph.ops.search.order_and_membership", "dygraph.vision.ops.boxes",
+    "dygraph.vision.ops.image_io", "dygraph.vision.ops.nms", "dygraph.vision.ops.proposals",
+    "dygraph.vision.ops.yolo",
 )
 
 def dtype_name(dtype):

@@ -1,4 +1,4 @@
-"""cuDNN (dygraph/backend/cudnn.py) against the CuPy paths on the GPU: convolutions' forward
+"""cuDNN (dygraph/backend/cudnn/) against the CuPy paths on the GPU: convolutions' forward
 and both gradients over a grid of geometries and dtypes, the transposed conv and double
 backward, batch norm in training (and eval mode, which stays on CuPy), float32 without TF32,
 the graph cache, the current stream and CUDA graph capture, and the CuPy fallback without
@@ -30,7 +30,7 @@ TOL = {"float32": 2e-5, "float16": 2e-2}
 @pytest.fixture
 def frontend(on_gpu):
     """cuDNN on, its frontend and library loaded (the test skips where they are not)."""
-    if not backend._ON[0]:
+    if not backend.graphs._ON[0]:
         pytest.skip("cuDNN is switched off (DYGRAPH_CUDNN=0)")
     try:
         import cudnn  # noqa: F401
@@ -43,13 +43,13 @@ def frontend(on_gpu):
 def _served(run, *ops):
     """Run `run()` on an empty graph cache and say what cuDNN did with the graphs of `ops`:
     (result, {op: ['ran' or 'declined: reason', one per graph]})."""
-    backend._PLANS.clear()
+    backend.graphs._PLANS.clear()
     result = run()
     done = {}
-    for key, plan in backend._PLANS.items():
+    for key, plan in backend.graphs._PLANS.items():
         if key[0] in ops:
             done.setdefault(key[0], []).append(
-                "ran" if isinstance(plan, backend._Plan) else f"declined: {plan}")
+                "ran" if isinstance(plan, backend.graphs._Plan) else f"declined: {plan}")
     return result, done
 
 
@@ -174,8 +174,8 @@ def test_graph_cache_hits_on_the_second_call(frontend):
     built = backend.plan_count()
     second = F.conv2d(x, w, padding=1).numpy()
     assert backend.plan_count() == built, "the second call built a graph again"
-    keys = [k for k in backend._PLANS if k[0] == "conv_fprop" and k[3] == (3, 5, 11, 11)]
-    assert len(keys) == 1 and isinstance(backend._PLANS[keys[0]], backend._Plan), keys
+    keys = [k for k in backend.graphs._PLANS if k[0] == "conv_fprop" and k[3] == (3, 5, 11, 11)]
+    assert len(keys) == 1 and isinstance(backend.graphs._PLANS[keys[0]], backend.graphs._Plan), keys
     np.testing.assert_array_equal(first, second)
 
 
@@ -256,8 +256,8 @@ def test_without_the_frontend_the_cupy_path_runs(on_gpu, monkeypatch, caplog):
     """With `cudnn` unimportable: one RuntimeWarning naming nvidia-cudnn-frontend, convs on
     the CuPy paths, the same numbers."""
     monkeypatch.setitem(sys.modules, "cudnn", None)  # makes `import cudnn` raise
-    monkeypatch.setattr(backend, "_LIB", [None, False])
-    monkeypatch.setattr(backend, "_ON", [True])
+    monkeypatch.setattr(backend.graphs, "_LIB", [None, False])
+    monkeypatch.setattr(backend.graphs, "_ON", [True])
     x = dygraph.to_tensor(np.ones((2, 3, 6, 6), "float32"))
     w = dygraph.to_tensor(np.ones((4, 3, 3, 3), "float32"))
     built = backend.plan_count()
@@ -272,6 +272,6 @@ def test_without_the_frontend_the_cupy_path_runs(on_gpu, monkeypatch, caplog):
 
 def test_dygraph_cudnn_0_switches_it_off():
     code = ("from dygraph.backend import cudnn; import sys; "
-            "sys.exit(0 if not cudnn.enabled() and not cudnn._LIB[1] else 1)")
+            "sys.exit(0 if not cudnn.enabled() and not cudnn.graphs._LIB[1] else 1)")
     env = {**os.environ, "DYGRAPH_CUDNN": "0"}
     assert subprocess.run([sys.executable, "-c", code], env=env, timeout=120).returncode == 0

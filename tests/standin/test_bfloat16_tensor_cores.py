@@ -50,8 +50,8 @@ def test_products_of_bfloat16_ops_take_tensor_cores_and_nothing_else(amp):
             before = cupy_standin.stats["bfloat16_products"]
             got = _step(x, y, amp)
             products = cupy_standin.stats["bfloat16_products"] - before
-            conv_keys = [key for key in cudnn._PLANS if key[0].startswith("conv")]
-            tf32_allowed = ["TENSOR_CORE" not in cudnn._PLANS[key].graph.deselected
+            conv_keys = [key for key in cudnn.graphs._PLANS if key[0].startswith("conv")]
+            tf32_allowed = ["TENSOR_CORE" not in cudnn.graphs._PLANS[key].graph.deselected
                             for key in conv_keys]
         finally:
             dygraph.set_device("cpu")

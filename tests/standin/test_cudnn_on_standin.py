@@ -1,4 +1,4 @@
-"""DyGraph's cuDNN path (dygraph/backend/cudnn.py and the ops around it), run on the CuPy
+"""DyGraph's cuDNN path (dygraph/backend/cudnn/ and the ops around it), run on the CuPy
 stand-in with the stand-in of NVIDIA's cuDNN frontend (tools/cupy_standin/
 cudnn_frontend.py): convolutions and batch norm in the layouts and geometries the ops
 send to cuDNN give the CPU's numbers (gradients and running statistics included), make
@@ -189,7 +189,7 @@ def test_winograd_and_fft_engines_run_only_when_asked(setting, allowed):
     if setting is not None:
         env["DYGRAPH_CUDNN_WINOGRAD"] = setting
     code = ("from dygraph.backend import cudnn; "
-            "print(sorted(cudnn._NOTES_OFF))")
+            "print(sorted(cudnn.graphs._NOTES_OFF))")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, timeout=120, check=True).stdout
     assert ("WINOGRAD" not in out) is allowed and ("'FFT'" not in out) is allowed

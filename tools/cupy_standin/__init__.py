@@ -76,7 +76,8 @@ def installed(cudnn=False):
     """
     from dygraph import backend
     from dygraph.backend import capture_products, device_random
-    from dygraph.backend import cudnn as dygraph_cudnn
+    from dygraph.backend.cudnn import graphs as cudnn_graphs
+    from dygraph.backend.cudnn import normalization as cudnn_normalization
     from dygraph.kernels.cuda import registry
     from dygraph.ops.unary import special
 
@@ -86,15 +87,15 @@ def installed(cudnn=False):
     if cudnn:
         extras["cudnn"] = cudnn_frontend.module()
     saved_extras = {name: sys.modules.get(name) for name in extras}
-    saved_cudnn = list(dygraph_cudnn._LIB)
-    dygraph_cudnn._LIB[:] = [extras.get("cudnn"), True]
+    saved_cudnn = list(cudnn_graphs._LIB)
+    cudnn_graphs._LIB[:] = [extras.get("cudnn"), True]
     backend._cupy = cp
     sys.modules["cupy"] = cp
     sys.modules.update(extras)
     # No cuBLAS handle to make: the stand-in's own products stand for the rerouted ones.
     capture_products.prepare = _no_handle
     try:
-        with dygraph_cudnn.use_cudnn(bool(cudnn)):
+        with cudnn_graphs.use_cudnn(bool(cudnn)):
             yield cp
     finally:
         backend._cupy = saved[0]
@@ -108,9 +109,9 @@ def installed(cudnn=False):
                 sys.modules.pop(name, None)
             else:
                 sys.modules[name] = value
-        dygraph_cudnn._LIB[:] = saved_cudnn
-        for cache in (dygraph_cudnn._PLANS, dygraph_cudnn._WORKSPACES,
-                      dygraph_cudnn._CONSTANTS, vars(dygraph_cudnn._THREAD)):
+        cudnn_graphs._LIB[:] = saved_cudnn
+        for cache in (cudnn_graphs._PLANS, cudnn_graphs._WORKSPACES,
+                      cudnn_normalization._CONSTANTS, vars(cudnn_graphs._THREAD)):
             cache.clear()
         special._MODULES.pop(cp, None)
         backend._CONSTANTS.clear()

@@ -1,6 +1,6 @@
 """A stand-in for NVIDIA's cuDNN frontend (the `cudnn` Python package) for the CuPy stand-in.
 
-dygraph/backend/cudnn.py builds cuDNN graphs through the frontend and runs them on the
+dygraph/backend/cudnn/ builds cuDNN graphs through the frontend and runs them on the
 device pointers of CuPy arrays. This module has the part of the frontend's API it uses
 (`pygraph`, its tensors, `conv_fprop`, `conv_dgrad`, `conv_wgrad`, `batchnorm`,
 `batchnorm_backward`, plan building and `execute`), and runs a built graph with NumPy on the

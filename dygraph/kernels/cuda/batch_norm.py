@@ -11,7 +11,7 @@ formula's order.
 
 In training, cuDNN gives the batch's mean and rstd (float32, per channel); the running
 statistics then take running * momentum + (1 - momentum) * batch for the mean and the
-biased variance, which cuDNN does not keep (dygraph/backend/cudnn.py: batch_variance).
+biased variance, which cuDNN does not keep (dygraph/backend/cudnn/normalization.py: batch_variance).
 As arrays those were fifteen CuPy calls a layer (four for the variance from rstd, three
 casts, four for each update); `running_update` is one kernel for both, in that arithmetic
 and order.

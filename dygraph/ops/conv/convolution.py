@@ -13,7 +13,7 @@ channels-first around the op.
 Each product runs on one of several paths (ops/conv/paths.py has the decision table); Conv
 records its forward's path and its backward follows it. `force_path` (here, from
 ops/conv/paths.py) makes every conv take a path of your choosing, to compare paths or to test one.
-On CUDA GPUs cuDNN runs the products (dygraph/backend/cudnn.py) unless a path is forced or
+On CUDA GPUs cuDNN runs the products (dygraph/backend/cudnn/) unless a path is forced or
 cuDNN declines the call; Conv then records the path "cudnn" and its backward asks cuDNN too.
 
 Example:

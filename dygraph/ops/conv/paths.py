@@ -36,7 +36,7 @@ measurements behind each threshold are in docs/PERFORMANCE.md#conv-paths):
                                                                  sample where a sample has
                                                                  more positions than taps)
 
-On CUDA GPUs cuDNN comes before the table (dygraph/backend/cudnn.py; the ops of
+On CUDA GPUs cuDNN comes before the table (dygraph/backend/cudnn/; the ops of
 ops/conv/convolution.py ask it first): it runs all three products of a conv unless a path
 is forced or cuDNN is off (DYGRAPH_CUDNN=0, not installed), and the table picks a CuPy path
 where it declines a geometry.

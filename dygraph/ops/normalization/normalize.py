@@ -123,7 +123,7 @@ class Normalize(Op):
         return next(i for i in range(x.ndim) if i not in self.axes)
 
     def _forward_cudnn(self, xp, x, w, b, axis):
-        """Batch norm on batch statistics by cuDNN on CuPy arrays (dygraph/backend/cudnn.py),
+        """Batch norm on batch statistics by cuDNN on CuPy arrays (dygraph/backend/cudnn/),
         None where it does not run it. Backward reads cuDNN's float32 mean and rstd (neither
         xhat nor x - mean is kept)."""
         out = cudnn.batch_norm(xp, x, w, b, self.eps, axis)
