@@ -2,7 +2,8 @@
 with the hidden product outside, and the sequence kernels of recurrent_sequences.py with it
 inside, run as their NumPy statements on the CuPy stand-in) against the CPU path: outputs,
 final states and every gradient, for batch-first and time-major input, both directions,
-two layers, with and without the hidden bias."""
+two layers, with both biases, one or none (the biases join the input gates in one kernel
+after the projection, dygraph/kernels/cuda/gate_inputs.py)."""
 
 import numpy as np
 import pytest
@@ -15,7 +16,8 @@ def _run(kind, time_major, direction, bias, device):
     dygraph.seed(3)
     cls = dygraph.nn.LSTM if kind == "lstm" else dygraph.nn.GRU
     layer = cls(6, 5, num_layers=2, direction=direction, time_major=time_major,
-                bias_hh_attr=None if bias else False)
+                bias_ih_attr=None if bias in ("both", "input") else False,
+                bias_hh_attr=None if bias in ("both", "hidden") else False)
     rng = np.random.default_rng(0)
     x = dygraph.to_tensor(rng.standard_normal((4, 3, 6) if time_major else (3, 4, 6))
                           .astype(np.float32), stop_gradient=False)
@@ -32,7 +34,8 @@ def _run(kind, time_major, direction, bias, device):
 
 @pytest.mark.parametrize("kind", ["lstm", "gru"])
 @pytest.mark.parametrize("time_major, direction, bias", [
-    (False, "forward", True), (True, "bidirect", True), (False, "bidirect", False)])
+    (False, "forward", "both"), (True, "bidirect", "both"), (False, "bidirect", "input"),
+    (True, "forward", "hidden"), (False, "forward", "none")])
 @pytest.mark.parametrize("sequences", [True, False])
 def test_the_gpu_path_equals_the_cpu_path(kind, time_major, direction, bias, sequences,
                                           monkeypatch):
@@ -58,6 +61,7 @@ def test_the_gpu_path_equals_the_cpu_path(kind, time_major, direction, bias, seq
         2 * directions if sequences else 0)
     assert sum(n for name, n in made.items() if name in (f"{kind}_forward", f"{kind}_backward")
                ) == (0 if sequences else 2 * directions * 4)
+    assert made.get("gate_inputs", 0) == (0 if bias == "none" else directions)
     assert len(got) == len(expected)
     for g, e in zip(got, expected):
         np.testing.assert_allclose(g, e, rtol=2e-5, atol=2e-6)

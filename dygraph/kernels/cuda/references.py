@@ -148,6 +148,12 @@ def round_bfloat16(x, y=None):
     y[...] = out
 
 
+def gate_inputs(g, b0, b1, s, width, split, y):
+    columns = np.arange(int(width))
+    bias = np.where(columns < int(split), b0 + b1, b0)
+    y[...] = ((g.reshape(-1, int(width)) + bias) * s).reshape(y.shape)
+
+
 def round_bfloat16_4(x0, x1, x2, x3, n0, n1, n2, y0, y1, y2, y3, size):
     counts = [int(n0), int(n1), int(n2)]
     counts.append(int(size) - sum(counts))
@@ -368,7 +374,8 @@ KERNELS = {"dygraph_batch_norm_inference": batch_norm_inference,
            "dygraph_gru_forward": gru_forward, "dygraph_gru_backward": gru_backward,
            "dygraph_relu_grad": relu_grad,
            "dygraph_relu6_grad": relu6_grad, "dygraph_round_bfloat16": round_bfloat16,
-           "dygraph_round_bfloat16_4": round_bfloat16_4}
+           "dygraph_round_bfloat16_4": round_bfloat16_4,
+           "dygraph_gate_inputs": gate_inputs}
 # The row kernels (registry.define_rows), compiled per dtype: dygraph_<name>_<dtype>.
 KERNELS.update({f"dygraph_{name}_{dtype}": statement for dtype in ("float32", "float64")
                 for name, statement in (("softmax_rows", softmax_rows),

@@ -6,10 +6,11 @@ and direction through `lstm_layer` / `gru_layer`. Composed of separate ops, a la
 a transposed copy of the input to time-major, the projection, a pass adding the biases, a
 pass scaling the gates for the recurrence, and a transposed copy of the outputs back, each
 repeated in backward. As one op, the projection is one product in the input's own layout
-with the gate scaling and biases folded into the (small) weights, the recurrence reads the
-gates and writes the outputs through time-indexed views (ops/rnn/arrays.py), and backward makes
-the gate gradients once, in the input's layout, for the weight and input gradients, each
-one 2-D product.
+with the gate scaling folded into the (small) weights and the biases added once (on a GPU
+the biases and scaling are one kernel after the product: kernels/cuda/gate_inputs.py), the
+recurrence reads the gates and writes the outputs through time-indexed views
+(ops/rnn/arrays.py), and backward makes the gate gradients once, in the input's layout, for
+the weight and input gradients, each one 2-D product.
 
 With create_graph=True the gradients are written with Tensor ops instead (the projection,
 then the generic reverse walk of ops/rnn/sequence.py's LSTMSequence / GRUSequence), so double
@@ -17,8 +18,11 @@ backward works. tests/ops/rnn/test_layer_op.py checks the ops against the compos
 which stay the reference.
 """
 
+import numpy as np
+
 from dygraph.autograd.function import Op, apply
 from dygraph.backend.workspace import workspace
+from dygraph.kernels.cuda import gate_inputs as cuda_gates
 from dygraph.ops.rnn.arrays import (
     GRUArrays,
     LSTMArrays,
@@ -91,9 +95,14 @@ class LSTMLayer(Op):
         size = w_hh.shape[1]
         scale = lstm_gate_scale(xp, size, x.dtype)
         lead = x.shape[:2]
-        gates = _project(xp, x, w_ih * scale[:, None])
-        if biases:
-            gates += sum(biases[1:], biases[0]) * scale
+        if xp is not np and biases:  # the GPU: biases and scale in one kernel, same bits
+            gates = cuda_gates.gate_inputs(_project(xp, x, w_ih), biases[0],
+                                           biases[1] if len(biases) > 1 else None, scale,
+                                           4 * size)
+        else:
+            gates = _project(xp, x, w_ih * scale[:, None])
+            if biases:
+                gates += sum(biases[1:], biases[0]) * scale
         out = workspace.output(xp, lead + (size,), x.dtype)
         self.bulk = LSTMArrays(xp, time_view(gates.reshape(lead + (-1,)), self.time_major),
                                w_hh, self.reverse)
@@ -157,12 +166,18 @@ class GRULayer(Op):
         size, width = w_hh.shape[1], w_ih.shape[0]
         scale = gru_gate_scale(xp, size, x.dtype)
         lead = x.shape[:2]
-        gates = _project(xp, x, w_ih * scale[:, None])
-        if b_ih is not None or b_hh is not None:
-            bias = xp.zeros(width, x.dtype) if b_ih is None else b_ih.copy()
-            if b_hh is not None:  # the r and z parts of the hidden bias add like input bias
-                bias[:2 * size] += b_hh[:2 * size]
-            gates += bias * scale
+        if xp is not np and (b_ih is not None or b_hh is not None):
+            # The GPU: biases and scale in one kernel, the same bits (the r and z parts of
+            # the hidden bias add like input bias).
+            b0 = xp.zeros(width, x.dtype) if b_ih is None else b_ih
+            gates = cuda_gates.gate_inputs(_project(xp, x, w_ih), b0, b_hh, scale, 2 * size)
+        else:
+            gates = _project(xp, x, w_ih * scale[:, None])
+            if b_ih is not None or b_hh is not None:
+                bias = xp.zeros(width, x.dtype) if b_ih is None else b_ih.copy()
+                if b_hh is not None:  # the r and z parts of the hidden bias add like input bias
+                    bias[:2 * size] += b_hh[:2 * size]
+                gates += bias * scale
         out = workspace.output(xp, lead + (size,), x.dtype)
         self.bulk = GRUArrays(xp, time_view(gates.reshape(lead + (-1,)), self.time_major),
                               w_hh, None if b_hh is None else b_hh[2 * size:], self.reverse)
