@@ -5,8 +5,9 @@ The array formula (dygraph/ops/rnn/layer_op.py) scales the weight before the pro
 the summed biases after it, then adds: x @ (s * W)^T + s * (b0 + b1), four launches besides
 the product (the weight's scale, the biases' sum, their scale, the add). The factors s are
 0.5 and 1 (sigmoid(x) = (1 + tanh(x / 2)) / 2), powers of two, and a power of two scales
-every product, sum and rounding exactly (below float32's normal range aside). So
+every product, sum and rounding exactly (below the normal range aside). So
 (x @ W^T + (b0 + b1)) * s, added in the formula's order, is the same bits in one launch.
+float32 and float64 take it; float16, whose normal range ends far sooner, keeps the formula.
 
 A GRU's hidden bias joins the input bias only in its r and z blocks (the n block adds it
 inside the reset product): `split` is the columns that add b1 (every column for an LSTM, 0

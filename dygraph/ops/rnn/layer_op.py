@@ -43,6 +43,14 @@ def _project(xp, x, w):
     return xp.matmul(rows, w.T, out=workspace.take(xp, (len(rows), w.shape[0]), x.dtype))
 
 
+def _gates_kernel(xp, x):
+    """Whether the input gates' biases and scale run as one GPU kernel
+    (kernels/cuda/gate_inputs.py): CuPy float32/float64 data, where scaling by a power of
+    two after the product gives the formula's bits (float16 reaches its subnormals, where
+    it may not, far sooner)."""
+    return xp is not np and x.dtype in (np.float32, np.float64)
+
+
 def _input_grad(xp, rows, w, shape):
     """rows [N, G] @ w [G, I] as an array of `shape` from the workspace."""
     out = workspace.output(xp, shape, rows.dtype)
@@ -95,7 +103,7 @@ class LSTMLayer(Op):
         size = w_hh.shape[1]
         scale = lstm_gate_scale(xp, size, x.dtype)
         lead = x.shape[:2]
-        if xp is not np and biases:  # the GPU: biases and scale in one kernel, same bits
+        if biases and _gates_kernel(xp, x):  # biases and scale in one kernel, same bits
             gates = cuda_gates.gate_inputs(_project(xp, x, w_ih), biases[0],
                                            biases[1] if len(biases) > 1 else None, scale,
                                            4 * size)
@@ -166,7 +174,7 @@ class GRULayer(Op):
         size, width = w_hh.shape[1], w_ih.shape[0]
         scale = gru_gate_scale(xp, size, x.dtype)
         lead = x.shape[:2]
-        if xp is not np and (b_ih is not None or b_hh is not None):
+        if (b_ih is not None or b_hh is not None) and _gates_kernel(xp, x):
             # The GPU: biases and scale in one kernel, the same bits (the r and z parts of
             # the hidden bias add like input bias).
             b0 = xp.zeros(width, x.dtype) if b_ih is None else b_ih
