@@ -54,7 +54,9 @@ class Linear(Op):
         else:
             # xp.matmul, not @: a CUDA graph capture routes the function to cuBLAS
             # (backend/capture_products.py), which the operator would bypass.
-            y = xp.matmul(rows, w).reshape(x.shape[:-1] + (w.shape[1],))
+            y = xp.matmul(rows, w)
+            if x.ndim != 2:  # (a view is a call too: microseconds on a GPU)
+                y = y.reshape(x.shape[:-1] + (w.shape[1],))
         if b is not None:
             y += b
         return y
