@@ -19,6 +19,7 @@ from dygraph.ops.activation import smooth
 from dygraph.ops.math import arithmetic as ar
 from dygraph.ops.math import extrema
 from dygraph.ops.unary import core, explog
+from tests.kernels.elementwise_c import host_library
 
 # One instance per fusable class (attributes too): every builder is compiled and run.
 UNARY = {
@@ -113,20 +114,11 @@ def _host_function(name, source):
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory):
     """{case name: (the case, its C function)} from one host build of every case."""
-    if shutil.which("g++") is None:
-        pytest.skip("g++ is not installed")
     cases = {c[0]: (c, chains.chain_source(c[1], c[2], _value_dtypes(c[1], c[2]), c[3]))
              for c in _cases()}
     text = ("#include <cmath>\nusing namespace std;\n#define __device__\n" + chains.PREAMBLE +
             "".join(_host_function(name, source) for name, (_, source) in cases.items()))
-    folder = tmp_path_factory.mktemp("chains")
-    (folder / "chains.cpp").write_text(text)
-    library = folder / "chains.so"
-    done = subprocess.run(["g++", "-O2", "-ffp-contract=off", "-fno-fast-math", "-shared",
-                           "-fPIC", str(folder / "chains.cpp"), "-o", str(library)],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    lib = ctypes.CDLL(str(library))
+    lib = host_library(tmp_path_factory, "chains", text)
     return {name: (case, getattr(lib, name)) for name, (case, _) in cases.items()}
 
 

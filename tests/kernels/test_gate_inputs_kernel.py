@@ -6,8 +6,6 @@ x @ (s * W)^T + s * (b0 + b1) to the bit (the factors are powers of two), and ag
 NumPy statement the CuPy stand-in runs."""
 
 import ctypes
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -15,29 +13,16 @@ import pytest
 from dygraph.kernels.cuda.references import KERNELS
 from dygraph.kernels.cuda.registry import KERNEL_SPECS
 from dygraph.ops.rnn.arrays import gru_gate_scale, lstm_gate_scale
-from tests.kernels.elementwise_c import c_parameters
+from tests.kernels.elementwise_c import element_loop, host_library
 
 C_TYPES = {"float32": "float", "float64": "double"}
 
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory):
-    if shutil.which("g++") is None:
-        pytest.skip("g++ is not installed")
-    in_params, out_params, body = KERNEL_SPECS["gate_inputs"]
-    params, bind = c_parameters(in_params, out_params, {"width", "split"})
-    text = "".join(
-        f"namespace k_{dtype} {{ typedef {ctype} T;\n"
-        f'extern "C" void gate_inputs_{dtype}({", ".join(params)}, long long n) {{\n'
-        f"  for (long long i = 0; i < n; ++i) {{\n    {' '.join(bind)}\n{body}\n  }}\n}}\n}}\n"
-        for dtype, ctype in C_TYPES.items())
-    folder = tmp_path_factory.mktemp("gate_inputs")
-    (folder / "kernel.cpp").write_text(text)
-    done = subprocess.run(["g++", "-O2", "-ffp-contract=off", "-fno-fast-math", "-shared",
-                           "-fPIC", str(folder / "kernel.cpp"), "-o", str(folder / "kernel.so")],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr + text
-    return ctypes.CDLL(str(folder / "kernel.so"))
+    text = "".join(element_loop(f"gate_inputs_{dtype}", *KERNEL_SPECS["gate_inputs"],
+                                {"width", "split"}, ctype) for dtype, ctype in C_TYPES.items())
+    return host_library(tmp_path_factory, "gate_inputs", text)
 
 
 def _run(library, rows, b0, b1, scale, split):

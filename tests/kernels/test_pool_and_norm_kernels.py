@@ -8,8 +8,6 @@ running statistics; and with the NumPy statements the CuPy stand-in runs
 (dygraph/kernels/cuda/references.py)."""
 
 import ctypes
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -23,7 +21,7 @@ from dygraph.kernels.cuda.registry import KERNEL_SPECS
 from dygraph.ops.conv.paths import force_path
 from dygraph.ops.pool.windows import PoolGeometry, max_scatter
 from dygraph.ops.pool.windows import max_pool as pool_on_arrays
-from tests.kernels.elementwise_c import c_parameters
+from tests.kernels.elementwise_c import element_loop, host_library
 
 C_TYPES = {"float32": "float", "float64": "double"}
 # The kernels tested, with the parameters that are scalars (passed by value).
@@ -32,29 +30,12 @@ SCALARS = {"max_pool2d": {"H", "W", "OH", "OW", "KH", "KW", "SH", "SW", "PH", "P
            "batch_norm_running": {"momentum", "rest", "eps"}}
 
 
-def _host_function(name, dtype):
-    """Kernel `name` for T = dtype as a C function looping over its n elements."""
-    in_params, out_params, body = KERNEL_SPECS[name]
-    params, bind = c_parameters(in_params, out_params, SCALARS[name])
-    return (f"namespace {name}_{dtype} {{ typedef {C_TYPES[dtype]} T;\n"
-            f'extern "C" void {name}_{dtype}({", ".join(params)}, long long n) {{\n'
-            f"  for (long long i = 0; i < n; ++i) {{\n    {' '.join(bind)}\n"
-            f"{body}\n  }}\n}}\n}}\n")
-
-
 @pytest.fixture(scope="module")
 def library(tmp_path_factory):
-    if shutil.which("g++") is None:
-        pytest.skip("g++ is not installed")
     text = "#include <cmath>\nusing namespace std;\n" + "".join(
-        _host_function(name, dtype) for name in SCALARS for dtype in C_TYPES)
-    folder = tmp_path_factory.mktemp("pool_norm")
-    (folder / "kernels.cpp").write_text(text)
-    done = subprocess.run(["g++", "-O2", "-ffp-contract=off", "-fno-fast-math", "-shared",
-                           "-fPIC", str(folder / "kernels.cpp"), "-o",
-                           str(folder / "kernels.so")], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr + text
-    return ctypes.CDLL(str(folder / "kernels.so"))
+        element_loop(f"{name}_{dtype}", *KERNEL_SPECS[name], SCALARS[name], C_TYPES[dtype])
+        for name in SCALARS for dtype in C_TYPES)
+    return host_library(tmp_path_factory, "pool_norm", text)
 
 
 def _call(library, name, dtype, args, n):

@@ -5,45 +5,30 @@ ml_dtypes' conversion, and with the NumPy statements the CuPy stand-in runs
 (dygraph/kernels/cuda/references.py)."""
 
 import ctypes
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
 
 from dygraph.kernels.cuda.references import KERNELS
 from dygraph.kernels.cuda.registry import KERNEL_SPECS
-from tests.kernels.elementwise_c import c_parameters
+from tests.kernels.elementwise_c import element_loop, host_library
 
 ml_dtypes = pytest.importorskip("ml_dtypes")
 
 SCALARS = {"round_bfloat16": set(), "round_bfloat16_4": {"n0", "n1", "n2"}}
 
 
-def _host_function(name):
-    in_params, out_params, body = KERNEL_SPECS[name]
-    params, bind = c_parameters(in_params, out_params, SCALARS[name])
-    return (f'extern "C" void {name}({", ".join(params)}, long long n) {{\n'
-            f"  for (long long i = 0; i < n; ++i) {{\n    {' '.join(bind)}\n{body}\n  }}\n}}\n")
-
-
 @pytest.fixture(scope="module")
 def library(tmp_path_factory):
-    if shutil.which("g++") is None:
-        pytest.skip("g++ is not installed")
     # The CUDA intrinsics the bodies use, as bit casts on the host.
     text = ("#include <cstring>\n"
             "static unsigned int __float_as_uint(float f) { unsigned int u; "
             "std::memcpy(&u, &f, 4); return u; }\n"
             "static float __uint_as_float(unsigned int u) { float f; "
             "std::memcpy(&f, &u, 4); return f; }\n"
-            + "".join(_host_function(name) for name in SCALARS))
-    folder = tmp_path_factory.mktemp("precision")
-    (folder / "kernels.cpp").write_text(text)
-    done = subprocess.run(["g++", "-O2", "-shared", "-fPIC", str(folder / "kernels.cpp"),
-                           "-o", str(folder / "kernels.so")], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr + text
-    return ctypes.CDLL(str(folder / "kernels.so"))
+            + "".join(element_loop(name, *KERNEL_SPECS[name], SCALARS[name])
+                      for name in SCALARS))
+    return host_library(tmp_path_factory, "precision", text)
 
 
 def _pointer(a):

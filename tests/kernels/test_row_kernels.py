@@ -24,6 +24,7 @@ from dygraph.kernels.cuda.references import KERNELS
 from dygraph.ops.activation.softmax import LogSoftmax, Softmax
 from dygraph.ops.loss.cross_entropy import SoftmaxCrossEntropy
 from dygraph.ops.normalization import layer_rows
+from tests.kernels.elementwise_c import host_library
 
 # What a CUDA thread block is made of, on host threads.
 _EMULATION = """
@@ -73,18 +74,9 @@ def _launcher(name, dtype):
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory):
-    if shutil.which("g++") is None:
-        pytest.skip("g++ is not installed")
     text = _EMULATION + "".join(_launcher(name, dtype) for name in registry.ROW_KERNEL_SPECS
                                 for dtype in registry.ROW_TYPES)
-    folder = tmp_path_factory.mktemp("rows")
-    (folder / "rows.cpp").write_text(text)
-    path = folder / "rows.so"
-    done = subprocess.run(["g++", "-std=c++20", "-O1", "-ffp-contract=off", "-fno-fast-math",
-                           "-shared", "-fPIC", "-pthread", str(folder / "rows.cpp"), "-o",
-                           str(path)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return ctypes.CDLL(str(path))
+    return host_library(tmp_path_factory, "rows", text, ("-std=c++20", "-O1", "-pthread"))
 
 
 def _launch(library, name, rows, n, args, threads=None):
