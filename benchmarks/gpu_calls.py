@@ -112,6 +112,12 @@ _NOT_LAUNCHES = frozenset({"view", "reshape", "transpose", "swapaxes", "broadcas
                            "may_share_memory"})
 
 
+def _launches(call):
+    """Whether a call launches work on the device: not a view, an allocation, or a
+    conversion that gave its array back (the stand-in names those '... (no copy)')."""
+    return call not in _NOT_LAUNCHES and not call.endswith("(no copy)")
+
+
 def _maker(package):
     """The op (class.method) or else the function of `package` whose code made the call
     being counted (the innermost such frame)."""
@@ -179,11 +185,11 @@ def by_op_lines(name):
              f"{'made by':<48}{'calls':>7}{'launches':>10}  calls by name"]
     rows = sorted(made.items(), key=lambda item: -sum(item[1].values()))
     for maker, calls in rows:
-        launches = sum(n for call, n in calls.items() if call not in _NOT_LAUNCHES)
+        launches = sum(n for call, n in calls.items() if _launches(call))
         names = " ".join(f"{call}:{n}" for call, n in calls.most_common(6))
         lines.append(f"{maker:<48}{sum(calls.values()):>7}{launches:>10}  {names}")
     total = sum(sum(c.values()) for c in made.values())
-    launches = sum(n for c in made.values() for call, n in c.items() if call not in _NOT_LAUNCHES)
+    launches = sum(n for c in made.values() for call, n in c.items() if _launches(call))
     lines.append(f"{'total':<48}{total:>7}{launches:>10}")
     return lines
 

@@ -262,17 +262,18 @@ def test_a_label_outside_the_row_gives_nan_and_reads_nothing_outside(library, dt
 
 def _lstm_arrays(steps, batch, width, dtype, seed=0):
     """An LSTM walk's arrays as the layer op makes them: the input gates and the outputs
-    as time views of batch-first arrays (strided), the rest C-ordered."""
+    as time views of batch-first arrays (strided), the rest C-ordered; what the kernel
+    must write (c[0] and the final states included) starts as NaN."""
     rng = np.random.default_rng(seed)
     rows = rng.standard_normal((batch, steps, 4 * width)).astype(dtype).swapaxes(0, 1)
     w_s = (rng.standard_normal((width, 4 * width)) / np.sqrt(width)).astype(dtype)
-    h0 = rng.standard_normal((batch, width)).astype(dtype)
-    c = np.zeros((steps + 1, batch, width), dtype)
-    c[0] = rng.standard_normal((batch, width))
-    act = np.zeros((steps, 4, batch, width), dtype)
-    tc = np.zeros((steps, batch, width), dtype)
-    hs = np.zeros((batch, steps, width), dtype).swapaxes(0, 1)
-    return rows, w_s, h0, c, act, tc, hs
+    h0, c0 = (rng.standard_normal((batch, width)).astype(dtype) for _ in range(2))
+    c = np.full((steps + 1, batch, width), np.nan, dtype)
+    act = np.full((steps, 4, batch, width), np.nan, dtype)
+    tc = np.full((steps, batch, width), np.nan, dtype)
+    hs = np.full((batch, steps, width), np.nan, dtype).swapaxes(0, 1)
+    hn, cn = np.full((batch, width), np.nan, dtype), np.full((batch, width), np.nan, dtype)
+    return rows, w_s, h0, c0, c, act, tc, hs, hn, cn
 
 
 def _strides(a):
@@ -283,44 +284,59 @@ def _strides(a):
 WALKS = [(1, False), (5, False), (5, True)]
 
 
+def _final_grads(rng, batch, width, dtype, given):
+    """The final states' gradients and their flags: random ones, or none (the kernel then
+    starts from zeros)."""
+    if not given:
+        return [np.zeros((batch, width), dtype), np.int32(0)]
+    return [rng.standard_normal((batch, width)).astype(dtype), np.int32(1)]
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("width", [3, 37, 256])
 @pytest.mark.parametrize("steps, reverse", WALKS)
 def test_the_lstm_sequence_computes_what_its_statement_computes(library, dtype, width, steps,
                                                                reverse):
-    """A walk forward and back (with the outputs' gradient, strided), against the NumPy
-    statements."""
+    """A walk forward and back (with the outputs' gradient, strided; the final states'
+    gradients given, then not), against the NumPy statements."""
     batch = 3
     threads = recurrent_sequences.step_threads(width)
     walk = (np.int64(steps), np.int32(reverse), np.int64(width), np.int64(batch))
     runs = {"kernel": _lstm_arrays(steps, batch, width, dtype),
             "statement": _lstm_arrays(steps, batch, width, dtype)}
-    for run, (rows, w_s, h0, c, act, tc, hs) in runs.items():
-        args = (rows, *_strides(rows)[:2], w_s, h0, c, act, tc, hs, *_strides(hs)[:2], *walk)
+    for run, (rows, w_s, h0, c0, c, act, tc, hs, hn, cn) in runs.items():
+        args = (rows, *_strides(rows)[:2], w_s, h0, c0, c, act, tc, hs, *_strides(hs)[:2],
+                hn, cn, *walk)
         if run == "kernel":
             _launch(library, "lstm_sequence", batch, width, args, threads)
         else:
             KERNELS[f"dygraph_lstm_sequence_{dtype}"](*args)
-    for g, w in zip(runs["kernel"][3:], runs["statement"][3:]):
+    for g, w in zip(runs["kernel"][4:], runs["statement"][4:]):
         _close(g, w, dtype, "the LSTM's forward", terms=width * steps)
-    rows, w_s, _, c, act, tc, _ = runs["kernel"]
+    _, _, _, c0, c, act, tc, hs, hn, cn = runs["kernel"]
+    np.testing.assert_array_equal(c[0], c0)
+    np.testing.assert_array_equal(hn, hs[0 if reverse else steps - 1])
+    np.testing.assert_array_equal(cn, c[steps])
     rng = np.random.default_rng(1)
     w = (rng.standard_normal((4 * width, width)) / np.sqrt(width)).astype(dtype)
     g_out = rng.standard_normal((batch, steps, width)).astype(dtype).swapaxes(0, 1)
-    dh_last = rng.standard_normal((batch, width)).astype(dtype)
-    results = []
-    for run in ("kernel", "statement"):
-        dh, dc = dh_last.copy(), np.ones((batch, width), dtype)
-        d_rows = np.zeros((batch, steps, 4 * width), dtype).swapaxes(0, 1)
-        args = (act, c, tc, g_out, *_strides(g_out)[:2], np.int32(1), w, dh, dc, d_rows,
-                *_strides(d_rows)[:2], *walk)
-        if run == "kernel":
-            _launch(library, "lstm_sequence_grad", batch, width, args, threads)
-        else:
-            KERNELS[f"dygraph_lstm_sequence_grad_{dtype}"](*args)
-        results.append((dh, dc, d_rows))
-    for g, w in zip(*results):
-        _close(g, w, dtype, "the LSTM's backward", terms=4 * width * steps)
+    for given in (True, False):
+        finals = (_final_grads(rng, batch, width, dtype, given)
+                  + _final_grads(rng, batch, width, dtype, given))
+        results = []
+        for run in ("kernel", "statement"):
+            dh, dc = (np.full((batch, width), np.nan, dtype) for _ in range(2))
+            d_rows = np.zeros((batch, steps, 4 * width), dtype).swapaxes(0, 1)
+            args = (act, c, tc, g_out, *_strides(g_out)[:2], np.int32(1), w, *finals, dh, dc,
+                    d_rows, *_strides(d_rows)[:2], *walk)
+            if run == "kernel":
+                _launch(library, "lstm_sequence_grad", batch, width, args, threads)
+            else:
+                KERNELS[f"dygraph_lstm_sequence_grad_{dtype}"](*args)
+            results.append((dh, dc, d_rows))
+        for g, w_ in zip(*results):
+            _close(g, w_, dtype, f"the LSTM's backward, final gradients given: {given}",
+                   terms=4 * width * steps)
 
 
 def _gru_arrays(steps, batch, width, dtype):
@@ -329,10 +345,11 @@ def _gru_arrays(steps, batch, width, dtype):
     w_s = (rng.standard_normal((3, width, width)) / np.sqrt(width)).astype(dtype)
     h0 = rng.standard_normal((batch, width)).astype(dtype)
     bias = rng.standard_normal(width).astype(dtype)
-    prod = np.zeros((steps, 3, batch, width), dtype)
-    act = np.zeros_like(prod)
-    hs = np.zeros((batch, steps, width), dtype).swapaxes(0, 1)
-    return rows, w_s, h0, bias, prod, act, hs
+    prod = np.full((steps, 3, batch, width), np.nan, dtype)
+    act = np.full_like(prod, np.nan)
+    hs = np.full((batch, steps, width), np.nan, dtype).swapaxes(0, 1)
+    hn = np.full((batch, width), np.nan, dtype)
+    return rows, w_s, h0, bias, prod, act, hs, hn
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -340,41 +357,46 @@ def _gru_arrays(steps, batch, width, dtype):
 @pytest.mark.parametrize("steps, reverse", WALKS)
 def test_the_gru_sequence_computes_what_its_statement_computes(library, dtype, width, steps,
                                                               reverse):
-    """A walk forward and back, as for the LSTM, against the NumPy statements."""
+    """A walk forward and back, as for the LSTM, against the NumPy statements; the
+    backward from the states each step started from, strided."""
     batch = 3
     threads = recurrent_sequences.step_threads(width)
     walk = (np.int64(steps), np.int32(reverse), np.int64(width), np.int64(batch))
     runs = {"kernel": _gru_arrays(steps, batch, width, dtype),
             "statement": _gru_arrays(steps, batch, width, dtype)}
-    for run, (rows, w_s, h0, bias, prod, act, hs) in runs.items():
+    for run, (rows, w_s, h0, bias, prod, act, hs, hn) in runs.items():
         args = (rows, *_strides(rows)[:2], w_s, h0, bias, np.int32(1), prod, act, hs,
-                *_strides(hs)[:2], *walk)
+                *_strides(hs)[:2], hn, *walk)
         if run == "kernel":
             _launch(library, "gru_sequence", batch, width, args, threads)
         else:
             KERNELS[f"dygraph_gru_sequence_{dtype}"](*args)
     for g, w in zip(runs["kernel"][4:], runs["statement"][4:]):
         _close(g, w, dtype, "the GRU's forward", terms=width * steps)
-    _, _, _, _, prod, act, _ = runs["kernel"]
+    _, _, _, _, prod, act, hs, hn = runs["kernel"]
+    np.testing.assert_array_equal(hn, hs[0 if reverse else steps - 1])
     rng = np.random.default_rng(4)
-    z_in = rng.standard_normal((steps, batch, width)).astype(dtype)
+    h_prev = rng.standard_normal((batch, steps, width)).astype(dtype).swapaxes(0, 1)
     w = (rng.standard_normal((3 * width, width)) / np.sqrt(width)).astype(dtype)
     g_out = rng.standard_normal((batch, steps, width)).astype(dtype).swapaxes(0, 1)
-    dhz_last = rng.standard_normal((batch, width)).astype(dtype)
-    results = []
-    for run in ("kernel", "statement"):
-        tmp, dhz = np.zeros((batch, width), dtype), dhz_last.copy()
-        d_hid = np.zeros((batch, steps, 3 * width), dtype).swapaxes(0, 1)
-        d_n = np.zeros((batch, steps, width), dtype).swapaxes(0, 1)
-        args = (act, prod, z_in, g_out, *_strides(g_out)[:2], np.int32(1), w, tmp, dhz, d_hid,
-                *_strides(d_hid)[:2], d_n, *_strides(d_n)[:2], *walk)
-        if run == "kernel":
-            _launch(library, "gru_sequence_grad", batch, width, args, threads)
-        else:
-            KERNELS[f"dygraph_gru_sequence_grad_{dtype}"](*args)
-        results.append((tmp, dhz, d_hid, d_n))
-    for g, w in zip(*results):
-        _close(g, w, dtype, "the GRU's backward", terms=3 * width * steps)
+    for given in (True, False):
+        final = _final_grads(rng, batch, width, dtype, given)
+        results = []
+        for run in ("kernel", "statement"):
+            tmp, dhz = (np.full((batch, width), np.nan, dtype) for _ in range(2))
+            d_hid = np.zeros((batch, steps, 3 * width), dtype).swapaxes(0, 1)
+            d_n = np.zeros((batch, steps, width), dtype).swapaxes(0, 1)
+            args = (act, prod, h_prev, *_strides(h_prev)[:2], g_out, *_strides(g_out)[:2],
+                    np.int32(1), w, *final, tmp, dhz, d_hid, *_strides(d_hid)[:2], d_n,
+                    *_strides(d_n)[:2], *walk)
+            if run == "kernel":
+                _launch(library, "gru_sequence_grad", batch, width, args, threads)
+            else:
+                KERNELS[f"dygraph_gru_sequence_grad_{dtype}"](*args)
+            results.append((dhz, d_hid, d_n))
+        for g, w_ in zip(*results):
+            _close(g, w_, dtype, f"the GRU's backward, final gradient given: {given}",
+                   terms=3 * width * steps)
 
 
 def test_a_block_of_threads_is_what_runs():
@@ -424,44 +446,46 @@ def test_the_sequence_wrappers_marshal_their_arguments(host_launches, reverse):
     from dygraph.kernels.cuda import recurrent_sequences as seq
 
     steps, batch, width, dtype = 4, 3, 37, "float64"
+    walk = (np.int64(steps), np.int32(reverse), np.int64(width), np.int64(batch))
     lstm = {run: _lstm_arrays(steps, batch, width, dtype) for run in ("kernel", "statement")}
     rng = np.random.default_rng(5)
     g_out = rng.standard_normal((batch, steps, width)).swapaxes(0, 1)
     w = rng.standard_normal((4 * width, width)) / np.sqrt(width)
-    for run, (rows, w_s, h0, c, act, tc, hs) in lstm.items():
-        dh, dc = np.ones((batch, width)), np.zeros((batch, width))
+    g_c = rng.standard_normal((batch, width))
+    for run, (rows, w_s, h0, c0, c, act, tc, hs, hn, cn) in lstm.items():
         d_rows = np.zeros((batch, steps, 4 * width)).swapaxes(0, 1)
         if run == "kernel":
-            seq.lstm_sequence(rows, w_s, h0, c, act, tc, hs, reverse)
-            seq.lstm_sequence_grad(act, c, tc, g_out, w, dh, dc, d_rows, reverse)
+            hn, cn = seq.lstm_sequence(rows, w_s, h0, c0, c, act, tc, hs, reverse)
+            dh, dc = seq.lstm_sequence_grad(act, c, tc, g_out, w, None, g_c, d_rows, reverse)
         else:
-            walk = (np.int64(steps), np.int32(reverse), np.int64(width), np.int64(batch))
-            KERNELS[f"dygraph_lstm_sequence_{dtype}"](rows, 0, 0, w_s, h0, c, act, tc, hs, 0,
-                                                      0, *walk)
+            KERNELS[f"dygraph_lstm_sequence_{dtype}"](rows, 0, 0, w_s, h0, c0, c, act, tc, hs,
+                                                      0, 0, hn, cn, *walk)
+            dh, dc = np.empty_like(hn), np.empty_like(cn)
             KERNELS[f"dygraph_lstm_sequence_grad_{dtype}"](
-                act, c, tc, g_out, 0, 0, np.int32(1), w, dh, dc, d_rows, 0, 0, *walk)
-        lstm[run] = (hs, c, act, dh, dc, d_rows)
+                act, c, tc, g_out, 0, 0, np.int32(1), w, g_c, np.int32(0), g_c, np.int32(1),
+                dh, dc, d_rows, 0, 0, *walk)
+        lstm[run] = (hs, c, act, hn, cn, dh, dc, d_rows)
     for g, want in zip(lstm["kernel"], lstm["statement"]):
         _close(g, want, dtype, "LSTM through its wrappers", terms=4 * width * steps)
 
     gru = {run: _gru_arrays(steps, batch, width, dtype) for run in ("kernel", "statement")}
-    z_in = rng.standard_normal((steps, batch, width))
+    h_prev = rng.standard_normal((batch, steps, width)).swapaxes(0, 1)
     w = rng.standard_normal((3 * width, width)) / np.sqrt(width)
-    for run, (rows, w_s, h0, bias, prod, act, hs) in gru.items():
-        tmp, dhz = np.zeros((batch, width)), np.ones((batch, width))
+    g_h = rng.standard_normal((batch, width))
+    for run, (rows, w_s, h0, bias, prod, act, hs, hn) in gru.items():
         d_hid = np.zeros((batch, steps, 3 * width)).swapaxes(0, 1)
         d_n = np.zeros((batch, steps, width)).swapaxes(0, 1)
         if run == "kernel":
-            seq.gru_sequence(rows, w_s, h0, bias, prod, act, hs, reverse)
-            seq.gru_sequence_grad(act, prod, z_in, None, w, tmp, dhz, d_hid, d_n, reverse)
+            hn = seq.gru_sequence(rows, w_s, h0, bias, prod, act, hs, reverse)
+            dh = seq.gru_sequence_grad(act, prod, h_prev, None, w, g_h, d_hid, d_n, reverse)
         else:
-            walk = (np.int64(steps), np.int32(reverse), np.int64(width), np.int64(batch))
             KERNELS[f"dygraph_gru_sequence_{dtype}"](rows, 0, 0, w_s, h0, bias, np.int32(1),
-                                                     prod, act, hs, 0, 0, *walk)
+                                                     prod, act, hs, 0, 0, hn, *walk)
+            dh = np.empty_like(hn)
             KERNELS[f"dygraph_gru_sequence_grad_{dtype}"](
-                act, prod, z_in, tmp, 0, 0, np.int32(0), w, tmp, dhz, d_hid, 0, 0, d_n, 0, 0,
-                *walk)
-        gru[run] = (hs, prod, act, tmp, dhz, d_hid, d_n)
+                act, prod, h_prev, 0, 0, g_h, 0, 0, np.int32(0), w, g_h, np.int32(1),
+                np.empty_like(hn), dh, d_hid, 0, 0, d_n, 0, 0, *walk)
+        gru[run] = (hs, prod, act, hn, dh, d_hid, d_n)
     for g, want in zip(gru["kernel"], gru["statement"]):
         _close(g, want, dtype, "GRU through its wrappers", terms=3 * width * steps)
 

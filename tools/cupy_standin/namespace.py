@@ -37,6 +37,22 @@ from tools.cupy_standin.state import (
 __all__ = ["module", "ElementwiseKernel", "RawKernel", "cupyx_modules"]
 
 # -- the module ---------------------------------------------------------------------------
+def _returned_as_is(name, value, args, kwargs):
+    """Whether CuPy's `name` (asarray, asanyarray, ascontiguousarray) returns the device
+    array `value` itself: no dtype to change to, no other order asked for, and for
+    ascontiguousarray C-ordered already."""
+    if type(value) is not ndarray or name not in ("asarray", "asanyarray", "ascontiguousarray"):
+        return False
+    dtype = args[1] if len(args) > 1 else kwargs.get("dtype")
+    if dtype is not None and np.dtype(dtype) != value.dtype:
+        return False
+    if name == "ascontiguousarray":
+        return value.flags.c_contiguous
+    order = args[2] if len(args) > 2 else kwargs.get("order")
+    return order in (None, "K", "A") and not kwargs.get("copy")
+
+
+
 # Module functions that CuPy runs through cuBLAS or cuSOLVER, refused while capturing
 # (matmul, dot, tensordot and einsum are rerouted by DyGraph's capture, so allowed).
 _CUBLAS_FUNCTIONS = {"inner", "vdot", "cov", "corrcoef"}
@@ -75,6 +91,9 @@ def _function(name, func, refuse=None):
         if name in _FROM_HOST:
             value = args[0] if args else kwargs.get("a", kwargs.get("obj"))
             if _has_device([value]):
+                if _returned_as_is(name, value, args, kwargs):
+                    count_call(f"{name} (no copy)")  # a call, but no launch
+                    return value
                 return _call(func, args, kwargs)
             _h2d(np.asarray(value).nbytes)
             count_call(name)

@@ -311,16 +311,20 @@ def _walk_times(steps, reverse):
     return [(s, steps - 1 - s if reverse else s) for s in range(steps)]
 
 
-def lstm_sequence(rows, rows_t, rows_b, w_s, h0, c, act, tc, hs, hs_t, hs_b, steps, reverse,
-                  width, batch):
+def lstm_sequence(rows, rows_t, rows_b, w_s, h0, c0, c, act, tc, hs, hs_t, hs_b, hn, cn,
+                  steps, reverse, width, batch):
     h = h0
+    c[0] = c0
     for s, t in _walk_times(steps, reverse):
         lstm_forward(rows, h @ w_s, t, s, width, int(width) * int(batch), c, act, tc, hs)
         h = hs[t]
+    hn[...], cn[...] = h, c[int(steps)]
 
 
-def lstm_sequence_grad(act, c, tc, g_out, go_t, go_b, has_g, w, dh, dc, d_rows, dr_t, dr_b,
-                       steps, reverse, width, batch):
+def lstm_sequence_grad(act, c, tc, g_out, go_t, go_b, has_g, w, g_h, has_gh, g_c, has_gc,
+                       dh, dc, d_rows, dr_t, dr_b, steps, reverse, width, batch):
+    dh[...] = g_h if has_gh else 0
+    dc[...] = g_c if has_gc else 0
     for s, t in reversed(_walk_times(steps, reverse)):
         lstm_backward(act, c, tc, g_out, t, s, width, int(width) * int(batch), has_g, dh, dc,
                       d_rows)
@@ -328,20 +332,39 @@ def lstm_sequence_grad(act, c, tc, g_out, go_t, go_b, has_g, w, dh, dc, d_rows, 
 
 
 def gru_sequence(rows, rows_t, rows_b, w_s, h0, bias, has_bias, prod, act, hs, hs_t, hs_b,
-                 steps, reverse, width, batch):
+                 hn, steps, reverse, width, batch):
     h = h0
     for _, t in _walk_times(steps, reverse):
         prod[t] = np.matmul(h, w_s)
         gru_forward(rows, h, bias, t, width, int(width) * int(batch), has_bias, prod, act, hs)
         h = hs[t]
+    hn[...] = h
 
 
-def gru_sequence_grad(act, prod, z_in, g_out, go_t, go_b, has_g, w, tmp, dhz, d_hid, dh_t,
-                      dh_b, d_n, dn_t, dn_b, steps, reverse, width, batch):
+def gru_sequence_grad(act, prod, h_prev, hp_t, hp_b, g_out, go_t, go_b, has_g, w, g_h, has_gh,
+                      tmp, dhz, d_hid, dh_t, dh_b, d_n, dn_t, dn_b, steps, reverse, width,
+                      batch):
+    # GRUArrays._factors' statements, on copies: the kernel leaves prod as it was.
+    one = act.dtype.type(1)
+    r, z, n = act[:, 0], act[:, 1], act[:, 2]
+    rest = one - z
+    factors = np.stack([(one - n * n) * rest, (one - r) * r * prod[:, 2]], axis=1)
+    z_in = (h_prev - n) * z * rest
+    dhz[...] = g_h if has_gh else 0
+    tmp[...] = 0
     for _, t in reversed(_walk_times(steps, reverse)):
-        gru_backward(act, prod, z_in, g_out, t, width, int(width) * int(batch), has_g, tmp,
+        gru_backward(act, factors, z_in, g_out, t, width, int(width) * int(batch), has_g, tmp,
                      dhz, d_hid, d_n)
         tmp[...] = d_hid[t] @ w
+    dhz += tmp
+
+
+def hidden_weights(w, width, gates, per_gate, y):
+    width, gates = int(width), int(gates)
+    half = np.ones(gates, w.dtype)
+    half[np.arange(gates) != 2] = 0.5
+    by_gate = w.reshape(gates, width, width) * half[:, None, None]
+    y[...] = by_gate.transpose(0, 2, 1) if per_gate else by_gate.reshape(-1, width).T
 
 
 def cross_entropy_rows(x, label, prob, per, n):
@@ -375,7 +398,7 @@ KERNELS = {"dygraph_batch_norm_inference": batch_norm_inference,
            "dygraph_relu_grad": relu_grad,
            "dygraph_relu6_grad": relu6_grad, "dygraph_round_bfloat16": round_bfloat16,
            "dygraph_round_bfloat16_4": round_bfloat16_4,
-           "dygraph_gate_inputs": gate_inputs}
+           "dygraph_gate_inputs": gate_inputs, "dygraph_hidden_weights": hidden_weights}
 # The row kernels (registry.define_rows), compiled per dtype: dygraph_<name>_<dtype>.
 KERNELS.update({f"dygraph_{name}_{dtype}": statement for dtype in ("float32", "float64")
                 for name, statement in (("softmax_rows", softmax_rows),

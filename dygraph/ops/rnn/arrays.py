@@ -150,15 +150,18 @@ class LSTMArrays(_GateArrays):
         act = self.act = workspace.output(xp, (steps, 4, batch, size), dtype)
         c = self.c = workspace.output(xp, (steps + 1, batch, size), dtype)
         tc = self.tc = workspace.output(xp, (steps, batch, size), dtype)
+        if xp is not np and _fusable_steps(size, dtype, rows, out):
+            # The GPU, a small LSTM: every step with its product in one kernel, which also
+            # copies c0 in and the final states out.
+            w_s = recurrent_sequences.hidden_weights(self.w, per_gate=False)
+            states = recurrent_sequences.lstm_sequence(rows, w_s, h0, c0, c, act, tc, out,
+                                                       self.reverse)
+            self.gate_in = self.rows = None
+            return states
         # A contiguous, pre-scaled W^T: one [B, H] @ [H, 4H] product adds tanh's argument.
         w_s = xp.ascontiguousarray((self.w * lstm_gate_scale(xp, size, dtype)[:, None]).T)
         h = xp.ascontiguousarray(h0)
         c[0] = c0
-        if xp is not np and _fusable_steps(size, dtype, rows, out):
-            # The GPU, a small LSTM: every step with its product in one kernel.
-            recurrent_sequences.lstm_sequence(rows, w_s, h, c, act, tc, out, self.reverse)
-            self.gate_in = self.rows = None
-            return out[self._times()[-1]].copy(), c[-1].copy()
         tmp = xp.empty_like(c0)
         # The compiled element-wise step (dygraph.kernels.numba.lstm_cell), when Numba is there.
         fused = compiled.kernels("lstm_cell", xp, act)
@@ -212,13 +215,12 @@ class LSTMArrays(_GateArrays):
         gradient of the pre-activations; return those of the initial (h, c)."""
         xp, size, act, tc = self.xp, self.size, self.act, self.tc
         steps, _, batch, _ = act.shape
+        if xp is not np and _fusable_steps(size, act.dtype, d_rows, g_out):
+            w = xp.ascontiguousarray(self.w)  # the GPU, a small LSTM: one kernel
+            return recurrent_sequences.lstm_sequence_grad(act, self.c, tc, g_out, w, g_h, g_c,
+                                                          d_rows, self.reverse)
         dh = xp.zeros_like(tc[0]) if g_h is None else g_h.copy()
         dc = xp.zeros_like(dh) if g_c is None else g_c.copy()
-        if xp is not np and _fusable_steps(size, dh.dtype, d_rows, g_out):
-            w = xp.ascontiguousarray(self.w)  # the GPU, a small LSTM: one kernel
-            recurrent_sequences.lstm_sequence_grad(act, self.c, tc, g_out, w, dh, dc, d_rows,
-                                                   self.reverse)
-            return dh, dc
         if xp is not np:  # the GPU: one fused kernel and a product per step
             for s, t in reversed(list(enumerate(self._times()))):
                 cuda_kernels.lstm_backward_step(act, self.c, tc, g_out, t, s, dh, dc, d_rows)
@@ -307,15 +309,15 @@ class GRUArrays(_GateArrays):
         steps, _, batch, _ = gate_in.shape
         act = self.act = workspace.output(xp, (steps, 3, batch, size), gate_in.dtype)
         prod = self.prod = workspace.output(xp, act.shape, act.dtype)
+        if xp is not np and _fusable_steps(size, act.dtype, self.rows, out):
+            # The GPU, a small GRU: one kernel, which also writes the final state.
+            w_s = recurrent_sequences.hidden_weights(self.w, per_gate=True)
+            self.gate_in = None
+            return recurrent_sequences.gru_sequence(self.rows, w_s, h0, self.bias_c, prod, act,
+                                                    out, self.reverse)
         w_s = xp.ascontiguousarray(self.w.reshape(3, size, size).transpose(0, 2, 1))
         w_s[:2] *= 0.5  # tanh(x / 2) for the sigmoid gates
         h, tmp = h0, xp.empty_like(h0)
-        if xp is not np and _fusable_steps(size, act.dtype, self.rows, out):
-            h = xp.ascontiguousarray(h0)  # the GPU, a small GRU: one kernel
-            recurrent_sequences.gru_sequence(self.rows, w_s, h, self.bias_c, prod, act, out,
-                                             self.reverse)
-            self.gate_in = None
-            return out[self._times()[-1]].copy()
         if xp is not np:  # the GPU: a product and one fused kernel per step
             for t in self._times():
                 xp.matmul(h, w_s, out=prod[t])
@@ -370,15 +372,12 @@ class GRUArrays(_GateArrays):
         dz, dn * r) and `d_n` [T, B, H] with that of the input c gate; returns that of h0."""
         xp, size, act = self.xp, self.size, self.act
         batch = act.shape[2]
+        if xp is not np and _fusable_steps(size, act.dtype, h_prev, g_out, d_hid, d_n):
+            # The GPU, a small GRU: one kernel, the factors worked out inside.
+            w = xp.ascontiguousarray(self.w)
+            return recurrent_sequences.gru_sequence_grad(act, self.prod, h_prev, g_out, w, g_h,
+                                                         d_hid, d_n, self.reverse)
         n_in, r_in, z_in = self._factors(h_prev)
-        if xp is not np and _fusable_steps(size, act.dtype, g_out, d_hid, d_n):
-            dhz = xp.zeros_like(act[0, 0]) if g_h is None else g_h.copy()
-            tmp = xp.zeros_like(dhz)
-            w = xp.ascontiguousarray(self.w)  # the GPU, a small GRU: one kernel
-            recurrent_sequences.gru_sequence_grad(act, self.prod, z_in, g_out, w, tmp, dhz,
-                                                  d_hid, d_n, self.reverse)
-            workspace.give(z_in)
-            return dhz + tmp
         if xp is not np:  # the GPU: one fused kernel and a product per step
             dhz = xp.zeros_like(act[0, 0]) if g_h is None else g_h.copy()
             tmp = xp.zeros_like(dhz)
