@@ -11,7 +11,7 @@ import numpy as np
 
 from dygraph.autograd.function import Op
 from dygraph.backend import capturing, defer_check
-from dygraph.framework.errors import ValueTypeError, describe, op_error
+from dygraph.framework.errors import IndexValueError, ValueTypeError, describe, op_error
 from dygraph.ops.common import as_tensor
 from dygraph.ops.reduction import reduce as _reduction
 from dygraph.ops.reduction.axes import constant
@@ -100,9 +100,10 @@ class Targets:
         valid = index != ignore_index
         bad = valid & ((index < 0) | (index >= classes))
         if bad.any():
+            # Paddle: IndexError from cross_entropy, ValueError from nll_loss; this is both
             raise op_error(op, f"label values must lie in [0, {classes}) or equal "
                            f"ignore_index={ignore_index}; got {int(index[bad].ravel()[0])} "
-                           f"(input shape {list(x_shape)})")
+                           f"(input shape {list(x_shape)})", IndexValueError)
         if not valid.all():
             self.valid = valid
             self.index = index * valid
@@ -116,19 +117,24 @@ class Targets:
         bad = (valid & ((index < 0) | (index >= classes))).any()
         defer_check(bad, lambda: op_error(
             op, f"label values must lie in [0, {classes}) or equal ignore_index="
-                f"{ignore_index} (input shape {list(x_shape)})"))
+                f"{ignore_index} (input shape {list(x_shape)})", IndexValueError))
         self.valid = valid
         self.index = index * valid
         self.count = valid.sum()
 
 
 def _in_range(index, classes):
-    """Whether every value of `index` lies in [0, classes): its min and max, read together
-    from a GPU (each read from the device waits for it)."""
-    from dygraph.backend import min_max
+    """Whether every value of `index` (integers) lies in [0, classes): the largest of them
+    read as unsigned, where a negative one is 2^(bits - 1) or more. One reduction, where
+    the min and the max were two and a stack to read them together (on a GPU each is a
+    launch, and the read waits for the device).
 
-    low, high = min_max(index)
-    return low >= 0 and high < classes
+    Example:
+        >>> import numpy as np
+        >>> _in_range(np.array([0, 2]), 3), _in_range(np.array([0, -1]), 3)
+        (True, False)
+    """
+    return int(index.view(f"u{index.dtype.itemsize}").max()) < classes
 
 
 def class_weight_array(weight, classes, like, op):
