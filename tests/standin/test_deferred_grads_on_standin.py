@@ -138,3 +138,27 @@ def test_gradients_left_out_of_a_pass_read_zeros(standin):
         results.append([p.grad.numpy() for p in net.parameters()])
     _same(results[1], results[0])
     assert not np.any(results[1][0]) and np.any(results[1][-1])
+
+
+def test_the_flush_gives_concatenate_1d_gradients_as_they_are(standin):
+    """Ten gradients tiling one buffer, five 1-D and five 2-D: one concatenate, and a flat
+    view made of the 2-D ones only (a view is a call on a GPU)."""
+    dygraph.set_device("gpu:0")
+    shapes = [(3,), (2, 3)] * 5
+    sizes = [int(np.prod(s)) for s in shapes]
+    flat = dygraph.zeros([sum(sizes)])._data
+    offsets = np.cumsum([0] + sizes)
+    slots = [dygraph.to_tensor(np.zeros(s, np.float32)) for s in shapes]
+    for slot, start, shape in zip(slots, offsets, shapes):
+        slot._data = flat[start:start + int(np.prod(shape))].reshape(shape)
+    rng = np.random.default_rng(0)
+    grads = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    for slot, g in zip(slots, grads):
+        deferred_grads.defer(slot, dygraph.to_tensor(g)._data)
+    before = dict(cupy_standin.calls_by_name)
+    deferred_grads.flush()
+    made = {k: v - before.get(k, 0) for k, v in cupy_standin.calls_by_name.items()}
+    assert made.get("concatenate") == 1 and made.get("__setitem__", 0) == 0
+    assert made.get("reshape") == 1 + 5  # the buffer's flat view, then the 2-D gradients
+    for slot, g in zip(slots, grads):
+        np.testing.assert_array_equal(slot.numpy(), g)
