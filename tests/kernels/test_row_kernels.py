@@ -24,6 +24,7 @@ from dygraph.kernels.cuda.references import KERNELS
 from dygraph.ops.activation.softmax import LogSoftmax, Softmax
 from dygraph.ops.loss.cross_entropy import SoftmaxCrossEntropy
 from dygraph.ops.normalization import layer_rows
+from dygraph.ops.rnn.arrays import previous_hidden
 from tests.kernels.elementwise_c import host_library
 
 # What a CUDA thread block is made of, on host threads.
@@ -313,7 +314,7 @@ def test_the_lstm_sequence_computes_what_its_statement_computes(library, dtype, 
             KERNELS[f"dygraph_lstm_sequence_{dtype}"](*args)
     for g, w in zip(runs["kernel"][4:], runs["statement"][4:]):
         _close(g, w, dtype, "the LSTM's forward", terms=width * steps)
-    _, _, _, c0, c, act, tc, hs, hn, cn = runs["kernel"]
+    _, _, h0, c0, c, act, tc, hs, hn, cn = runs["kernel"]
     np.testing.assert_array_equal(c[0], c0)
     np.testing.assert_array_equal(hn, hs[0 if reverse else steps - 1])
     np.testing.assert_array_equal(cn, c[steps])
@@ -327,16 +328,31 @@ def test_the_lstm_sequence_computes_what_its_statement_computes(library, dtype, 
         for run in ("kernel", "statement"):
             dh, dc = (np.full((batch, width), np.nan, dtype) for _ in range(2))
             d_rows = np.zeros((batch, steps, 4 * width), dtype).swapaxes(0, 1)
+            hp = _nan_time_view(steps, batch, width, dtype)
             args = (act, c, tc, g_out, *_strides(g_out)[:2], np.int32(1), w, *finals, dh, dc,
-                    d_rows, *_strides(d_rows)[:2], *walk)
+                    d_rows, *_strides(d_rows)[:2], h0, hs, *_strides(hs)[:2], hp,
+                    *_strides(hp)[:2], *walk)
             if run == "kernel":
                 _launch(library, "lstm_sequence_grad", batch, width, args, threads)
             else:
                 KERNELS[f"dygraph_lstm_sequence_grad_{dtype}"](*args)
-            results.append((dh, dc, d_rows))
+            results.append((dh, dc, d_rows, hp))
         for g, w_ in zip(*results):
             _close(g, w_, dtype, f"the LSTM's backward, final gradients given: {given}",
                    terms=4 * width * steps)
+        _expect_previous(results[0][3], hs, h0, reverse)
+
+
+def _nan_time_view(steps, batch, width, dtype):
+    """A [T, B, H] time view of a batch-first array of NaN (what a kernel must fill)."""
+    return np.full((batch, steps, width), np.nan, dtype).swapaxes(0, 1)
+
+
+def _expect_previous(hp, hs, h0, reverse):
+    """hp holds the state each step started from, as arrays.previous_hidden makes it."""
+    want = np.empty_like(hp)
+    previous_hidden(hs, h0, reverse, want)
+    np.testing.assert_array_equal(hp, want)
 
 
 def _gru_arrays(steps, batch, width, dtype):
@@ -373,10 +389,9 @@ def test_the_gru_sequence_computes_what_its_statement_computes(library, dtype, w
             KERNELS[f"dygraph_gru_sequence_{dtype}"](*args)
     for g, w in zip(runs["kernel"][4:], runs["statement"][4:]):
         _close(g, w, dtype, "the GRU's forward", terms=width * steps)
-    _, _, _, _, prod, act, hs, hn = runs["kernel"]
+    _, _, h0, _, prod, act, hs, hn = runs["kernel"]
     np.testing.assert_array_equal(hn, hs[0 if reverse else steps - 1])
     rng = np.random.default_rng(4)
-    h_prev = rng.standard_normal((batch, steps, width)).astype(dtype).swapaxes(0, 1)
     w = (rng.standard_normal((3 * width, width)) / np.sqrt(width)).astype(dtype)
     g_out = rng.standard_normal((batch, steps, width)).astype(dtype).swapaxes(0, 1)
     for given in (True, False):
@@ -386,17 +401,19 @@ def test_the_gru_sequence_computes_what_its_statement_computes(library, dtype, w
             tmp, dhz = (np.full((batch, width), np.nan, dtype) for _ in range(2))
             d_hid = np.zeros((batch, steps, 3 * width), dtype).swapaxes(0, 1)
             d_n = np.zeros((batch, steps, width), dtype).swapaxes(0, 1)
-            args = (act, prod, h_prev, *_strides(h_prev)[:2], g_out, *_strides(g_out)[:2],
-                    np.int32(1), w, *final, tmp, dhz, d_hid, *_strides(d_hid)[:2], d_n,
-                    *_strides(d_n)[:2], *walk)
+            hp = _nan_time_view(steps, batch, width, dtype)
+            args = (act, prod, h0, hs, *_strides(hs)[:2], hp, *_strides(hp)[:2], g_out,
+                    *_strides(g_out)[:2], np.int32(1), w, *final, tmp, dhz, d_hid,
+                    *_strides(d_hid)[:2], d_n, *_strides(d_n)[:2], *walk)
             if run == "kernel":
                 _launch(library, "gru_sequence_grad", batch, width, args, threads)
             else:
                 KERNELS[f"dygraph_gru_sequence_grad_{dtype}"](*args)
-            results.append((dhz, d_hid, d_n))
+            results.append((dhz, d_hid, d_n, hp))
         for g, w_ in zip(*results):
             _close(g, w_, dtype, f"the GRU's backward, final gradient given: {given}",
                    terms=3 * width * steps)
+        _expect_previous(results[0][3], hs, h0, reverse)
 
 
 def test_a_block_of_threads_is_what_runs():
@@ -454,38 +471,41 @@ def test_the_sequence_wrappers_marshal_their_arguments(host_launches, reverse):
     g_c = rng.standard_normal((batch, width))
     for run, (rows, w_s, h0, c0, c, act, tc, hs, hn, cn) in lstm.items():
         d_rows = np.zeros((batch, steps, 4 * width)).swapaxes(0, 1)
+        hp = _nan_time_view(steps, batch, width, dtype)
         if run == "kernel":
             hn, cn = seq.lstm_sequence(rows, w_s, h0, c0, c, act, tc, hs, reverse)
-            dh, dc = seq.lstm_sequence_grad(act, c, tc, g_out, w, None, g_c, d_rows, reverse)
+            dh, dc = seq.lstm_sequence_grad(act, c, tc, g_out, w, None, g_c, d_rows,
+                                            (hs, h0, hp), reverse)
         else:
             KERNELS[f"dygraph_lstm_sequence_{dtype}"](rows, 0, 0, w_s, h0, c0, c, act, tc, hs,
                                                       0, 0, hn, cn, *walk)
             dh, dc = np.empty_like(hn), np.empty_like(cn)
             KERNELS[f"dygraph_lstm_sequence_grad_{dtype}"](
                 act, c, tc, g_out, 0, 0, np.int32(1), w, g_c, np.int32(0), g_c, np.int32(1),
-                dh, dc, d_rows, 0, 0, *walk)
-        lstm[run] = (hs, c, act, hn, cn, dh, dc, d_rows)
+                dh, dc, d_rows, 0, 0, h0, hs, 0, 0, hp, 0, 0, *walk)
+        lstm[run] = (hs, c, act, hn, cn, dh, dc, d_rows, hp)
     for g, want in zip(lstm["kernel"], lstm["statement"]):
         _close(g, want, dtype, "LSTM through its wrappers", terms=4 * width * steps)
 
     gru = {run: _gru_arrays(steps, batch, width, dtype) for run in ("kernel", "statement")}
-    h_prev = rng.standard_normal((batch, steps, width)).swapaxes(0, 1)
     w = rng.standard_normal((3 * width, width)) / np.sqrt(width)
     g_h = rng.standard_normal((batch, width))
     for run, (rows, w_s, h0, bias, prod, act, hs, hn) in gru.items():
         d_hid = np.zeros((batch, steps, 3 * width)).swapaxes(0, 1)
         d_n = np.zeros((batch, steps, width)).swapaxes(0, 1)
+        hp = _nan_time_view(steps, batch, width, dtype)
         if run == "kernel":
             hn = seq.gru_sequence(rows, w_s, h0, bias, prod, act, hs, reverse)
-            dh = seq.gru_sequence_grad(act, prod, h_prev, None, w, g_h, d_hid, d_n, reverse)
+            dh = seq.gru_sequence_grad(act, prod, (hs, h0, hp), None, w, g_h, d_hid, d_n,
+                                       reverse)
         else:
             KERNELS[f"dygraph_gru_sequence_{dtype}"](rows, 0, 0, w_s, h0, bias, np.int32(1),
                                                      prod, act, hs, 0, 0, hn, *walk)
             dh = np.empty_like(hn)
             KERNELS[f"dygraph_gru_sequence_grad_{dtype}"](
-                act, prod, h_prev, 0, 0, g_h, 0, 0, np.int32(0), w, g_h, np.int32(1),
-                np.empty_like(hn), dh, d_hid, 0, 0, d_n, 0, 0, *walk)
-        gru[run] = (hs, prod, act, hn, dh, d_hid, d_n)
+                act, prod, h0, hs, 0, 0, hp, 0, 0, g_h, 0, 0, np.int32(0), w, g_h,
+                np.int32(1), np.empty_like(hn), dh, d_hid, 0, 0, d_n, 0, 0, *walk)
+        gru[run] = (hs, prod, act, hn, dh, d_hid, d_n, hp)
     for g, want in zip(gru["kernel"], gru["statement"]):
         _close(g, want, dtype, "GRU through its wrappers", terms=3 * width * steps)
 

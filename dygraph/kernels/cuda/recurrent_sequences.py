@@ -110,14 +110,17 @@ extern "C" __global__ void KERNEL(const T* rows, long long rows_t, long long row
 # weight_hh [4H, H], C-ordered) for the step before. dh and dc start as the final states'
 # gradients g_h and g_c ([B, H] C-ordered), or zeros where has_gh or has_gc is 0, and end
 # as the initial states'. Each thread reads and writes the same units of dh and dc
-# throughout; the barriers keep the shared gradients whole while read.
+# throughout; the barriers keep the shared gradients whole while read. On the way it
+# copies into hp [T, B, H] (by strides) the state each step started from, h0 or the
+# outputs hs of the step before, for the weight's gradient: a copy that took two launches.
 _LSTM_SEQUENCE_GRAD = """
 extern "C" __global__ void KERNEL(const T* act, const T* c, const T* tc, const T* g_out,
                                   long long go_t, long long go_b, int has_g, const T* w,
                                   const T* g_h, int has_gh, const T* g_c, int has_gc,
                                   T* dh, T* dc, T* d_rows, long long dr_t, long long dr_b,
-                                  long long steps, int reverse, long long width,
-                                  long long batch) {
+                                  const T* h0, const T* hs, long long hs_t, long long hs_b,
+                                  T* hp, long long hp_t, long long hp_b, long long steps,
+                                  int reverse, long long width, long long batch) {
     __shared__ T dz[4 * 256];
     const long long b = blockIdx.x, cells = batch * width;
     const T one = 1;
@@ -135,6 +138,8 @@ extern "C" __global__ void KERNEL(const T* act, const T* c, const T* tc, const T
             const T gi = act[a], gf = act[a + cells], gg = act[a + 2 * cells];
             const T go = act[a + 3 * cells];
             const T th = tc[s * cells + i];
+            hp[t * hp_t + b * hp_b + j] = s == 0 ? h0[i]
+                : hs[(reverse ? t + 1 : t - 1) * hs_t + b * hs_b + j];
             const T d = dc[i] + g * ((one - th * th) * go);
             const T d0 = d * gg * (gi * (one - gi));
             const T d1 = d * c[s * cells + i] * (gf * (one - gf));
@@ -217,15 +222,18 @@ extern "C" __global__ void KERNEL(const T* rows, long long rows_t, long long row
 # Its backward, a block per batch row b, walking the steps back: per step the element-wise
 # step of recurrent._GRU_BACKWARD, with its factors (GRUArrays._factors: ten passes over
 # [T, B, H] arrays on the per-step path) worked out in place, in the same order, from the
-# gates act [T, 3, B, H], the c block of prod and the states the steps started from
-# h_prev [T, B, H] (by strides); the step's three hidden-product gradients kept in shared
-# memory, then tmp[b] = d_hid[t, b] @ W (W = weight_hh [3H, H], C-ordered) for the step
-# before. dhz starts as the final state's gradient g_h (zeros where has_gh is 0) and tmp
-# as zeros ([B, H] C-ordered each); dhz ends as h0's gradient, dhz + tmp. g_out, d_hid and
-# d_n go by strides. Each thread reads and writes the same units of tmp and dhz throughout.
+# gates act [T, 3, B, H], the c block of prod and the state the step started from (h0, or
+# the outputs hs of the step before, by strides), which it also copies into hp [T, B, H]
+# for the weight's gradient (as _LSTM_SEQUENCE_GRAD); the step's three hidden-product
+# gradients kept in shared memory, then tmp[b] = d_hid[t, b] @ W (W = weight_hh [3H, H],
+# C-ordered) for the step before. dhz starts as the final state's gradient g_h (zeros
+# where has_gh is 0) and tmp as zeros ([B, H] C-ordered each); dhz ends as h0's gradient,
+# dhz + tmp. g_out, d_hid and d_n go by strides. Each thread reads and writes the same
+# units of tmp and dhz throughout.
 _GRU_SEQUENCE_GRAD = """
-extern "C" __global__ void KERNEL(const T* act, const T* prod, const T* h_prev,
-                                  long long hp_t, long long hp_b, const T* g_out,
+extern "C" __global__ void KERNEL(const T* act, const T* prod, const T* h0, const T* hs,
+                                  long long hs_t, long long hs_b, T* hp, long long hp_t,
+                                  long long hp_b, const T* g_out,
                                   long long go_t, long long go_b, int has_g, const T* w,
                                   const T* g_h, int has_gh, T* tmp, T* dhz, T* d_hid,
                                   long long dh_t, long long dh_b, T* d_n, long long dn_t,
@@ -249,7 +257,10 @@ extern "C" __global__ void KERNEL(const T* act, const T* prod, const T* h_prev,
             const T rest = one - z;
             const T n_in = (one - n * n) * rest;
             const T r_in = (one - r) * r * prod[a + 2 * cells];
-            const T z_in = (h_prev[t * hp_t + b * hp_b + j] - n) * z * rest;
+            const T prev = s == 0 ? h0[i]
+                : hs[(reverse ? t + 1 : t - 1) * hs_t + b * hs_b + j];
+            hp[t * hp_t + b * hp_b + j] = prev;
+            const T z_in = (prev - n) * z * rest;
             const T dn = d * n_in;
             d_n[t * dn_t + b * dn_b + j] = dn;
             const T d0 = dn * r_in;
@@ -328,6 +339,12 @@ def _module(a):
     return get_array_module(a)
 
 
+def _previous(xp, previous):
+    """The kernel arguments of (hs, h0, into): h0 C-ordered, hs and into by strides."""
+    hs, h0, into = previous
+    return (xp.ascontiguousarray(h0), hs, *_elements(hs)[:2], into, *_elements(into)[:2])
+
+
 def _given(xp, g, stand_in):
     """(g as a C-ordered array, 1), or (an array to point at, 0) where g is None: a final
     state's gradient that the kernel reads, or zeros it writes itself."""
@@ -383,10 +400,12 @@ def lstm_sequence(rows, w_s, h0, c0, c, act, tc, hs, reverse):
     return hn, cn
 
 
-def lstm_sequence_grad(act, c, tc, g_out, w, g_h, g_c, d_rows, reverse):
+def lstm_sequence_grad(act, c, tc, g_out, w, g_h, g_c, d_rows, previous, reverse):
     """The backward of lstm_sequence, one kernel: as recurrent.lstm_backward_step followed
     by dh = d_rows[t] @ w at each step walked back (w the C-ordered weight_hh [4H, H];
-    g_h, g_c the final states' gradients [B, H], None for zeros). Returns the initial
+    g_h, g_c the final states' gradients [B, H], None for zeros). `previous` is (the
+    outputs hs [T, B, H], h0 [B, H], `into` [T, B, H]): the kernel fills `into` with the
+    state each step started from, as arrays.previous_hidden does. Returns the initial
     states' gradients (dh, dc), new arrays.
 
     Example:
@@ -394,8 +413,10 @@ def lstm_sequence_grad(act, c, tc, g_out, w, g_h, g_c, d_rows, reverse):
         >>> act = cupy.full((1, 4, 2, 3), 0.5)  # doctest: +SKIP
         >>> c, tc = cupy.ones((2, 2, 3)), cupy.zeros((1, 2, 3))  # doctest: +SKIP
         >>> d_rows, w = cupy.empty((1, 2, 12)), cupy.ones((12, 3))  # doctest: +SKIP
+        >>> h0, hs, into = cupy.zeros((2, 3)), cupy.ones((1, 2, 3)), cupy.empty((1, 2, 3))
+        ... # doctest: +SKIP
         >>> dh, dc = lstm_sequence_grad(act, c, tc, None, w, None, cupy.ones((2, 3)),
-        ...                             d_rows, False)  # doctest: +SKIP
+        ...                             d_rows, (hs, h0, into), False)  # doctest: +SKIP
         >>> float(dc[0, 0])  # dc * f  # doctest: +SKIP
         0.5
     """
@@ -407,8 +428,8 @@ def lstm_sequence_grad(act, c, tc, g_out, w, g_h, g_c, d_rows, reverse):
     launch_rows("lstm_sequence_grad", batch, width,
                 (act, c, tc, dh if g_out is None else g_out, go_t, go_b,
                  np.int32(g_out is not None), w, *_given(xp, g_h, dh), *_given(xp, g_c, dc),
-                 dh, dc, d_rows, dr_t, dr_b, *_walk(len(tc), reverse), np.int64(width),
-                 np.int64(batch)),
+                 dh, dc, d_rows, dr_t, dr_b, *_previous(xp, previous),
+                 *_walk(len(tc), reverse), np.int64(width), np.int64(batch)),
                 threads=step_threads(width))
     return dh, dc
 
@@ -443,32 +464,34 @@ def gru_sequence(rows, w_s, h0, bias, prod, act, hs, reverse):
     return hn
 
 
-def gru_sequence_grad(act, prod, h_prev, g_out, w, g_h, d_hid, d_n, reverse):
+def gru_sequence_grad(act, prod, previous, g_out, w, g_h, d_hid, d_n, reverse):
     """The backward of gru_sequence, one kernel: as recurrent.gru_backward_step followed by
     tmp = d_hid[t] @ w at each step walked back, the step's factors (GRUArrays._factors)
-    worked out inside from act, prod and the states the steps started from, h_prev
-    [T, B, H] (w the C-ordered weight_hh [3H, H]; g_h the final state's gradient [B, H],
-    None for zeros). Returns h0's gradient, a new array.
+    worked out inside from act, prod and the state each step started from, which `previous`
+    gives and takes as in lstm_sequence_grad: (the outputs hs [T, B, H], h0 [B, H], `into`
+    [T, B, H] to fill). w is the C-ordered weight_hh [3H, H]; g_h the final state's gradient
+    [B, H], None for zeros. Returns h0's gradient, a new array.
 
     Example:
         >>> import cupy  # doctest: +SKIP
         >>> act, prod = cupy.full((1, 3, 2, 1), 0.5), cupy.ones((1, 3, 2, 1))  # doctest: +SKIP
-        >>> h_prev, w = cupy.ones((1, 2, 1)), cupy.ones((3, 1))  # doctest: +SKIP
+        >>> h0, w = cupy.ones((2, 1)), cupy.ones((3, 1))  # doctest: +SKIP
+        >>> hs, into = cupy.empty((1, 2, 1)), cupy.empty((1, 2, 1))  # doctest: +SKIP
         >>> d_hid, d_n = cupy.empty((1, 2, 3)), cupy.empty((1, 2, 1))  # doctest: +SKIP
-        >>> dh = gru_sequence_grad(act, prod, h_prev, None, w, cupy.ones((2, 1)), d_hid,
-        ...                        d_n, False)  # doctest: +SKIP
+        >>> dh = gru_sequence_grad(act, prod, (hs, h0, into), None, w, cupy.ones((2, 1)),
+        ...                        d_hid, d_n, False)  # doctest: +SKIP
         >>> float(dh[0, 0])  # dh * z + the product of the gates' gradients  # doctest: +SKIP
         0.90625
     """
     xp = _module(act)
     _, _, batch, width = act.shape
     tmp, dhz = xp.empty((batch, width), act.dtype), xp.empty((batch, width), act.dtype)
-    hp_t, hp_b, _ = _elements(h_prev)
     go_t, go_b = _elements(g_out)[:2] if g_out is not None else (np.int64(0), np.int64(0))
     dh_t, dh_b, _ = _elements(d_hid)
     dn_t, dn_b, _ = _elements(d_n)
     launch_rows("gru_sequence_grad", batch, width,
-                (act, prod, h_prev, hp_t, hp_b, tmp if g_out is None else g_out, go_t, go_b,
+                (act, prod, *_previous(xp, previous), tmp if g_out is None else g_out, go_t,
+                 go_b,
                  np.int32(g_out is not None), w, *_given(xp, g_h, dhz), tmp, dhz, d_hid, dh_t,
                  dh_b, d_n, dn_t, dn_b, *_walk(len(act), reverse), np.int64(width),
                  np.int64(batch)),

@@ -321,8 +321,17 @@ def lstm_sequence(rows, rows_t, rows_b, w_s, h0, c0, c, act, tc, hs, hs_t, hs_b,
     hn[...], cn[...] = h, c[int(steps)]
 
 
+def _previous_states(h0, hs, hp, steps, reverse):
+    """hp[t] = the state step t started from: h0 for the walk's first, else hs of the step
+    before it in the walk."""
+    for s, t in _walk_times(steps, reverse):
+        hp[t] = h0 if s == 0 else hs[t + 1 if reverse else t - 1]
+
+
 def lstm_sequence_grad(act, c, tc, g_out, go_t, go_b, has_g, w, g_h, has_gh, g_c, has_gc,
-                       dh, dc, d_rows, dr_t, dr_b, steps, reverse, width, batch):
+                       dh, dc, d_rows, dr_t, dr_b, h0, hs, hs_t, hs_b, hp, hp_t, hp_b, steps,
+                       reverse, width, batch):
+    _previous_states(h0, hs, hp, steps, reverse)
     dh[...] = g_h if has_gh else 0
     dc[...] = g_c if has_gc else 0
     for s, t in reversed(_walk_times(steps, reverse)):
@@ -341,9 +350,11 @@ def gru_sequence(rows, rows_t, rows_b, w_s, h0, bias, has_bias, prod, act, hs, h
     hn[...] = h
 
 
-def gru_sequence_grad(act, prod, h_prev, hp_t, hp_b, g_out, go_t, go_b, has_g, w, g_h, has_gh,
-                      tmp, dhz, d_hid, dh_t, dh_b, d_n, dn_t, dn_b, steps, reverse, width,
-                      batch):
+def gru_sequence_grad(act, prod, h0, hs, hs_t, hs_b, hp, hp_t, hp_b, g_out, go_t, go_b, has_g,
+                      w, g_h, has_gh, tmp, dhz, d_hid, dh_t, dh_b, d_n, dn_t, dn_b, steps,
+                      reverse, width, batch):
+    _previous_states(h0, hs, hp, steps, reverse)
+    h_prev = hp
     # GRUArrays._factors' statements, on copies: the kernel leaves prod as it was.
     one = act.dtype.type(1)
     r, z, n = act[:, 0], act[:, 1], act[:, 2]

@@ -209,16 +209,20 @@ class LSTMArrays(_GateArrays):
         self.gate_in = self.rows = None  # act holds what backward needs
         return h.copy(), c[-1].copy()
 
-    def backward(self, g_out, g_h, g_c, d_rows):
+    def backward(self, g_out, g_h, g_c, d_rows, previous):
         """Walk back from the gradients of the outputs (`g_out` [T, B, H] indexed by time,
         or None) and final states; fill `d_rows` [T, B, 4H] (indexed by time) with the
-        gradient of the pre-activations; return those of the initial (h, c)."""
+        gradient of the pre-activations; return those of the initial (h, c). `previous` is
+        (the outputs [T, B, H], h0, `into` [T, B, H]): `into` is filled with the state each
+        step started from (`previous_hidden`), for the weight's gradient."""
         xp, size, act, tc = self.xp, self.size, self.act, self.tc
         steps, _, batch, _ = act.shape
-        if xp is not np and _fusable_steps(size, act.dtype, d_rows, g_out):
-            w = xp.ascontiguousarray(self.w)  # the GPU, a small LSTM: one kernel
+        if xp is not np and _fusable_steps(size, act.dtype, d_rows, g_out, *previous[::2]):
+            # The GPU, a small LSTM: one kernel, which also fills `into`.
+            w = xp.ascontiguousarray(self.w)
             return recurrent_sequences.lstm_sequence_grad(act, self.c, tc, g_out, w, g_h, g_c,
-                                                          d_rows, self.reverse)
+                                                          d_rows, previous, self.reverse)
+        previous_hidden(*previous[:2], self.reverse, previous[2])
         dh = xp.zeros_like(tc[0]) if g_h is None else g_h.copy()
         dc = xp.zeros_like(dh) if g_c is None else g_c.copy()
         if xp is not np:  # the GPU: one fused kernel and a product per step
@@ -365,18 +369,23 @@ class GRUArrays(_GateArrays):
         r_in *= prod[:, 2]  # r'(.) * hc
         return n_in, r_in, z_in
 
-    def backward(self, g_out, g_h, h_prev, d_hid, d_n):
+    def backward(self, g_out, g_h, previous, d_hid, d_n):
         """Walk back from the gradients of the outputs (`g_out` [T, B, H] indexed by time,
-        or None) and of the final h, given the state each step started from (`h_prev`
-        [T, B, H]). Fills `d_hid` [T, B, 3H] with the gradient of the hidden product (dr,
-        dz, dn * r) and `d_n` [T, B, H] with that of the input c gate; returns that of h0."""
+        or None) and of the final h. `previous` is (the outputs [T, B, H], h0, `into`
+        [T, B, H]): `into` is filled with the state each step started from
+        (`previous_hidden`), which the walk reads and the weight's gradient takes. Fills
+        `d_hid` [T, B, 3H] with the gradient of the hidden product (dr, dz, dn * r) and
+        `d_n` [T, B, H] with that of the input c gate; returns that of h0."""
         xp, size, act = self.xp, self.size, self.act
         batch = act.shape[2]
-        if xp is not np and _fusable_steps(size, act.dtype, h_prev, g_out, d_hid, d_n):
-            # The GPU, a small GRU: one kernel, the factors worked out inside.
+        if xp is not np and _fusable_steps(size, act.dtype, g_out, d_hid, d_n,
+                                           *previous[::2]):
+            # The GPU, a small GRU: one kernel, which works out the factors and fills `into`.
             w = xp.ascontiguousarray(self.w)
-            return recurrent_sequences.gru_sequence_grad(act, self.prod, h_prev, g_out, w, g_h,
-                                                         d_hid, d_n, self.reverse)
+            return recurrent_sequences.gru_sequence_grad(act, self.prod, previous, g_out, w,
+                                                         g_h, d_hid, d_n, self.reverse)
+        h_prev = previous[2]
+        previous_hidden(*previous[:2], self.reverse, h_prev)
         n_in, r_in, z_in = self._factors(h_prev)
         if xp is not np:  # the GPU: one fused kernel and a product per step
             dhz = xp.zeros_like(act[0, 0]) if g_h is None else g_h.copy()

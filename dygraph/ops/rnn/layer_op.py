@@ -28,7 +28,6 @@ from dygraph.ops.rnn.arrays import (
     LSTMArrays,
     gru_gate_scale,
     lstm_gate_scale,
-    previous_hidden,
     time_view,
 )
 from dygraph.ops.rnn.sequence import GRUSequence, LSTMSequence
@@ -127,9 +126,9 @@ class LSTMLayer(Op):
         width, size = w_ih.shape[0], out.shape[2]
         d_pre = workspace.take(xp, x.shape[:2] + (width,), x.dtype)
         g_seq = None if g_out is None else time_view(g_out, tm)
-        dh, dc = self.bulk.backward(g_seq, g_h, g_c, time_view(d_pre, tm))
         h_prev = workspace.take(xp, out.shape, out.dtype)
-        previous_hidden(time_view(out, tm), h0, self.reverse, time_view(h_prev, tm))
+        dh, dc = self.bulk.backward(g_seq, g_h, g_c, time_view(d_pre, tm),
+                                    (time_view(out, tm), h0, time_view(h_prev, tm)))
         rows = d_pre.reshape(-1, width)
         dx = None if self.edges[0] is None else _input_grad(xp, rows, w_ih, x.shape)
         grads = (dx, dh, dc, xp.matmul(rows.T, x.reshape(-1, x.shape[2])),
@@ -201,12 +200,11 @@ class GRULayer(Op):
         out = self.y(m, 0)
         size, features = out.shape[2], x.shape[2]
         h_prev = workspace.take(xp, out.shape, out.dtype)
-        previous_hidden(time_view(out, tm), h0, self.reverse, time_view(h_prev, tm))
         d_hid = workspace.take(xp, x.shape[:2] + (3 * size,), x.dtype)
         d_n = workspace.take(xp, out.shape, out.dtype)
         dh = self.bulk.backward(None if g_out is None else time_view(g_out, tm), g_h,
-                                time_view(h_prev, tm), time_view(d_hid, tm),
-                                time_view(d_n, tm))
+                                (time_view(out, tm), h0, time_view(h_prev, tm)),
+                                time_view(d_hid, tm), time_view(d_n, tm))
         # The input gates' gradient is (dr, dz) of d_hid and d_n: each product runs on the
         # two parts instead of a concatenated copy.
         hid, n_rows = d_hid.reshape(-1, 3 * size), d_n.reshape(-1, size)

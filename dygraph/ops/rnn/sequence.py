@@ -26,7 +26,6 @@ from dygraph.ops.rnn.arrays import (
     LSTMArrays,
     gru_gate_scale,
     lstm_gate_scale,
-    previous_hidden,
 )
 from dygraph.tensor.tensor import _new_tensor
 
@@ -162,9 +161,8 @@ class LSTMSequence(_RecurrentSequence):
             return super().backward(m, g_out, *g_states)
         xp, out = m.xp, self.y(m, 0)
         d_pre = xp.empty(out.shape[:2] + (4 * out.shape[2],), out.dtype)
-        dh, dc = self.bulk.backward(g_out, *g_states, d_pre)
         h_prev = xp.empty_like(out)
-        previous_hidden(out, self.x(1, m), self.reverse, h_prev)
+        dh, dc = self.bulk.backward(g_out, *g_states, d_pre, (out, self.x(1, m), h_prev))
         d_w = xp.matmul(d_pre.reshape(-1, d_pre.shape[2]).T, h_prev.reshape(-1, out.shape[2]))
         return d_pre, dh, dc, d_w
 
@@ -218,10 +216,9 @@ class GRUSequence(_RecurrentSequence):
         xp, out = m.xp, self.y(m, 0)
         steps, batch, size = out.shape
         h_prev = xp.empty_like(out)
-        previous_hidden(out, self.x(1, m), self.reverse, h_prev)
         d_hid = xp.empty((steps, batch, 3 * size), out.dtype)
         d_n = xp.empty_like(out)
-        dh = self.bulk.backward(g_out, *g_states, h_prev, d_hid, d_n)
+        dh = self.bulk.backward(g_out, *g_states, (out, self.x(1, m), h_prev), d_hid, d_n)
         rows = d_hid.reshape(-1, 3 * size)
         grads = [xp.concatenate([d_hid[..., :2 * size], d_n], axis=2), dh,
                  xp.matmul(rows.T, h_prev.reshape(-1, size))]
