@@ -47,7 +47,8 @@ for stage in ${*:-tests bench big amp overhead profile}; do
     programs)  # the programs and CUDA graph checks alone, a third of the spec table
         DYGRAPH_GPU_SPEC_STRIDE=3 timeout 110 python3 -m pytest -p no:cacheprovider \
             -o addopts="" -q -rfE --timeout 60 -n 14 tests/gpu/test_programs_on_gpu.py \
-            tests/gpu/test_cudnn.py tests/gpu/test_fused_kernels.py 2>&1 \
+            tests/gpu/test_cudnn.py tests/gpu/test_cudnn_attention.py \
+            tests/gpu/test_fused_kernels.py 2>&1 \
             | tee "$OUT/gpu_programs.log" | tail -40 ;;
     bench)
         timeout 150 python3 benchmarks/models.py --device gpu --modes eager,to_static \

@@ -3,8 +3,9 @@
 dygraph/backend/cudnn/ builds cuDNN graphs through the frontend and runs them on the
 device pointers of CuPy arrays. This module has the part of the frontend's API it uses
 (`pygraph`, its tensors, `conv_fprop`, `conv_dgrad`, `conv_wgrad`, `batchnorm`,
-`batchnorm_backward`, plan building and `execute`), and runs a built graph with NumPy on the
-memory behind the pointers it is given (the stand-in's arrays are host memory), so that:
+`batchnorm_backward`, `sdpa`, `sdpa_backward`, plan building and `execute`), and runs a
+built graph with NumPy on the memory behind the pointers it is given (the stand-in's arrays
+are host memory), so that:
 
 - a GPU step's calls can be counted as a GPU with cuDNN makes them: one `execute` is one
   call, as one cuDNN launch (`benchmarks/gpu_calls.py`);
@@ -176,8 +177,47 @@ def _batchnorm_backward(arrays, node):
     get["dbias"][...] = g.sum(axis=axes, keepdims=True)
 
 
+def _attention_scores(get, args):
+    """(q, k, v as float64 (batch, heads, seq, dim) with k and v repeated over each group
+    of query heads, the probabilities P, the group size)."""
+    q, k, v = (get[n].astype(np.float64) for n in ("q", "k", "v"))
+    group = q.shape[1] // k.shape[1]
+    k, v = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
+    s = q @ k.swapaxes(2, 3) * args["scale"]
+    if args["causal"]:  # top-left aligned, right bound 0: key j <= query i
+        s = np.where(np.tri(s.shape[2], s.shape[3], dtype=bool), s, -np.inf)
+    top = s.max(axis=3, keepdims=True)
+    lse = top + np.log(np.exp(s - top).sum(axis=3, keepdims=True))
+    return q, k, v, np.exp(s - lse), lse, group
+
+
+def _sdpa(arrays, node):
+    get = {k: arrays[v] for k, v in node.items() if k not in ("op", "args")}
+    _, _, v, p, lse, _ = _attention_scores(get, node["args"])
+    get["out"][...] = p @ v
+    get["stats_out"][...] = lse
+
+
+def _sdpa_backward(arrays, node):
+    get = {k: arrays[v] for k, v in node.items() if k not in ("op", "args")}
+    q, k, v, p, _, group = _attention_scores(get, node["args"])
+    g = get["dO"].astype(np.float64)
+    dp = g @ v.swapaxes(2, 3)
+    ds = p * (dp - (dp * p).sum(axis=3, keepdims=True)) * node["args"]["scale"]
+    b, heads = q.shape[:2]
+    get["dq"][...] = ds @ k
+    get["dk"][...] = (ds.swapaxes(2, 3) @ q).reshape(b, heads // group, group,
+                                                      *k.shape[2:]).sum(axis=2)
+    get["dv"][...] = (p.swapaxes(2, 3) @ g).reshape(b, heads // group, group,
+                                                     *v.shape[2:]).sum(axis=2)
+
+
 _RUN = {"conv_fprop": _conv_fprop, "conv_dgrad": _conv_dgrad, "conv_wgrad": _conv_wgrad,
-        "batchnorm": _batchnorm, "batchnorm_backward": _batchnorm_backward}
+        "batchnorm": _batchnorm, "batchnorm_backward": _batchnorm_backward,
+        "sdpa": _sdpa, "sdpa_backward": _sdpa_backward}
+# What cuDNN's fused attention takes (the graph is declined otherwise): half-precision data,
+# head dims a multiple of 8 up to 128.
+_ATTENTION_TYPES = ("HALF", "BFLOAT16")
 
 
 class _Graph:
@@ -233,11 +273,44 @@ class _Graph:
         self.nodes.append(node)
         return outs
 
+    def _attention_args(self, q, attn_scale, diagonal_alignment, diagonal_band_right_bound):
+        causal = diagonal_band_right_bound is not None
+        if causal and (diagonal_alignment != "TOP_LEFT" or diagonal_band_right_bound != 0):
+            raise NotImplementedError("cudnn stand-in: only the top-left causal band")
+        return {"scale": float(attn_scale), "causal": causal, "q": q}
+
+    def sdpa(self, q, k, v, generate_stats, attn_scale, name="", diagonal_alignment=None,
+             diagonal_band_right_bound=None, **options):
+        if options:
+            raise NotImplementedError(f"cudnn stand-in: sdpa options {sorted(options)}")
+        outs = [self._new("out"), self._new("stats", data_type="FLOAT")]
+        self.nodes.append({"op": "sdpa", "q": q.uid, "k": k.uid, "v": v.uid,
+                           "out": outs[0].uid, "stats_out": outs[1].uid,
+                           "args": self._attention_args(q, attn_scale, diagonal_alignment,
+                                                        diagonal_band_right_bound)})
+        return outs if generate_stats else [outs[0], None]
+
+    def sdpa_backward(self, q, k, v, o, dO, stats, attn_scale, name="",
+                      diagonal_alignment=None, diagonal_band_right_bound=None, **options):
+        if options:
+            raise NotImplementedError(f"cudnn stand-in: sdpa_backward options {sorted(options)}")
+        outs = [self._new(n) for n in ("dq", "dk", "dv")]
+        node = {"op": "sdpa_backward", "q": q.uid, "k": k.uid, "v": v.uid, "o": o.uid,
+                "dO": dO.uid, "stats": stats.uid,
+                "args": self._attention_args(q, attn_scale, diagonal_alignment,
+                                             diagonal_band_right_bound)}
+        node.update((t.name, t.uid) for t in outs)
+        self.nodes.append(node)
+        return outs
+
     def validate(self):
         for tensor in self.tensors.values():
             if tensor.dim is None or tensor.stride is None or tensor.data_type is None:
                 raise RuntimeError(f"cudnn stand-in: tensor {tensor.name!r} has no dims, "
                                    f"strides or data type")
+            if min(tensor.stride) < 1:  # as cuDNN's tensor descriptors
+                raise RuntimeError(f"cudnn stand-in: tensor {tensor.name!r} has a stride "
+                                   f"below 1: {tensor.stride}")
             if tensor.data_type not in _DTYPES:
                 raise RuntimeError(f"cudnn stand-in: data type {tensor.data_type} is not "
                                    f"supported")
@@ -252,7 +325,12 @@ class _Graph:
         self.deselected = tuple(notes)
 
     def check_support(self):
-        pass
+        for node in self.nodes:
+            q = node.get("args", {}).get("q")
+            if node["op"].startswith("sdpa") and (
+                    q.data_type not in _ATTENTION_TYPES or q.dim[3] % 8 or q.dim[3] > 128):
+                raise RuntimeError("cudnn stand-in: no fused attention engine for "
+                                   f"{q.data_type} data of head dim {q.dim[3]}")
 
     def build_plans(self):
         self.built = True
@@ -280,7 +358,7 @@ class _Graph:
     def _outputs(self, node):
         inputs = {"image", "weight", "loss", "filter", "input", "scale", "bias", "grad",
                   "mean", "inv_variance", "in_running_mean", "in_running_var", "epsilon",
-                  "momentum"}
+                  "momentum", "q", "k", "v", "o", "dO", "stats"}
         if node["op"] == "batchnorm":
             inputs.discard("mean")
         return [uid for role, uid in node.items()
@@ -308,4 +386,5 @@ def module():
     lib.data_type = names("FLOAT", "HALF", "BFLOAT16", "DOUBLE")
     lib.heur_mode = names("A", "B", "FALLBACK")
     lib.numerical_note = names(*_NOTES)
+    lib.diagonal_alignment = names("TOP_LEFT", "BOTTOM_RIGHT")
     return lib

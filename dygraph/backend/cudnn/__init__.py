@@ -1,4 +1,5 @@
-"""cuDNN for convolutions and batch norm on CUDA GPUs, through NVIDIA's cuDNN frontend.
+"""cuDNN for convolutions, batch norm and attention on CUDA GPUs, through NVIDIA's cuDNN
+frontend.
 
 CuPy has no cuDNN binding: this package reaches cuDNN through the Python package of NVIDIA's
 cuDNN frontend (`pip install nvidia-cudnn-frontend`; the cuDNN library itself comes from
@@ -14,6 +15,9 @@ geometry), kept in a dict, and run on the device pointers of CuPy arrays:
     batch_norm        batch norm on batch statistics: y, the mean and 1 / sqrt(var + eps)
                       (batch_variance: var from the latter)
     batch_norm_grads  its gradient, from those statistics
+    attention         fused scaled dot-product attention (float16 and bfloat16 data):
+                      the output and each query row's log-sum-exp
+    attention_grads   its gradients dq, dk, dv
 
 Each returns None where cuDNN does not run the call, and the caller's CuPy path runs: cuDNN
 switched off, the frontend or the library not installed (one warning says which package to
@@ -48,9 +52,11 @@ Example:
     False
 """
 
+from dygraph.backend.cudnn.attention import attention, attention_grads
 from dygraph.backend.cudnn.convolution import conv_data, conv_filter, conv_forward
 from dygraph.backend.cudnn.graphs import declined, enabled, plan_count, use_cudnn
 from dygraph.backend.cudnn.normalization import batch_norm, batch_norm_grads, batch_variance
 
 __all__ = ["enabled", "use_cudnn", "conv_forward", "conv_data", "conv_filter", "batch_norm",
-           "batch_variance", "batch_norm_grads", "plan_count", "declined"]
+           "batch_variance", "batch_norm_grads", "attention", "attention_grads", "plan_count",
+           "declined"]

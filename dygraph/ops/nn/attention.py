@@ -1,6 +1,7 @@
 """scaled_dot_product_attention and flashmask_attention of dygraph.nn.functional, in
 Paddle's [batch, seq, heads, dim] layout, composed of matmul, softmax and dropout (so they
-have gradients of every order).
+have gradients of every order). Eager float16 attention on a GPU runs as one op on cuDNN's
+fused kernels instead (ops/nn/fused_attention.py).
 
 flashmask_attention describes its mask by row ranges per key column (FlashMask's
 startend_row_indices); here that is expanded to the dense boolean mask and applied to the
@@ -28,6 +29,7 @@ from dygraph.ops.linalg.products import matmul
 from dygraph.ops.manipulation.args import constant, xp_of
 from dygraph.ops.manipulation.gather import repeat_interleave
 from dygraph.ops.manipulation.shape import transpose
+from dygraph.ops.nn import fused_attention as fused
 from dygraph.ops.nn.dropout import MaskScale, _check_p, dropout
 from dygraph.ops.reduction.statistics import logsumexp
 from dygraph.ops.unary.core import where
@@ -81,12 +83,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if qs[-2] != ks[-2] and not enable_gqa:
         raise op_error(op, f"query has {qs[-2]} heads and key/value {ks[-2]}; with "
                        "enable_gqa=False they must be equal", AssertedValueError)
+    factor = 1.0 / math.sqrt(qs[-1]) if scale is None else float(scale)
+    if fused.takes(q, k, v, attn_mask, dropout_p, training):  # float16 on a GPU: cuDNN
+        return fused.fused_attention(q, k, v, factor, is_causal)
     batched = nd == 4
     qh, kh, vh = (_heads_first(t, batched) for t in (q, k, v))
     if qs[-2] != ks[-2]:  # each key/value head serves a group of query heads
         group = qs[-2] // ks[-2]
         kh, vh = (repeat_interleave(t, group, axis=-3) for t in (kh, vh))
-    factor = 1.0 / math.sqrt(qs[-1]) if scale is None else float(scale)
     scores = matmul(qh, kh, transpose_y=True) * factor
     neg_inf = constant(-np.inf, scores)
     if is_causal:
