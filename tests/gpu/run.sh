@@ -17,6 +17,8 @@
 #            engines allowed (DYGRAPH_CUDNN_WINOGRAD=1), against big's figures
 #   optimes  (not in the default list) big's cases' device time by op, one eager step
 #            each (benchmarks/gpu_op_times.py)
+#   attention (not in the default list) float16 attention forward and backward: cuDNN's
+#            fused op, the composition and PyTorch's (benchmarks/attention.py)
 #   overhead the host time per op on the GPU (benchmarks/op_overhead.py) against PyTorch's
 #   profile  a profile of eager ResNet-18 and Transformer steps (host time by function)
 # Logs go to $OUT (or ./gpu-logs); the benchmark outputs are named as committed under
@@ -72,6 +74,9 @@ for stage in ${*:-tests bench big amp overhead profile}; do
     optimes)  # where a compute-bound step's device time goes, by op
         timeout 120 python3 benchmarks/gpu_op_times.py --models resnet50_b64,transformer_big \
             --out "$OUT/$DAY-gpu-op-times.txt" ;;
+    attention)  # float16 attention: cuDNN's fused op, the composition, PyTorch's
+        timeout 120 python3 benchmarks/attention.py --steps 10 --repeats 3 \
+            --out "$OUT/$DAY-gpu-attention.txt" ;;
     gelu)  # the transformer with exact GELU: erf on the GPU, element-wise chains fused
         timeout 90 python3 benchmarks/models.py --device gpu --modes eager,to_static \
             --models transformer_gelu --steps 10 --repeats 3 \
