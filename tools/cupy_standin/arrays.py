@@ -100,6 +100,19 @@ def _call(func, args, kwargs, ufunc=False, creates=False, writes=(), name=None):
 _ALLOCATIONS = (np.empty, np.empty_like)
 
 
+def _named(name, array, args, kwargs):
+    """The name a method call is counted by: reshape and ravel are a view where the strides
+    allow one and a copy (a kernel) otherwise, as in CuPy, and say which."""
+    if name not in ("reshape", "ravel"):
+        return name
+    host = array.view(np.ndarray)
+    result = getattr(np.ndarray, name)(host, *args, **kwargs)
+    viewed = result.size == 0 or np.shares_memory(result, host)
+    if name == "reshape":
+        return "reshape" if viewed else "reshape (copy)"
+    return "ravel (no copy)" if viewed else "ravel"
+
+
 def _rerun(record):
     func, args, kwargs, recorded = record
     host_kwargs = {k: _host_view(v) for k, v in kwargs.items()}
@@ -277,7 +290,8 @@ class ndarray(np.ndarray):
             if name == "take" and "mode" not in kwargs:  # CuPy's take wraps around
                 kwargs = dict(kwargs, mode="wrap")
             return _call(getattr(np.ndarray, name), (self, *args), kwargs,
-                         writes=(self,) if writes else ())
+                         writes=(self,) if writes else (), name=_named(name, self, args,
+                                                                       kwargs))
         method.__name__ = name
         return method
 

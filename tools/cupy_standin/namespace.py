@@ -18,6 +18,7 @@ from tools.cupy_standin.arrays import (
     _call,
     _Device,
     _has_device,
+    _named,
     _Pointer,
     _rerun,
     ndarray,
@@ -104,8 +105,11 @@ def _function(name, func, refuse=None):
         writes = args[:1] if name in _IN_PLACE_FUNCTIONS else ()
         if name == "take" and "mode" not in kwargs:  # CuPy's take wraps around
             kwargs = dict(kwargs, mode="wrap")
+        counted = name
+        if name in ("reshape", "ravel") and args and type(args[0]) is ndarray:
+            counted = _named(name, args[0], args[1:], kwargs)  # a view, or a copy
         return _call(func, args, kwargs, ufunc=isinstance(func, np.ufunc), creates=True,
-                     writes=writes)
+                     writes=writes, name=counted)
 
     call.__name__ = name
     return _Ufunc(func, call) if isinstance(func, np.ufunc) else call
