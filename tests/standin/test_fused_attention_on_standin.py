@@ -158,3 +158,33 @@ def test_a_broadcast_output_gradient_is_made_dense_for_cudnn(standin_gpu):
     want = _reference(*arrays, np.ones((2, 4, 2, 8)), 1 / np.sqrt(8), False)
     for g, w in zip((q.grad.numpy(), k.grad.numpy(), v.grad.numpy()), want[1:]):
         np.testing.assert_allclose(g, w, rtol=4e-3, atol=4e-3 * np.abs(w).max())
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_multi_head_attention_in_float16_takes_the_fused_op(standin_gpu, training):
+    """A float16 MultiHeadAttention on a GPU: one cuDNN attention each way, no transposed
+    copies, and the float32 layer's output and gradients on the CPU to float16's rounding."""
+    dygraph.seed(0)
+    mha = dygraph.nn.MultiHeadAttention(32, 4)
+    mha.train() if training else mha.eval()
+    state = {k: v.numpy() for k, v in mha.state_dict().items()}
+    x = np.random.default_rng(3).standard_normal((2, 6, 32)).astype(np.float32)
+    results = []
+    for place in ("gpu:0", "cpu"):
+        dygraph.set_device(place)
+        layer = dygraph.nn.MultiHeadAttention(32, 4)
+        layer.set_state_dict({k: dygraph.to_tensor(v) for k, v in state.items()})
+        dtype = "float16" if place != "cpu" else "float32"
+        layer.to(dtype=dtype)
+        xt = dygraph.to_tensor(x.astype(dtype), stop_gradient=False)
+        before = dict(cupy_standin.calls_by_name)
+        out = layer(xt)
+        (out.astype("float32") ** 2).sum().backward()
+        made = {n: c - before.get(n, 0) for n, c in cupy_standin.calls_by_name.items()}
+        if place != "cpu":
+            assert made.get("cudnn sdpa") == 1 and made.get("cudnn sdpa_backward") == 1
+            assert made.get("ascontiguousarray", 0) == 0  # no heads-first copies
+        results.append([out.numpy(), xt.grad.numpy(), layer.q_proj.weight.grad.numpy()])
+    for g, w in zip(*results):
+        np.testing.assert_allclose(g.astype(np.float32), w, rtol=2e-2,
+                                   atol=2e-2 * np.abs(w).max())

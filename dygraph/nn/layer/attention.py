@@ -17,6 +17,7 @@ from dygraph.ops.creation import constructors as creation
 from dygraph.ops.linalg import products as linalg
 from dygraph.ops.manipulation import rearrange as manipulation
 from dygraph.ops.manipulation import shape
+from dygraph.ops.nn import fused_attention as fused
 
 __all__ = ["MultiHeadAttention"]
 
@@ -138,6 +139,11 @@ class MultiHeadAttention(Layer):
         if query.ndim != 3 or query.shape[-1] != self.embed_dim:
             raise op_error("MultiHeadAttention", f"query must be [batch, length, embed_dim="
                            f"{self.embed_dim}], got {describe(query)}")
+        if (cache is None and not self.need_weights and attn_mask is None
+                and not (self.dropout and self.training)
+                and fused.half_on_gpu(query, key, value, self.q_proj.weight,
+                                      self.k_proj.weight, self.v_proj.weight)):
+            return self._fused(query, key, value)
         q, k, v, cache = self._prepare_qkv(query, key, value, cache)
         # q scaled before the product, as Paddle does: a pass over q, not over the scores
         scores = linalg.matmul(q * (self.head_dim ** -0.5), k, transpose_y=True)
@@ -154,6 +160,18 @@ class MultiHeadAttention(Layer):
         if cache is not None:
             outs.append(cache)
         return out if len(outs) == 1 else tuple(outs)
+
+    def _fused(self, query, key, value):
+        """The attention of float16 projections on a GPU as one op on cuDNN's fused
+        kernels (ops/nn/fused_attention.py), in [batch, length, heads, head_dim] as the
+        projections give them: no transposed copies, no scores in memory. The scores are
+        scaled inside (Paddle scales q first: the same up to float16 rounding)."""
+        def heads(x):
+            return shape.reshape(x, [x.shape[0], x.shape[1], self.num_heads, self.head_dim])
+
+        out = fused.fused_attention(heads(self.q_proj(query)), heads(self.k_proj(key)),
+                                    heads(self.v_proj(value)), self.head_dim ** -0.5, False)
+        return self.out_proj(shape.reshape(out, [out.shape[0], out.shape[1], self.embed_dim]))
 
     def extra_repr(self):
         return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, dropout={self.dropout}"

@@ -4,12 +4,14 @@ ops/nn/attention.py writes the [batch, heads, seq_q, seq_k] scores and probabili
 memory and makes a dozen launches each way.
 
 scaled_dot_product_attention takes this op for float16 query, key and value on a GPU with
-cuDNN, without attn_mask and without dropout while training, in eager mode; a program being
-recorded (static graph, to_static) records the composition, which every other mode (saved
-programs, ONNX) knows. Where cuDNN declines a shape (head dims that are not a multiple of
-8, or above 128), the op computes the same formula on arrays, in float32 like cuDNN. The
-backward is cuDNN's from the forward's per-row log-sum-exp; with create_graph the gradient
-is written with Tensor ops (the probabilities recomputed), so it is differentiated again.
+cuDNN, without attn_mask and without dropout while training, in eager mode; so does
+nn.MultiHeadAttention, also without need_weights or a cache, where its projections are
+float16. A program being recorded (static graph, to_static) records the composition,
+which every other mode (saved programs, ONNX) knows. Where cuDNN declines a shape (head
+dims that are not a multiple of 8, or above 128), the op computes the same formula on
+arrays, in float32 like cuDNN. The backward is cuDNN's from the forward's per-row
+log-sum-exp; with create_graph the gradient is written with Tensor ops (the probabilities
+recomputed), so it is differentiated again.
 On the CPU the op runs the array formula too (in the input's precision: tests compare it
 with the composition in float64).
 
@@ -34,7 +36,7 @@ from dygraph.autograd.grad_mode import state
 from dygraph.autograd.interpreters import RECORD
 from dygraph.backend import cudnn
 
-__all__ = ["FusedAttention", "fused_attention", "takes", "attention_arrays"]
+__all__ = ["FusedAttention", "fused_attention", "takes", "half_on_gpu", "attention_arrays"]
 
 
 def takes(q, k, v, attn_mask, dropout_p, training):
@@ -47,10 +49,21 @@ def takes(q, k, v, attn_mask, dropout_p, training):
         >>> takes(x, x, x, None, 0.0, True)  # float32 data, on the CPU
         False
     """
-    data = q._data
-    return (type(data) is not np.ndarray and data.dtype == np.float16 and data.ndim == 4
-            and k._data.dtype == data.dtype and v._data.dtype == data.dtype
-            and attn_mask is None and not (dropout_p and training)
+    return (q._data.ndim == 4 and attn_mask is None and not (dropout_p and training)
+            and half_on_gpu(q, k, v))
+
+
+def half_on_gpu(*tensors):
+    """Whether these Tensors are float16 on a GPU, in eager mode (no program being
+    recorded), with cuDNN on: the condition of the fused op besides the call's options.
+
+    Example:
+        >>> import dygraph
+        >>> half_on_gpu(dygraph.ones([2], dtype='float16'))  # on the CPU
+        False
+    """
+    return (all(type(t._data) is not np.ndarray and t._data.dtype == np.float16
+                for t in tensors)
             and not any(level == RECORD for level, _ in state.interpreters)
             and cudnn.enabled())
 
