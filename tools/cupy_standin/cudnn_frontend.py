@@ -200,7 +200,13 @@ def _sdpa(arrays, node):
 
 def _sdpa_backward(arrays, node):
     get = {k: arrays[v] for k, v in node.items() if k not in ("op", "args")}
-    q, k, v, p, _, group = _attention_scores(get, node["args"])
+    q, k, v, _, _, group = _attention_scores(get, node["args"])
+    # The probabilities from the forward's stats, as cuDNN's backward takes them: a stats
+    # array of another layout or meaning gives other gradients here too.
+    s = q @ k.swapaxes(2, 3) * node["args"]["scale"]
+    if node["args"]["causal"]:
+        s = np.where(np.tri(s.shape[2], s.shape[3], dtype=bool), s, -np.inf)
+    p = np.exp(s - get["stats"].astype(np.float64))
     g = get["dO"].astype(np.float64)
     dp = g @ v.swapaxes(2, 3)
     ds = p * (dp - (dp * p).sum(axis=3, keepdims=True)) * node["args"]["scale"]

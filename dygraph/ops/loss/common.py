@@ -127,14 +127,24 @@ def _in_range(index, classes):
     """Whether every value of `index` (integers) lies in [0, classes): the largest of them
     read as unsigned, where a negative one is 2^(bits - 1) or more. One reduction, where
     the min and the max were two and a stack to read them together (on a GPU each is a
-    launch, and the read waits for the device).
+    launch, and the read waits for the device). Narrow signed labels with more classes than
+    2^(bits - 1) (int8 past 128) take the min and the max: there a negative label read as
+    unsigned could be a class.
 
     Example:
         >>> import numpy as np
         >>> _in_range(np.array([0, 2]), 3), _in_range(np.array([0, -1]), 3)
         (True, False)
+        >>> _in_range(np.array([5, -1], np.int8), 300)
+        False
     """
-    return int(index.view(f"u{index.dtype.itemsize}").max()) < classes
+    size = index.dtype.itemsize
+    if index.dtype.kind == "i" and classes > 2 ** (8 * size - 1):
+        from dygraph.backend import min_max
+
+        low, high = min_max(index)
+        return low >= 0 and high < classes
+    return int(index.view(f"u{size}").max()) < classes
 
 
 def class_weight_array(weight, classes, like, op):

@@ -68,3 +68,17 @@ def test_on_the_gpu_the_check_is_one_reduction_and_one_read(labels, first):
             dygraph.set_device("cpu")
     np.testing.assert_allclose(value, float(F.cross_entropy(dygraph.to_tensor(x),
                                                             dygraph.to_tensor(good))), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16"])
+def test_narrow_signed_labels_with_more_classes_than_their_sign_bit(dtype):
+    """int8 labels with 300 classes: a negative label read as unsigned (255) would be a
+    class; the check takes the min and the max there."""
+    classes = 300 if dtype == "int8" else 40000
+    x = dygraph.to_tensor(np.random.default_rng(4).standard_normal((3, classes))
+                          .astype("float32"))
+    with pytest.raises(IndexValueError, match="got -1 "):
+        F.cross_entropy(x, dygraph.to_tensor(np.array([1, -1, 5], dtype)))
+    ignored = F.cross_entropy(x, dygraph.to_tensor(np.array([1, -100, 5], dtype)))
+    wide = F.cross_entropy(x, dygraph.to_tensor(np.array([1, -100, 5], "int64")))
+    np.testing.assert_allclose(float(ignored), float(wide), rtol=1e-6)
