@@ -188,3 +188,25 @@ def test_multi_head_attention_in_float16_takes_the_fused_op(standin_gpu, trainin
     for g, w in zip(*results):
         np.testing.assert_allclose(g.astype(np.float32), w, rtol=2e-2,
                                    atol=2e-2 * np.abs(w).max())
+
+
+def test_multi_head_attention_under_float16_auto_cast_takes_the_fused_op(standin_gpu):
+    """A float32 layer under auto_cast(dtype='float16'): its projections are float16, so
+    the attention is the fused op, and the output is the float32 layer's on the CPU to
+    float16's rounding."""
+    dygraph.seed(1)
+    mha = dygraph.nn.MultiHeadAttention(32, 4)
+    mha.eval()
+    x = dygraph.to_tensor(np.random.default_rng(5).standard_normal((2, 6, 32))
+                          .astype(np.float32))
+    before = cupy_standin.calls_by_name["cudnn sdpa"]
+    with dygraph.amp.auto_cast(dtype="float16"):
+        out = mha(x)
+    assert cupy_standin.calls_by_name["cudnn sdpa"] == before + 1
+    state = {k: v.numpy() for k, v in mha.state_dict().items()}
+    dygraph.set_device("cpu")
+    cpu = dygraph.nn.MultiHeadAttention(32, 4)
+    cpu.set_state_dict({k: dygraph.to_tensor(v) for k, v in state.items()})
+    want = cpu(dygraph.to_tensor(x.numpy())).numpy()
+    np.testing.assert_allclose(out.numpy().astype(np.float32), want, rtol=2e-2,
+                               atol=2e-2 * np.abs(want).max())

@@ -140,11 +140,13 @@ class MultiHeadAttention(Layer):
             raise op_error("MultiHeadAttention", f"query must be [batch, length, embed_dim="
                            f"{self.embed_dim}], got {describe(query)}")
         if (cache is None and not self.need_weights and attn_mask is None
-                and not (self.dropout and self.training)
-                and fused.half_on_gpu(query, key, value, self.q_proj.weight,
-                                      self.k_proj.weight, self.v_proj.weight)):
-            return self._fused(query, key, value)
-        q, k, v, cache = self._prepare_qkv(query, key, value, cache)
+                and not (self.dropout and self.training)):
+            projected = self.q_proj(query), self.k_proj(key), self.v_proj(value)
+            if fused.half_on_gpu(*projected):  # float16 (or auto_cast's) on a GPU
+                return self._fused(*projected)
+            q, k, v = (self._heads(x) for x in projected)
+        else:
+            q, k, v, cache = self._prepare_qkv(query, key, value, cache)
         # q scaled before the product, as Paddle does: a pass over q, not over the scores
         scores = linalg.matmul(q * (self.head_dim ** -0.5), k, transpose_y=True)
         if attn_mask is not None:
@@ -161,16 +163,17 @@ class MultiHeadAttention(Layer):
             outs.append(cache)
         return out if len(outs) == 1 else tuple(outs)
 
-    def _fused(self, query, key, value):
-        """The attention of float16 projections on a GPU as one op on cuDNN's fused
-        kernels (ops/nn/fused_attention.py), in [batch, length, heads, head_dim] as the
-        projections give them: no transposed copies, no scores in memory. The scores are
-        scaled inside (Paddle scales q first: the same up to float16 rounding)."""
+    def _fused(self, q, k, v):
+        """The attention of float16 projections q, k, v ([batch, length, embed_dim]) on a
+        GPU as one op on cuDNN's fused kernels (ops/nn/fused_attention.py), in [batch,
+        length, heads, head_dim] as the projections give them: no transposed copies, no
+        scores in memory. The scores are scaled inside (Paddle scales q first: the same up
+        to float16 rounding)."""
         def heads(x):
             return shape.reshape(x, [x.shape[0], x.shape[1], self.num_heads, self.head_dim])
 
-        out = fused.fused_attention(heads(self.q_proj(query)), heads(self.k_proj(key)),
-                                    heads(self.v_proj(value)), self.head_dim ** -0.5, False)
+        out = fused.fused_attention(heads(q), heads(k), heads(v), self.head_dim ** -0.5,
+                                    False)
         return self.out_proj(shape.reshape(out, [out.shape[0], out.shape[1], self.embed_dim]))
 
     def extra_repr(self):

@@ -5,9 +5,10 @@ memory and makes a dozen launches each way.
 
 scaled_dot_product_attention takes this op for float16 query, key and value on a GPU with
 cuDNN, without attn_mask and without dropout while training, in eager mode; so does
-nn.MultiHeadAttention, also without need_weights or a cache, where its projections are
-float16. A program being recorded (static graph, to_static) records the composition,
-which every other mode (saved programs, ONNX) knows. Where cuDNN declines a shape (head
+nn.MultiHeadAttention, also without need_weights or a cache, where its projections come
+out float16 (a float16 layer, or float16 auto_cast). A program being recorded (static
+graph, to_static) records the composition, which every other mode (saved programs, ONNX)
+knows. Where cuDNN declines a shape (head
 dims that are not a multiple of 8, or above 128), the op computes the same formula on
 arrays, in float32 like cuDNN. The backward is cuDNN's from the forward's per-row
 log-sum-exp; with create_graph the gradient is written with Tensor ops (the probabilities
