@@ -127,3 +127,25 @@ def test_ufunc_at_takes_only_the_dtypes_of_cupys_scatter_kernels(ufunc, dtype):
                           cp.ones(2, np.float32))
     with pytest.raises(NotImplementedError):
         cp.multiply.at(cp.ones(3, np.float32), cp.asarray(np.array([0])), cp.ones(1))
+
+
+def test_a_capture_holds_the_kernels_and_not_the_views():
+    """Views (reshape where the strides allow, transpose, a basic slice) and questions about
+    arrays are made on the host: a CUDA graph holds the kernels alone, and a replay still
+    reads through the views the kernels were given."""
+    x = cp.arange(6.0)
+    out = {}
+
+    def body():
+        grid = x.reshape(2, 3)                  # a view
+        cp.may_share_memory(grid, x)            # no array made
+        doubled = grid.T * 2.0                  # a view, then a kernel
+        out["y"] = doubled[1:].reshape(-1)      # a view, then a copy (a kernel)
+
+    graph = _capture(body)
+    assert len(graph.records) == 2
+    x[...] = cp.ones(6)
+    before = cupy_standin.stats["graph_calls"]
+    graph.launch()
+    assert cupy_standin.stats["graph_calls"] - before == 2
+    np.testing.assert_allclose(out["y"].get(), np.full(4, 2.0))

@@ -90,11 +90,24 @@ def _call(func, args, kwargs, ufunc=False, creates=False, writes=(), name=None):
         for target in list(writes) + [device for device, _ in outs]:
             if isinstance(target, ndarray):
                 _STATE.saved.append((target, target.view(np.ndarray).copy()))
-    result = func(*_host_view(tuple(args)), **host_kwargs)
+    host_args = _host_view(tuple(args))
+    result = func(*host_args, **host_kwargs)
     wrapped = _wrap(result, creates or _has_device(values), outs)
-    if _capturing() and func not in _ALLOCATIONS:  # an allocation is no kernel to replay
+    # A capture records kernels: not an allocation, and not a view or an answer about
+    # arrays (may_share_memory), which a GPU makes on the host and a CUDA graph does not
+    # hold (the later kernels' arguments keep the views they were given).
+    if (_capturing() and func not in _ALLOCATIONS
+            and (writes or outs or not _is_view(result, host_args))):
         _STATE.capture.append((func, args, kwargs, wrapped))
     return wrapped
+
+
+def _is_view(result, host_args):
+    """Whether `result` made no data of its own: no array at all, or a view of an operand
+    (a new array's memory overlaps none of them)."""
+    if type(result) is not np.ndarray:
+        return not isinstance(result, (tuple, list, np.generic))
+    return any(type(a) is np.ndarray and np.may_share_memory(result, a) for a in host_args)
 
 
 _ALLOCATIONS = (np.empty, np.empty_like)
