@@ -92,18 +92,27 @@ class _DeviceFlat:
 
     def gather(self, xp, grads, leaves):
         """Bring the gradient arrays into `grad`: nothing for the views backward wrote
-        into, else one concatenate; leaf gradients then become views of `grad`."""
+        into, else kernels of ours, eight arrays a launch, up to
+        deferred_grads.FLAT_COPIES arrays (kernels/cuda/flat_copies.py), one concatenate
+        past that; leaf gradients then become views of `grad`."""
         if all(g is v for g, v in zip(grads, self.grad_views)):
             return
-        # A replayed CUDA graph hands over the same arrays at every step: the flat views of
-        # the C-ordered ones are kept (a view is a CuPy call too; the others' flat rows are
-        # copies, made again at each step).
-        seen, rows = self.gathered
-        if len(seen) != len(grads) or any(g is not s for g, s in zip(grads, seen)):
-            rows = [g.reshape(-1) if g.flags.c_contiguous else None for g in grads]
-            self.gathered = (tuple(grads), rows)
-        xp.concatenate([g.reshape(-1) if r is None else r for g, r in zip(grads, rows)],
-                       out=self.grad)
+        from dygraph.tensor.deferred_grads import FLAT_COPIES
+
+        if len(grads) <= FLAT_COPIES:
+            from dygraph.kernels.cuda import flat_copies
+
+            flat_copies.copy_into_flat(self.grad, grads)
+        else:
+            # A replayed CUDA graph hands over the same arrays at every step: the flat
+            # views of the C-ordered ones are kept (a view is a CuPy call too; the others'
+            # flat rows are copies, made again at each step).
+            seen, rows = self.gathered
+            if len(seen) != len(grads) or any(g is not s for g, s in zip(grads, seen)):
+                rows = [g.reshape(-1) if g.flags.c_contiguous else None for g in grads]
+                self.gathered = (tuple(grads), rows)
+            xp.concatenate([g.reshape(-1) if r is None else r for g, r in zip(grads, rows)],
+                           out=self.grad)
         for tensor, view in zip(leaves, self.grad_views):
             if tensor is not None:
                 tensor._data = view

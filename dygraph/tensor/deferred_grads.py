@@ -6,9 +6,9 @@ After clear_grad() a parameter's next gradient is copied over its stale one
 the benchmark Transformer, 62 for ResNet-18, 158 for MobileNetV2), and where the optimizer
 keeps the gradients in one flat buffer (optimizer/device_flat.py) those copies fill it end
 to end. So the engine hands the copies of device arrays here (`defer`), and `flush`, at
-the end of the backward pass, makes them as one concatenate into the buffer where the
-destinations tile one range of one buffer (CuPy concatenates more than eight arrays in one
-kernel), else one by one.
+the end of the backward pass, makes them together where the destinations tile one range
+of one buffer: up to FLAT_COPIES copies with kernels of ours, eight a launch
+(kernels/cuda/flat_copies.py), more with one concatenate; else one by one.
 
 Until the flush a leaf's gradient is its pending array: a second gradient for the same
 leaf in the same pass adds to it (`add_to_pending`), and reading a gradient in the middle
@@ -21,13 +21,15 @@ Example (nothing is pending outside a backward pass):
     {}
 """
 
-__all__ = ["PENDING", "defer", "add_to_pending", "flush"]
+__all__ = ["PENDING", "FLAT_COPIES", "defer", "add_to_pending", "flush"]
 
 # {id(gradient tensor): [the gradient tensor, the array to copy into its data]}
 PENDING = {}
-# From this many copies on, ones that tile one range of a buffer go as one concatenate:
-# CuPy's concatenate is one kernel from nine arrays on (eight and fewer, a copy each).
-_TOGETHER = 9
+# Up to this many copies that tile one range of a buffer go through flat_copies' kernel,
+# eight a launch: CuPy's concatenate copies eight arrays or fewer with a kernel each, and
+# more with one kernel after copying to the device three tables (pointers, offsets,
+# strides), four operations that three launches of ours beat.
+FLAT_COPIES = 24
 
 
 def defer(slot, g):
@@ -54,8 +56,9 @@ def add_to_pending(slot, g):
 
 
 def flush():
-    """Make the pending copies: one concatenate where they tile one range of one buffer,
-    else a copy each.
+    """Make the pending copies: together where they tile one range of one buffer (kernels
+    of ours, eight a launch, up to FLAT_COPIES; one concatenate past that), else a copy
+    each.
 
     Example: see the module's text.
     """
@@ -68,21 +71,28 @@ def flush():
         for dst, g in pairs:
             dst[...] = g
         return
-    out, ordered = run
+    base, offset, size, ordered = run
+    if len(ordered) <= FLAT_COPIES:  # into the buffer as it is: no view to make
+        from dygraph.kernels.cuda import flat_copies
+
+        flat_copies.copy_into_flat(base, [g for _, g in ordered], offset)
+        return
     from dygraph.backend import get_array_module
 
     # Flat pieces for CuPy's concatenate: a view is a call on a GPU, so 1-D gradients (the
     # biases and norms' weights: 104 of MobileNetV2's 158) go as they are.
-    get_array_module(out).concatenate([g if g.ndim == 1 else g.reshape(-1)
-                                       for _, g in ordered], out=out)
+    get_array_module(base).concatenate([g if g.ndim == 1 else g.reshape(-1)
+                                        for _, g in ordered],
+                                       out=base.reshape(-1)[offset:offset + size])
 
 
 def _one_range(pairs):
-    """(a flat view of the range, the pairs in its order) where the destinations are
-    C-ordered views of one buffer of one dtype that tile one range of it; else None."""
+    """(the buffer, the range's first element and its size, the pairs in its order) where
+    the destinations are C-ordered views of one C-ordered buffer of one dtype that tile
+    one range of it; else None."""
     from dygraph.backend import capturing
 
-    if len(pairs) < _TOGETHER or capturing():
+    if len(pairs) < 2 or capturing():
         return None
     first = pairs[0][0]
     base, dtype = first.base, first.dtype
@@ -100,5 +110,4 @@ def _one_range(pairs):
         if dst.data.ptr != end:
             return None
         end += dst.nbytes
-    offset = (start - base_ptr) // dtype.itemsize
-    return base.reshape(-1)[offset:offset + (end - start) // dtype.itemsize], ordered
+    return base, (start - base_ptr) // dtype.itemsize, (end - start) // dtype.itemsize, ordered

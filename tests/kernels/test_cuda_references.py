@@ -75,7 +75,7 @@ def test_every_kernel_has_a_reference():
     names = {f"dygraph_{name}" for name, *_ in _kernels()}
     names |= {f"dygraph_{name}_{dtype}" for name in registry.ROW_KERNEL_SPECS
               for dtype in registry.ROW_TYPES}
-    assert len(names) == 19 + 10 * 2 and names == set(KERNELS)  # element-wise; rows by dtype
+    assert len(names) == 20 + 10 * 2 and names == set(KERNELS)  # element-wise; rows by dtype
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")

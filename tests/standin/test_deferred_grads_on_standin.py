@@ -141,10 +141,11 @@ def test_gradients_left_out_of_a_pass_read_zeros(standin):
 
 
 def test_the_flush_gives_concatenate_1d_gradients_as_they_are(standin):
-    """Ten gradients tiling one buffer, five 1-D and five 2-D: one concatenate, and a flat
-    view made of the 2-D ones only (a view is a call on a GPU)."""
+    """More gradients than FLAT_COPIES tiling one buffer, half 1-D and half 2-D: one
+    concatenate, and a flat view made of the 2-D ones only (a view is a call on a GPU)."""
     dygraph.set_device("gpu:0")
-    shapes = [(3,), (2, 3)] * 5
+    half = deferred_grads.FLAT_COPIES // 2 + 1
+    shapes = [(3,), (2, 3)] * half
     sizes = [int(np.prod(s)) for s in shapes]
     flat = dygraph.zeros([sum(sizes)])._data
     offsets = np.cumsum([0] + sizes)
@@ -159,6 +160,67 @@ def test_the_flush_gives_concatenate_1d_gradients_as_they_are(standin):
     deferred_grads.flush()
     made = {k: v - before.get(k, 0) for k, v in cupy_standin.calls_by_name.items()}
     assert made.get("concatenate") == 1 and made.get("__setitem__", 0) == 0
-    assert made.get("reshape") == 1 + 5  # the buffer's flat view, then the 2-D gradients
+    assert made.get("reshape") == 1 + half  # the buffer's flat view, the 2-D gradients
     for slot, g in zip(slots, grads):
         np.testing.assert_array_equal(slot.numpy(), g)
+
+
+class _SmallNet(nn.Layer):
+    """Four parameters: below the nine from which CuPy's concatenate is one kernel."""
+
+    def __init__(self):
+        super().__init__()
+        self.first, self.second = nn.Linear(6, 5), nn.Linear(5, 1)
+
+    def forward(self, x):
+        return self.second(dygraph.tanh(self.first(x))).sum()
+
+
+def test_a_few_gradients_go_into_the_flat_buffer_in_one_kernel(standin):
+    """Adam's flat buffer takes a small net's four gradients with one kernel of ours where
+    CuPy would copy each with a kernel of its own, and no view; training equals the
+    CPU's."""
+    results = []
+    for place in PLACES:
+        dygraph.set_device(place)
+        dygraph.seed(0)
+        net = _SmallNet()
+        opt = dygraph.optimizer.Adam(0.05, parameters=net.parameters())
+        x = dygraph.to_tensor(np.linspace(-1, 1, 24).reshape(4, 6).astype(np.float32))
+        for step in range(3):
+            before = dict(cupy_standin.calls_by_name)
+            net(x).backward()
+            made = {n: c - before.get(n, 0) for n, c in cupy_standin.calls_by_name.items()}
+            if place != "cpu" and step:  # the flat buffer is made in the first step
+                assert made.get("copy_into_flat_8") == 1 and not made.get("__setitem__")
+            opt.step()
+            opt.clear_grad()
+        results.append([p.numpy() for p in net.parameters()])
+    _same(results[1], results[0])
+
+
+def test_a_flush_of_a_few_gradients_is_one_call(standin):
+    """Six gradients tiling a range inside a buffer (strided ones among them): one kernel
+    call, no view of the buffer, each value in place and the rest of the buffer kept."""
+    dygraph.set_device("gpu:0")
+    shapes = [(3,), (2, 3), (4,), (3, 2), (1,), (2, 2)]
+    sizes = [int(np.prod(s)) for s in shapes]
+    buffer = dygraph.full([2 + sum(sizes) + 3], -1.0)._data
+    offsets = 2 + np.cumsum([0] + sizes)
+    slots = [dygraph.to_tensor(np.zeros(s, np.float32)) for s in shapes]
+    for slot, start, shape in zip(slots, offsets, shapes):
+        slot._data = buffer[start:start + int(np.prod(shape))].reshape(shape)
+    rng = np.random.default_rng(1)
+    grads = [rng.standard_normal(s[::-1]).astype(np.float32).T for s in shapes]  # strided
+    for slot, g in zip(slots, grads):
+        deferred_grads.defer(slot, dygraph.to_tensor(np.ascontiguousarray(g.T))._data.T
+                             if g.ndim == 2 else dygraph.to_tensor(g)._data)
+    before = dict(cupy_standin.calls_by_name)
+    deferred_grads.flush()
+    made = {k: v - before.get(k, 0) for k, v in cupy_standin.calls_by_name.items()
+            if v - before.get(k, 0)}
+    assert made == {"copy_into_flat_8": 1}
+    for slot, g in zip(slots, grads):
+        np.testing.assert_array_equal(slot.numpy(), g)
+    host = buffer.get()
+    assert (host[:2] == -1).all() and (host[-3:] == -1).all()

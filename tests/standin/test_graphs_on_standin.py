@@ -13,6 +13,7 @@ import pytest
 import dygraph
 from dygraph import nn
 from dygraph.jit import cuda_graph
+from dygraph.tensor.deferred_grads import FLAT_COPIES
 from dygraph.vision import models
 from tools import cupy_standin
 
@@ -86,7 +87,10 @@ def test_a_training_step_is_captured_whole_and_replays_the_eager_losses(name, st
     np.testing.assert_allclose(graphed, eager, rtol=1e-6)
     # A replay: the graph launches, and between them the optimizer's step: one kernel
     # over the flat parameters (optimizer/device_flat.py) after one gather of the
-    # gradients (a flat copy of each gradient that is not C-ordered: MobileNetV2's
-    # depthwise filters); eager makes many times more.
-    assert calls <= 8 + (17 if name == "mobilenetv2" else 0)
+    # gradients (up to deferred_grads.FLAT_COPIES of them a kernel of ours for each eight;
+    # more, CuPy's concatenate, which copies three tables to the device first, and a flat
+    # copy of each gradient that is not C-ordered: MobileNetV2's depthwise filters); eager
+    # makes many times more.
+    gather = -(-n_params // 8) if n_params <= FLAT_COPIES else 1 + 3
+    assert calls <= 7 + gather + (17 if name == "mobilenetv2" else 0)
     assert calls * 5 < eager_calls

@@ -38,6 +38,27 @@ from tools.cupy_standin.state import (
 __all__ = ["module", "ElementwiseKernel", "RawKernel", "cupyx_modules"]
 
 # -- the module ---------------------------------------------------------------------------
+def _count_concatenate(arrays):
+    """Count what CuPy's concatenate makes besides the call itself (cupy/_core/
+    _routines_manipulation.pyx, _concatenate): over eight arrays of one dtype averaging
+    under 2 MiB, one kernel after copying to the device a table of their pointers (and of
+    their offsets and strides, unless all are C-ordered and of one shape); else a copy
+    kernel per array."""
+    device = [a for a in arrays if isinstance(a, ndarray)]
+    if not device:
+        return
+    nbytes = sum(a.nbytes for a in device)
+    if (len(device) > 8 and len({a.dtype for a in device}) == 1
+            and nbytes < (2 << 20) * len(device)):
+        same = len({a.shape for a in device}) == 1 and all(a.flags.c_contiguous
+                                                             for a in device)
+        for _ in range(1 if same else 3):
+            count_call("concatenate (upload)")
+        return
+    for _ in range(len(device) - 1):  # the call itself counts the first
+        count_call("concatenate (copy)")
+
+
 def _returned_as_is(name, value, args, kwargs):
     """Whether CuPy's `name` (asarray, asanyarray, ascontiguousarray) returns the device
     array `value` itself: no dtype to change to, no other order asked for, and for
@@ -108,6 +129,8 @@ def _function(name, func, refuse=None):
         counted = name
         if name in ("reshape", "ravel") and args and type(args[0]) is ndarray:
             counted = _named(name, args[0], args[1:], kwargs)  # a view, or a copy
+        if name == "concatenate" and args and not _capturing():
+            _count_concatenate(list(args[0]))
         return _call(func, args, kwargs, ufunc=isinstance(func, np.ufunc), creates=True,
                      writes=writes, name=counted)
 

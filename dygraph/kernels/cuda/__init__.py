@@ -10,6 +10,7 @@ from dygraph.kernels.cuda import (  # noqa: F401 - each family defines its kerne
     activations,
     batch_norm,
     cross_entropy_rows,
+    flat_copies,
     gate_inputs,
     layer_norm,
     max_pool,

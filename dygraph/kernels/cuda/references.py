@@ -370,6 +370,16 @@ def gru_sequence_grad(act, prod, h0, hs, hs_t, hs_b, hp, hp_t, hp_b, g_out, go_t
     dhz += tmp
 
 
+def copy_into_flat_8(x0, x1, x2, x3, x4, x5, x6, x7, n0, n1, n2, n3, n4, n5, n6, start, y,
+                     size):
+    counts = [int(n) for n in (n0, n1, n2, n3, n4, n5, n6)]
+    counts.append(int(size) - sum(counts))
+    start = int(start)
+    for x, n in zip((x0, x1, x2, x3, x4, x5, x6, x7), counts):
+        y[start:start + n] = np.ravel(x)[:n]
+        start += n
+
+
 def hidden_weights(w, width, gates, per_gate, y):
     width, gates = int(width), int(gates)
     half = np.ones(gates, w.dtype)
@@ -409,7 +419,8 @@ KERNELS = {"dygraph_batch_norm_inference": batch_norm_inference,
            "dygraph_relu_grad": relu_grad,
            "dygraph_relu6_grad": relu6_grad, "dygraph_round_bfloat16": round_bfloat16,
            "dygraph_round_bfloat16_4": round_bfloat16_4,
-           "dygraph_gate_inputs": gate_inputs, "dygraph_hidden_weights": hidden_weights}
+           "dygraph_gate_inputs": gate_inputs, "dygraph_hidden_weights": hidden_weights,
+           "dygraph_copy_into_flat_8": copy_into_flat_8}
 # The row kernels (registry.define_rows), compiled per dtype: dygraph_<name>_<dtype>.
 KERNELS.update({f"dygraph_{name}_{dtype}": statement for dtype in ("float32", "float64")
                 for name, statement in (("softmax_rows", softmax_rows),
