@@ -140,25 +140,38 @@ def test_gradients_left_out_of_a_pass_read_zeros(standin):
     assert not np.any(results[1][0]) and np.any(results[1][-1])
 
 
+def _tiled_slots(shapes, before=0, after=0):
+    """(a GPU buffer of -1s, gradient tensors of `shapes` whose data are views tiling it end
+    to end from element `before`, `after` elements left over)."""
+    dygraph.set_device("gpu:0")
+    sizes = [int(np.prod(s)) for s in shapes]
+    buffer = dygraph.full([before + sum(sizes) + after], -1.0)._data
+    slots = [dygraph.to_tensor(np.zeros(s, np.float32)) for s in shapes]
+    for slot, start, size, shape in zip(slots, before + np.cumsum([0] + sizes), sizes, shapes):
+        slot._data = buffer[start:start + size].reshape(shape)
+    return buffer, slots
+
+
+def _flushed(slots, grads):
+    """Defer the copy of each device array of `grads` into its slot, flush: {call name:
+    count} of the calls the flush made."""
+    for slot, g in zip(slots, grads):
+        deferred_grads.defer(slot, g)
+    before = dict(cupy_standin.calls_by_name)
+    deferred_grads.flush()
+    return {k: v - before.get(k, 0) for k, v in cupy_standin.calls_by_name.items()
+            if v - before.get(k, 0)}
+
+
 def test_the_flush_gives_concatenate_1d_gradients_as_they_are(standin):
     """More gradients than FLAT_COPIES tiling one buffer, half 1-D and half 2-D: one
     concatenate, and a flat view made of the 2-D ones only (a view is a call on a GPU)."""
-    dygraph.set_device("gpu:0")
     half = deferred_grads.FLAT_COPIES // 2 + 1
     shapes = [(3,), (2, 3)] * half
-    sizes = [int(np.prod(s)) for s in shapes]
-    flat = dygraph.zeros([sum(sizes)])._data
-    offsets = np.cumsum([0] + sizes)
-    slots = [dygraph.to_tensor(np.zeros(s, np.float32)) for s in shapes]
-    for slot, start, shape in zip(slots, offsets, shapes):
-        slot._data = flat[start:start + int(np.prod(shape))].reshape(shape)
+    _, slots = _tiled_slots(shapes)
     rng = np.random.default_rng(0)
     grads = [rng.standard_normal(s).astype(np.float32) for s in shapes]
-    for slot, g in zip(slots, grads):
-        deferred_grads.defer(slot, dygraph.to_tensor(g)._data)
-    before = dict(cupy_standin.calls_by_name)
-    deferred_grads.flush()
-    made = {k: v - before.get(k, 0) for k, v in cupy_standin.calls_by_name.items()}
+    made = _flushed(slots, [dygraph.to_tensor(g)._data for g in grads])
     assert made.get("concatenate") == 1 and made.get("__setitem__", 0) == 0
     assert made.get("reshape") == 1 + half  # the buffer's flat view, the 2-D gradients
     for slot, g in zip(slots, grads):
@@ -166,7 +179,7 @@ def test_the_flush_gives_concatenate_1d_gradients_as_they_are(standin):
 
 
 class _SmallNet(nn.Layer):
-    """Four parameters: below the nine from which CuPy's concatenate is one kernel."""
+    """Four parameters: few enough for flat_copies' kernel (deferred_grads.FLAT_COPIES)."""
 
     def __init__(self):
         super().__init__()
@@ -202,23 +215,12 @@ def test_a_few_gradients_go_into_the_flat_buffer_in_one_kernel(standin):
 def test_a_flush_of_a_few_gradients_is_one_call(standin):
     """Six gradients tiling a range inside a buffer (strided ones among them): one kernel
     call, no view of the buffer, each value in place and the rest of the buffer kept."""
-    dygraph.set_device("gpu:0")
     shapes = [(3,), (2, 3), (4,), (3, 2), (1,), (2, 2)]
-    sizes = [int(np.prod(s)) for s in shapes]
-    buffer = dygraph.full([2 + sum(sizes) + 3], -1.0)._data
-    offsets = 2 + np.cumsum([0] + sizes)
-    slots = [dygraph.to_tensor(np.zeros(s, np.float32)) for s in shapes]
-    for slot, start, shape in zip(slots, offsets, shapes):
-        slot._data = buffer[start:start + int(np.prod(shape))].reshape(shape)
+    buffer, slots = _tiled_slots(shapes, before=2, after=3)
     rng = np.random.default_rng(1)
     grads = [rng.standard_normal(s[::-1]).astype(np.float32).T for s in shapes]  # strided
-    for slot, g in zip(slots, grads):
-        deferred_grads.defer(slot, dygraph.to_tensor(np.ascontiguousarray(g.T))._data.T
-                             if g.ndim == 2 else dygraph.to_tensor(g)._data)
-    before = dict(cupy_standin.calls_by_name)
-    deferred_grads.flush()
-    made = {k: v - before.get(k, 0) for k, v in cupy_standin.calls_by_name.items()
-            if v - before.get(k, 0)}
+    made = _flushed(slots, [dygraph.to_tensor(np.ascontiguousarray(g.T))._data.T
+                            if g.ndim == 2 else dygraph.to_tensor(g)._data for g in grads])
     assert made == {"copy_into_flat_8": 1}
     for slot, g in zip(slots, grads):
         np.testing.assert_array_equal(slot.numpy(), g)
